@@ -1,0 +1,15 @@
+// isocost/detail/text.hpp — number formatting shared by messages and output.
+// Internal: not part of the stable API.
+#pragma once
+
+#include <string>
+
+namespace isocost::detail {
+
+/// Shortest text that reads back to exactly `value` ("0.1", "3.9098e-07", "nan").
+std::string exact(double value);
+
+/// `value` with `significant` significant digits, %g style ("1.5", "2.68e+08").
+std::string fixed_digits(double value, int significant);
+
+}  // namespace isocost::detail

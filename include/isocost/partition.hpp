@@ -1,0 +1,122 @@
+// isocost/partition.hpp — one-dimensional partitions with per-rank speeds.
+//
+// Rank i of P owns [x_i, x_{i+1}) with t(x_i) = TT·S_i/S, where s_k > 0 is the
+// relative speed of rank k (work per second), S_i = s_0 + … + s_{i−1} and
+// S = S_P. Homogeneous ranks (s_k = 1) give Swartz eq. (1), t(x_i) = i·TT/P;
+// Swartz §4's node types map to speeds (speed_j = R_j). Every rank then needs
+// cost_i / s_i = TT/S of time: all finish together.
+//
+//   auto t = isocost::sieve_model({}, 6, 268435456);
+//   auto part = isocost::partition(t, isocost::Speeds::uniform(16));
+//   // part.cuts[i], part.cuts[i+1] bound rank i
+//
+//   // Or, on rank i alone, with no communication (Swartz §2):
+//   auto mine = isocost::rank_range(t, i, isocost::Speeds::uniform(16));
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "isocost/cost_model.hpp"
+#include "isocost/cut.hpp"
+
+namespace isocost {
+
+/// One kind of node in Swartz §4: `count` nodes whose runs take 1/time_ratio
+/// of the time a type-1 node takes (R_j = time on type 1 / time on type j), so
+/// their relative speed is time_ratio.
+struct NodeType {
+  int count = 1;            ///< N_j >= 1
+  double time_ratio = 1.0;  ///< R_j > 0 (R_1 = 1 for the reference type)
+};
+
+/// Relative speeds of P ranks. A value type; O(1) memory when uniform.
+class Speeds {
+ public:
+  /// P ranks of speed 1. Throws Error unless ranks >= 1.
+  static Speeds uniform(int ranks);
+  /// One finite speed > 0 per rank; throws Error naming the first bad entry.
+  static Speeds from_values(std::vector<double> speeds);
+  /// Swartz §4 node types, in order: types[0].count ranks first, and so on.
+  static Speeds from_node_types(const std::vector<NodeType>& types);
+
+  /// Number of ranks P.
+  int ranks() const noexcept { return ranks_; }
+  /// True when every speed is 1.
+  bool is_uniform() const noexcept { return prefix_.empty(); }
+  /// Speed s_rank of one rank, 0 <= rank < P.
+  double speed(int rank) const;
+  /// S = s_0 + … + s_{P−1}.
+  double total() const noexcept;
+  /// S_i / S for 0 <= i <= P: the share of all work owned by ranks below i.
+  double fraction_before(int i) const;
+  /// All P speeds (materialised).
+  std::vector<double> values() const;
+
+ private:
+  int ranks_ = 1;
+  std::vector<double> prefix_;  // S_0..S_P when not uniform
+};
+
+/// Settings for a partition.
+struct PartitionOptions {
+  /// Root-finder settings for every cut.
+  CutOptions cut;
+  /// Integer domain: lo and hi must be integers; cell n covers [n, n+1) and
+  /// costs t(n+1) − t(n); every cut becomes the integer b minimising
+  /// |t(b) − target| (ties to the smaller b), so ranks own the half-open
+  /// integer ranges [b_i, b_{i+1}) that cover [lo, hi) exactly. Discrete models
+  /// are always integer.
+  bool integer = false;
+  /// partition(): guess each cut by extrapolating from the previous two and
+  /// bracket it by the previous cut. false: every cut starts from the linear
+  /// guess on the whole domain, exactly as rank_range() does.
+  bool warm_start = true;
+};
+
+/// One rank's own range, computed without communication.
+struct RankRange {
+  int rank = 0;
+  double lo = 0;      ///< x_rank
+  double hi = 0;      ///< x_{rank+1}
+  double cost = 0;    ///< t(hi) − t(lo) as evaluated
+  double time = 0;    ///< cost / speed
+  CutSummary lower;   ///< the solve for lo
+  CutSummary upper;   ///< the solve for hi
+};
+
+/// Rank `rank`'s range [x_rank, x_{rank+1}) from two root finds, each started from
+/// the linear guess, so rank_range(i).hi == rank_range(i+1).lo bit for bit and
+/// the ranges of all ranks tile the domain. Not collective: no communication.
+RankRange rank_range(const CostModel& model, int rank, const Speeds& speeds,
+                     const PartitionOptions& options = {});
+
+/// All cuts of a partition and what they predict.
+struct Partition {
+  std::vector<double> cuts;           ///< P+1 cuts: cuts[0] = lo, cuts[P] = hi
+  std::vector<double> cost;           ///< per rank: t(x_{i+1}) − t(x_i) as evaluated
+  std::vector<double> time;           ///< per rank: cost / speed
+  std::vector<CutSummary> summaries;  ///< per cut, P+1 entries
+  double total_cost = 0;              ///< TT
+  double speed_total = 0;             ///< S
+  double predicted_le = 0;            ///< L_E of `time` (Swartz eq. 3), percent
+  double max_abs_residual = 0;        ///< max_i |t(x_i) − target_i|, before rounding
+  int max_iterations = 0;             ///< over all cuts
+  std::size_t fallbacks = 0;          ///< cuts whose fallback is not none
+  bool converged = true;              ///< every cut converged
+  bool integer = false;               ///< cuts are integers
+
+  /// Number of ranks P.
+  int ranks() const noexcept { return static_cast<int>(cost.size()); }
+  /// Multi-line summary: cuts, L_E, iterations, fallbacks.
+  std::string brief_report() const;
+};
+
+/// All P+1 cuts at once. With warm_start (default) each solve is bracketed by the
+/// previous cut and guessed from its neighbours, which is what makes P = 10^6
+/// cheap. Cuts are nondecreasing, cuts[0] = lo and cuts[P] = hi.
+Partition partition(const CostModel& model, const Speeds& speeds,
+                    const PartitionOptions& options = {});
+
+}  // namespace isocost

@@ -1,0 +1,39 @@
+// Internal to the isocost command: subcommand registration and shared output.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "isocost/metrics.hpp"
+
+namespace isocost::cli {
+
+/// Adds `isocost cut` to the app; the callback runs the command.
+void add_cut_command(CLI::App& app);
+/// Adds `isocost metrics` to the app.
+void add_metrics_command(CLI::App& app);
+
+/// Right-aligned text table with a header row.
+std::string table(const std::vector<std::string>& header,
+                  const std::vector<std::vector<std::string>>& rows);
+
+/// Writes the finished result: to stdout when `path` is empty, otherwise to a
+/// temporary file in the same directory renamed over `path`, so a failure never
+/// leaves a partial file behind.
+void emit(const std::string& text, const std::string& path);
+
+/// A double for JSON: null when not finite.
+nlohmann::json number(double value);
+/// LoadStats as a JSON object (the stable "stats" shape in the README).
+nlohmann::json stats_json(const LoadStats& s);
+
+/// Parses a finite double from a whole command-line field; throws Error naming
+/// `what` otherwise.
+double parse_double(const std::string& text, const std::string& what);
+/// Splits "a,b,c" on commas.
+std::vector<std::string> split(const std::string& text, char separator);
+
+}  // namespace isocost::cli

@@ -1,0 +1,289 @@
+// isocost cut: one-dimensional partition of a cost model over P ranks.
+#include <cmath>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "cli.hpp"
+#include "isocost/cost_model.hpp"
+#include "isocost/detail/text.hpp"
+#include "isocost/error.hpp"
+#include "isocost/io.hpp"
+#include "isocost/partition.hpp"
+
+namespace isocost::cli {
+
+namespace {
+
+struct CutArgs {
+  std::string model = "sieve";
+  std::string params;
+  std::string domain;
+  std::string ranks;
+  std::string speeds;
+  std::string node_types;
+  std::string method = "newton";
+  std::string samples;
+  std::string weights;
+  std::string output;
+  std::string cost_tolerance = "1e-12";
+  std::string x_tolerance = "0";
+  std::string max_iterations = "100";
+  bool integer = false;
+  bool json = false;
+};
+
+int parse_int(const std::string& text, const std::string& what, int min) {
+  const double v = parse_double(text, what);
+  if (v != std::floor(v) || v < min || v > 2147483647.0)
+    throw Error(what + ": expected an integer >= " + std::to_string(min) + ", got '" + text + "'");
+  return static_cast<int>(v);
+}
+
+// "A=3.9e-7,p=1.43" → {A: 3.9e-7, p: 1.43}, checked against the allowed names.
+std::map<std::string, double> parse_params(const std::string& text, const std::string& model,
+                                           const std::set<std::string>& allowed) {
+  std::map<std::string, double> out;
+  if (text.empty()) return out;
+  std::string names;
+  for (const auto& n : allowed) names += (names.empty() ? "" : ", ") + n;
+  for (const auto& item : split(text, ',')) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw Error("--param: expected NAME=VALUE, got '" + item + "'");
+    const std::string name = item.substr(0, eq);
+    if (!allowed.count(name))
+      throw Error("--param: unknown parameter '" + name + "' for model " + model + "; expected " +
+                  names);
+    if (out.count(name)) throw Error("--param: parameter '" + name + "' given twice");
+    out[name] = parse_double(item.substr(eq + 1), "--param " + name);
+  }
+  return out;
+}
+
+std::pair<double, double> parse_domain(const std::string& text) {
+  const auto parts = split(text, ':');
+  if (parts.size() != 2) throw Error("--domain: expected LO:HI, got '" + text + "'");
+  return {parse_double(parts[0], "--domain lo"), parse_double(parts[1], "--domain hi")};
+}
+
+CostModel build_model(const CutArgs& a) {
+  const bool tabulated = a.model == "pchip" || a.model == "makima" || a.model == "linear";
+  const bool discrete = a.model == "discrete";
+  const bool analytic = a.model == "sieve" || a.model == "power" || a.model == "polynomial";
+  if (!tabulated && !discrete && !analytic)
+    throw Error("--model: unknown model '" + a.model +
+                "', expected sieve, power, polynomial, pchip, makima, linear or discrete");
+  if (!tabulated && !a.samples.empty())
+    throw Error("--samples is for --model pchip|makima|linear, not " + a.model);
+  if (!discrete && !a.weights.empty()) throw Error("--weights is for --model discrete, not " + a.model);
+  if (tabulated || discrete) {
+    if (!a.domain.empty())
+      throw Error("--domain: model " + a.model + " takes its domain from the data file");
+    if (!a.params.empty()) throw Error("--param: model " + a.model + " has no parameters");
+  }
+  if (tabulated) {
+    if (a.samples.empty()) throw Error("--model " + a.model + " needs --samples FILE (x,t rows)");
+    auto s = read_cumulative_samples(a.samples);
+    return tabulated_model(std::move(s.x), std::move(s.t), parse_interpolation(a.model));
+  }
+  if (discrete) {
+    if (a.weights.empty()) throw Error("--model discrete needs --weights FILE (one weight per line)");
+    return discrete_model(read_column(a.weights, "weight", true));
+  }
+  if (a.domain.empty()) throw Error("--model " + a.model + " needs --domain LO:HI");
+  const auto [lo, hi] = parse_domain(a.domain);
+  if (a.model == "sieve") {
+    auto p = parse_params(a.params, a.model, {"A", "p", "c"});
+    SieveParams sp;  // Swartz eq. (4) values unless given
+    if (p.count("A")) sp.A = p["A"];
+    if (p.count("p")) sp.p = p["p"];
+    if (p.count("c")) sp.c = p["c"];
+    return sieve_model(sp, lo, hi);
+  }
+  if (a.model == "power") {
+    auto p = parse_params(a.params, a.model, {"A", "p", "B"});
+    if (!p.count("p")) throw Error("--model power needs --param p=VALUE (A defaults to 1, B to 0)");
+    return power_model(p.count("A") ? p["A"] : 1.0, p["p"], p.count("B") ? p["B"] : 0.0, lo, hi);
+  }
+  std::set<std::string> names;
+  for (int k = 0; k <= 32; ++k) names.insert("c" + std::to_string(k));
+  auto p = parse_params(a.params, a.model, names);
+  if (p.empty()) throw Error("--model polynomial needs --param c0=..,c1=..,…");
+  std::vector<double> c(33, 0.0);
+  for (const auto& [name, value] : p) c[std::stoul(name.substr(1))] = value;
+  return polynomial_model(std::move(c), lo, hi);
+}
+
+Speeds build_speeds(const CutArgs& a) {
+  if (!a.speeds.empty() && !a.node_types.empty())
+    throw Error("--speeds and --node-types both given; use one");
+  std::optional<Speeds> s;
+  if (!a.speeds.empty()) {
+    std::vector<double> v;
+    const auto items = split(a.speeds, ',');
+    for (std::size_t k = 0; k < items.size(); ++k)
+      v.push_back(parse_double(items[k], "--speeds entry " + std::to_string(k)));
+    s = Speeds::from_values(std::move(v));
+  } else if (!a.node_types.empty()) {
+    std::vector<NodeType> types;
+    for (const auto& item : split(a.node_types, ',')) {
+      const auto x = item.find('x');
+      if (x == std::string::npos)
+        throw Error("--node-types: expected COUNTxRATIO (e.g. 7x1,4x3), got '" + item + "'");
+      types.push_back({parse_int(item.substr(0, x), "--node-types count in '" + item + "'", 1),
+                       parse_double(item.substr(x + 1), "--node-types ratio in '" + item + "'")});
+    }
+    s = Speeds::from_node_types(types);
+  }
+  if (s) {
+    if (!a.ranks.empty() && parse_int(a.ranks, "--ranks", 1) != s->ranks())
+      throw Error("--ranks " + a.ranks + " does not match the " + std::to_string(s->ranks()) +
+                  " ranks given by " + (a.speeds.empty() ? "--node-types" : "--speeds"));
+    return *s;
+  }
+  if (a.ranks.empty()) throw Error("--ranks is required (or give --speeds / --node-types)");
+  return Speeds::uniform(parse_int(a.ranks, "--ranks", 1));
+}
+
+std::string format_x(double x, bool integer) {
+  return integer ? detail::fixed_digits(x, 17) : detail::fixed_digits(x, 12);
+}
+
+void run(const CutArgs& a) {
+  // Validate and compute everything before the first byte of output.
+  PartitionOptions options;
+  options.cut.method = parse_cut_method(a.method);
+  options.cut.cost_tolerance = parse_double(a.cost_tolerance, "--cost-tolerance");
+  options.cut.x_tolerance = parse_double(a.x_tolerance, "--x-tolerance");
+  options.cut.max_iterations = parse_int(a.max_iterations, "--max-iterations", 1);
+  options.cut.validate();
+  options.integer = a.integer;
+  const CostModel model = build_model(a);
+  const Speeds speeds = build_speeds(a);
+  const Partition part = partition(model, speeds, options);
+  const int P = part.ranks();
+  const bool show_speed = !speeds.is_uniform();
+
+  std::string text;
+  if (a.json) {
+    nlohmann::json parts = nlohmann::json::array(), cuts = nlohmann::json::array();
+    for (int i = 0; i < P; ++i)
+      parts.push_back({{"rank", i},
+                       {"lo", part.cuts[i]},
+                       {"hi", part.cuts[i + 1]},
+                       {"speed", speeds.speed(i)},
+                       {"cost", part.cost[i]},
+                       {"share", part.cost[i] / part.total_cost},
+                       {"time", part.time[i]},
+                       {"iterations", part.summaries[i + 1].iterations}});
+    for (int i = 0; i <= P; ++i) {
+      const auto& s = part.summaries[i];
+      cuts.push_back({{"index", i},
+                      {"x", part.cuts[i]},
+                      {"solved_x", s.x},
+                      {"target", s.target},
+                      {"residual", s.residual},
+                      {"iterations", s.iterations},
+                      {"evaluations", s.evaluations},
+                      {"method", to_string(s.used)},
+                      {"fallback", to_string(s.fallback)},
+                      {"bisection_steps", s.bisection_steps},
+                      {"termination", to_string(s.termination)}});
+    }
+    const auto time_stats = load_stats(part.time);
+    nlohmann::json j = {
+        {"command", "cut"},
+        {"model",
+         {{"kind", model.kind()},
+          {"description", model.describe()},
+          {"lo", model.lo()},
+          {"hi", model.hi()},
+          {"total_cost", model.total()}}},
+        {"ranks", P},
+        {"method", to_string(options.cut.method)},
+        {"integer", part.integer},
+        {"parts", parts},
+        {"cuts", cuts},
+        {"predicted",
+         {{"le", time_stats.le},
+          {"li", time_stats.li},
+          {"efficiency", time_stats.efficiency},
+          {"makespan", time_stats.max},
+          {"speedup", part.total_cost / time_stats.max}}},
+        {"solver",
+         {{"max_iterations", part.max_iterations},
+          {"max_abs_residual", part.max_abs_residual},
+          {"fallbacks", part.fallbacks},
+          {"converged", part.converged}}}};
+    text = j.dump(2) + "\n";
+  } else {
+    std::vector<std::string> header{"rank", "lo", "hi"};
+    if (show_speed) header.push_back("speed");
+    header.insert(header.end(), {"cost", "share %"});
+    if (show_speed) header.push_back("time");
+    header.push_back("iters");
+    std::vector<std::vector<std::string>> rows;
+    for (int i = 0; i < P; ++i) {
+      std::vector<std::string> row{std::to_string(i), format_x(part.cuts[i], part.integer),
+                                   format_x(part.cuts[i + 1], part.integer)};
+      if (show_speed) row.push_back(detail::fixed_digits(speeds.speed(i), 6));
+      row.push_back(detail::fixed_digits(part.cost[i], 8));
+      row.push_back(detail::fixed_digits(100 * part.cost[i] / part.total_cost, 6));
+      if (show_speed) row.push_back(detail::fixed_digits(part.time[i], 8));
+      row.push_back(std::to_string(part.summaries[i + 1].iterations));
+      rows.push_back(std::move(row));
+    }
+    text = "model: " + model.describe() + " on [" + format_x(model.lo(), false) + ", " +
+           format_x(model.hi(), false) + "]\n";
+    text += std::to_string(P) + " ranks, method " + std::string(to_string(options.cut.method)) +
+            (part.integer ? ", integer ranges [lo, hi)" : "") + ", total cost TT = " +
+            detail::fixed_digits(part.total_cost, 10) + "\n\n";
+    text += table(header, rows) + "\n";
+    const auto time_stats = load_stats(part.time);
+    text += "predicted L_E = " + detail::fixed_digits(time_stats.le, 10) +
+            " %, speedup = " + detail::fixed_digits(part.total_cost / time_stats.max, 8) + "\n";
+    text += "solver: max |t(x_i) - target_i| = " +
+            detail::fixed_digits(part.max_abs_residual / part.total_cost, 3) +
+            " TT, max iterations " + std::to_string(part.max_iterations) + ", fallbacks " +
+            std::to_string(part.fallbacks) +
+            (part.converged ? ", all cuts converged" : ", NOT ALL CUTS CONVERGED") + "\n";
+  }
+  emit(text, a.output);
+}
+
+}  // namespace
+
+void add_cut_command(CLI::App& app) {
+  auto args = std::make_shared<CutArgs>();
+  auto* cmd = app.add_subcommand(
+      "cut", "Cut a 1-D domain so that every rank gets the same cost (Swartz eq. 1)");
+  cmd->add_option("--model", args->model,
+                  "sieve | power | polynomial | pchip | makima | linear | discrete")
+      ->capture_default_str();
+  cmd->add_option("--param", args->params,
+                  "model parameters NAME=VALUE,…: sieve A,p,c (default Swartz eq. 4: "
+                  "A=3.9098e-7,p=1.43,c=1.08366); power A,p,B; polynomial c0,c1,…");
+  cmd->add_option("--domain", args->domain, "domain LO:HI (sieve, power, polynomial)");
+  cmd->add_option("--samples", args->samples, "cumulative samples x,t (pchip, makima, linear)");
+  cmd->add_option("--weights", args->weights, "per-cell weights, one per line (discrete)");
+  cmd->add_option("--ranks", args->ranks, "number of ranks P");
+  cmd->add_option("--speeds", args->speeds, "relative speed per rank, e.g. 1,1,3");
+  cmd->add_option("--node-types", args->node_types,
+                  "Swartz §4 node types COUNTxR,… (R = time on type 1 / time on this type)");
+  cmd->add_option("--method", args->method, "newton | secant | bisection | toms748")
+      ->capture_default_str();
+  cmd->add_flag("--integer", args->integer, "integer domain: ranks own integer ranges [lo, hi)");
+  cmd->add_option("--cost-tolerance", args->cost_tolerance,
+                  "stop when |t(x) - target| <= this * TT")
+      ->capture_default_str();
+  cmd->add_option("--x-tolerance", args->x_tolerance, "stop when the root is bracketed this tightly")
+      ->capture_default_str();
+  cmd->add_option("--max-iterations", args->max_iterations, "iteration budget per cut")
+      ->capture_default_str();
+  cmd->add_flag("--json", args->json, "print JSON instead of a table");
+  cmd->add_option("-o,--output", args->output, "write the result to this file (atomically)");
+  cmd->callback([args] { run(*args); });
+}
+
+}  // namespace isocost::cli

@@ -1,0 +1,106 @@
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "cli.hpp"
+#include "isocost/error.hpp"
+
+namespace isocost::cli {
+
+std::string table(const std::vector<std::string>& header,
+                  const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> width(header.size());
+  for (std::size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
+  for (const auto& row : rows)
+    for (std::size_t c = 0; c < row.size() && c < width.size(); ++c)
+      width[c] = std::max(width[c], row[c].size());
+  std::string out;
+  auto line = [&](const std::vector<std::string>& cells) {
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      out += std::string(c ? 2 : 0, ' ');
+      out += std::string(width[c] - std::min(width[c], cells[c].size()), ' ') + cells[c];
+    }
+    out += '\n';
+  };
+  line(header);
+  for (const auto& row : rows) line(row);
+  return out;
+}
+
+void emit(const std::string& text, const std::string& path) {
+  if (path.empty()) {
+    std::cout << text << std::flush;
+    return;
+  }
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  const fs::path temp = target.parent_path() / (".isocost-" + std::to_string(::getpid()) + "-" +
+                                                target.filename().string() + ".tmp");
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out) throw Error("cannot write '" + path + "': cannot create " + temp.string());
+    out << text;
+    out.close();
+    if (!out) {
+      std::error_code ignored;
+      fs::remove(temp, ignored);
+      throw Error("cannot write '" + path + "': write to " + temp.string() + " failed");
+    }
+  }
+  std::error_code ec;
+  fs::rename(temp, target, ec);
+  if (ec) {
+    std::error_code ignored;
+    fs::remove(temp, ignored);
+    throw Error("cannot write '" + path + "': " + ec.message());
+  }
+}
+
+nlohmann::json number(double value) {
+  return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr);
+}
+
+nlohmann::json stats_json(const LoadStats& s) {
+  auto optional = [](const std::optional<double>& v) {
+    return v ? number(*v) : nlohmann::json(nullptr);
+  };
+  return {{"ranks", s.ranks},       {"min", s.min},
+          {"max", s.max},           {"mean", s.mean},
+          {"sum", s.sum},           {"argmin", s.argmin},
+          {"argmax", s.argmax},     {"li", s.li},
+          {"le", s.le},             {"li_fig2", s.li_fig2},
+          {"efficiency", s.efficiency}, {"lambda", s.lambda},
+          {"drift", s.drift},       {"sigma", s.sigma},
+          {"skewness", optional(s.skewness)}, {"kurtosis", optional(s.kurtosis)}};
+}
+
+double parse_double(const std::string& text, const std::string& what) {
+  double value = 0;
+  const char* begin = text.data();
+  const char* end = begin + text.size();
+  if (begin != end && *begin == '+') ++begin;
+  auto [ptr, ec] = std::from_chars(begin, end, value);
+  if (ec != std::errc() || ptr != end || text.empty() || !std::isfinite(value))
+    throw Error(what + ": expected a finite number, got '" + text + "'");
+  return value;
+}
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (true) {
+    const auto next = text.find(separator, start);
+    parts.push_back(text.substr(start, next - start));
+    if (next == std::string::npos) break;
+    start = next + 1;
+  }
+  return parts;
+}
+
+}  // namespace isocost::cli

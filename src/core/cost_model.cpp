@@ -1,0 +1,427 @@
+#include "isocost/cost_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <utility>
+
+#include "isocost/detail/text.hpp"
+#include "isocost/error.hpp"
+#include "polynomial.hpp"
+
+// pchip.hpp in Boost 1.74 uses isnan unqualified: fpclassify must come first.
+#include <boost/math/special_functions/fpclassify.hpp>
+// (keep the order)
+#include <boost/math/interpolators/makima.hpp>
+#include <boost/math/interpolators/pchip.hpp>
+
+namespace isocost {
+
+using detail::exact;
+
+namespace {
+
+void require_finite(double value, const char* model, const char* name) {
+  if (!std::isfinite(value))
+    throw Error(std::string(model) + ": " + name + " must be finite, got " + exact(value));
+}
+
+void require_domain(double lo, double hi, const char* model) {
+  require_finite(lo, model, "domain lo");
+  require_finite(hi, model, "domain hi");
+  if (!(lo < hi))
+    throw Error(std::string(model) + ": domain needs lo < hi, got lo=" + exact(lo) +
+                ", hi=" + exact(hi));
+}
+
+// --------------------------------------------------------------------------
+class SieveImpl final : public detail::CostModelImpl {
+ public:
+  SieveImpl(const SieveParams& p, double lo) : p_(p), t_lo_(raw(lo)) {}
+
+  // Swartz Appendix B FUNCD: r = 1/(ln x − c), T = A·x^p·r, T' = T·(p − r)/x.
+  CostPoint evaluate(double x) const override {
+    const double r = 1.0 / (std::log(x) - p_.c);
+    const double T = p_.A * std::pow(x, p_.p) * r;
+    return {T - t_lo_, T * (p_.p - r) / x};
+  }
+  double cost(double x) const override { return raw(x) - t_lo_; }
+  std::string kind() const override { return "sieve"; }
+  std::string describe() const override {
+    return "sieve t(x) = A*x^p/(ln x - c), A=" + exact(p_.A) + " p=" + exact(p_.p) +
+           " c=" + exact(p_.c);
+  }
+
+ private:
+  double raw(double x) const { return p_.A * std::pow(x, p_.p) / (std::log(x) - p_.c); }
+  SieveParams p_;
+  double t_lo_;
+};
+
+// --------------------------------------------------------------------------
+class PowerImpl final : public detail::CostModelImpl {
+ public:
+  PowerImpl(double A, double p, double B, double lo)
+      : A_(A), p_(p), B_(B), t_lo_(A * std::pow(lo, p)) {}
+  CostPoint evaluate(double x) const override {
+    const double xp = std::pow(x, p_);
+    // d/dx A·x^p = A·p·x^(p−1); written as A·p·x^p/x except at x = 0.
+    const double d = x == 0.0 ? A_ * p_ * std::pow(x, p_ - 1) : A_ * p_ * xp / x;
+    return {A_ * xp - t_lo_, d};
+  }
+  double cost(double x) const override { return A_ * std::pow(x, p_) - t_lo_; }
+  std::string kind() const override { return "power"; }
+  std::string describe() const override {
+    return "power t(x) = A*x^p + B, A=" + exact(A_) + " p=" + exact(p_) + " B=" + exact(B_);
+  }
+
+ private:
+  double A_, p_, B_, t_lo_;
+};
+
+// --------------------------------------------------------------------------
+class PolynomialImpl final : public detail::CostModelImpl {
+ public:
+  PolynomialImpl(std::vector<double> c, double lo)
+      : c_(std::move(c)), t_lo_(detail::polynomial_value(c_, lo)) {}
+  CostPoint evaluate(double x) const override {
+    // Horner for t and t' together.
+    double t = 0, d = 0;
+    for (std::size_t k = c_.size(); k-- > 0;) {
+      d = d * x + t;
+      t = t * x + c_[k];
+    }
+    return {t - t_lo_, d};
+  }
+  double cost(double x) const override { return detail::polynomial_value(c_, x) - t_lo_; }
+  std::string kind() const override { return "polynomial"; }
+  std::string describe() const override {
+    std::string s = "polynomial t(x) =";
+    for (std::size_t k = 0; k < c_.size(); ++k)
+      s += (k ? " + " : " ") + exact(c_[k]) + (k ? "*x^" + std::to_string(k) : "");
+    return s;
+  }
+
+ private:
+  std::vector<double> c_;
+  double t_lo_;
+};
+
+// --------------------------------------------------------------------------
+class AnalyticImpl final : public detail::CostModelImpl {
+ public:
+  AnalyticImpl(std::function<double(double)> t, std::function<double(double)> d, double lo,
+               double hi)
+      : t_(std::move(t)), d_(std::move(d)), lo_(lo), hi_(hi), t_lo_(t_(lo)) {}
+
+  CostPoint evaluate(double x) const override { return {cost(x), density(x)}; }
+  double cost(double x) const override { return t_(x) - t_lo_; }
+  std::string kind() const override { return "analytic"; }
+  std::string describe() const override {
+    return std::string("analytic t(x) from a callable, ") +
+           (d_ ? "analytic density" : "numeric density (central differences)");
+  }
+
+  double density(double x) const {
+    if (d_) return d_(x);
+    // Step rule documented in cost_model.hpp.
+    const double width = hi_ - lo_;
+    const double h = std::min(std::cbrt(std::numeric_limits<double>::epsilon()) *
+                                  std::max(std::abs(x), width),
+                              width / 8);
+    if (x - h >= lo_ && x + h <= hi_) return (t_(x + h) - t_(x - h)) / (2 * h);
+    const double s = x + 2 * h <= hi_ ? h : -h;  // one-sided, away from the end
+    return (-3 * t_(x) + 4 * t_(x + s) - t_(x + 2 * s)) / (2 * s);
+  }
+
+ private:
+  std::function<double(double)> t_, d_;
+  double lo_, hi_, t_lo_;
+};
+
+// --------------------------------------------------------------------------
+template <class Interpolant>
+class HermiteImpl final : public detail::CostModelImpl {
+ public:
+  HermiteImpl(Interpolant f, double t0, std::string kind)
+      : f_(std::move(f)), t0_(t0), kind_(std::move(kind)) {}
+  CostPoint evaluate(double x) const override { return {f_(x) - t0_, f_.prime(x)}; }
+  double cost(double x) const override { return f_(x) - t0_; }
+  std::string kind() const override { return kind_; }
+  std::string describe() const override {
+    return kind_ + " interpolation of cumulative samples (Boost.Math)";
+  }
+
+ private:
+  Interpolant f_;
+  double t0_;
+  std::string kind_;
+};
+
+class LinearImpl final : public detail::CostModelImpl {
+ public:
+  LinearImpl(std::vector<double> x, std::vector<double> t) : x_(std::move(x)), t_(std::move(t)) {}
+  CostPoint evaluate(double x) const override {
+    const std::size_t k = segment(x);
+    const double slope = (t_[k + 1] - t_[k]) / (x_[k + 1] - x_[k]);
+    return {t_[k] - t_[0] + slope * (x - x_[k]), slope};
+  }
+  double cost(double x) const override { return evaluate(x).cost; }
+  std::string kind() const override { return "linear"; }
+  std::string describe() const override {
+    return "piecewise-linear interpolation of " + std::to_string(x_.size()) +
+           " cumulative samples";
+  }
+
+ private:
+  std::size_t segment(double x) const {
+    auto it = std::upper_bound(x_.begin(), x_.end(), x);
+    std::size_t k = static_cast<std::size_t>(it - x_.begin());
+    return std::min(k == 0 ? 0 : k - 1, x_.size() - 2);
+  }
+  std::vector<double> x_, t_;
+};
+
+// --------------------------------------------------------------------------
+class DiscreteImpl final : public detail::CostModelImpl {
+ public:
+  DiscreteImpl(std::vector<double> w, std::vector<double> prefix, double first)
+      : w_(std::move(w)), prefix_(std::move(prefix)), first_(first) {}
+  CostPoint evaluate(double x) const override {
+    const double u = x - first_;
+    std::size_t k = static_cast<std::size_t>(u);
+    if (k >= w_.size()) k = w_.size() - 1;  // x == hi: last cell, fraction 1
+    return {prefix_[k] + (u - static_cast<double>(k)) * w_[k], w_[k]};
+  }
+  double cost(double x) const override { return evaluate(x).cost; }
+  std::string kind() const override { return "discrete"; }
+  std::string describe() const override {
+    return "discrete prefix sums of " + std::to_string(w_.size()) + " cell weights";
+  }
+  std::span<const double> prefix_sums() const override { return prefix_; }
+
+ private:
+  std::vector<double> w_, prefix_;
+  double first_;
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+CostModel::CostModel(std::shared_ptr<const detail::CostModelImpl> impl, double lo, double hi)
+    : impl_(std::move(impl)), lo_(lo), hi_(hi), total_(impl_->cost(hi)) {
+  if (!std::isfinite(total_) || !(total_ > 0))
+    throw Error(impl_->kind() + " model: total cost t(hi) - t(lo) must be finite and > 0, got " +
+                exact(total_));
+}
+
+namespace {
+void check_x(const CostModel& m, double x) {
+  if (!(x >= m.lo() && x <= m.hi()))
+    throw Error("x=" + exact(x) + " is outside the model domain [" + exact(m.lo()) + ", " +
+                exact(m.hi()) + "]");
+}
+}  // namespace
+
+double CostModel::cost(double x) const {
+  check_x(*this, x);
+  return impl_->cost(x);
+}
+
+double CostModel::cost(double a, double b) const {
+  check_x(*this, a);
+  check_x(*this, b);
+  if (a > b)
+    throw Error("cost(a, b) needs a <= b, got a=" + exact(a) + ", b=" + exact(b));
+  return impl_->cost(b) - impl_->cost(a);
+}
+
+double CostModel::density(double x) const {
+  check_x(*this, x);
+  return impl_->evaluate(x).density;
+}
+
+CostPoint CostModel::evaluate(double x) const {
+  check_x(*this, x);
+  return impl_->evaluate(x);
+}
+
+// ---------------------------------------------------------------------------
+double sieve_increasing_from(const SieveParams& params) {
+  return std::exp(params.c + 1.0 / params.p);
+}
+
+CostModel sieve_model(const SieveParams& params, double lo, double hi) {
+  require_finite(params.A, "sieve model", "A");
+  require_finite(params.p, "sieve model", "p");
+  require_finite(params.c, "sieve model", "c");
+  if (!(params.A > 0)) throw Error("sieve model: A must be > 0, got " + exact(params.A));
+  if (!(params.p > 0)) throw Error("sieve model: p must be > 0, got " + exact(params.p));
+  require_domain(lo, hi, "sieve model");
+  const double from = sieve_increasing_from(params);
+  if (!(lo >= from))
+    throw Error("sieve model: domain lo=" + exact(lo) +
+                " lies outside the increasing region x >= exp(c + 1/p) = " + exact(from) +
+                " (t'(x) <= 0 below it)");
+  return CostModel(std::make_shared<SieveImpl>(params, lo), lo, hi);
+}
+
+CostModel power_model(double A, double p, double B, double lo, double hi) {
+  require_finite(A, "power model", "A");
+  require_finite(p, "power model", "p");
+  require_finite(B, "power model", "B");
+  require_domain(lo, hi, "power model");
+  if (!(A * p > 0))
+    throw Error("power model: t(x) = A*x^p + B increases only when A*p > 0, got A=" + exact(A) +
+                ", p=" + exact(p));
+  if (!(lo >= 0)) throw Error("power model: domain lo must be >= 0, got " + exact(lo));
+  if (p < 0 && !(lo > 0))
+    throw Error("power model: with p=" + exact(p) + " < 0 the domain lo must be > 0, got " +
+                exact(lo));
+  return CostModel(std::make_shared<PowerImpl>(A, p, B, lo), lo, hi);
+}
+
+CostModel polynomial_model(std::vector<double> c, double lo, double hi) {
+  for (std::size_t k = 0; k < c.size(); ++k)
+    if (!std::isfinite(c[k]))
+      throw Error("polynomial model: coefficient c" + std::to_string(k) + " must be finite, got " +
+                  exact(c[k]));
+  while (c.size() > 1 && c.back() == 0.0) c.pop_back();
+  if (c.size() < 2)
+    throw Error("polynomial model: needs degree >= 1 (a nonzero coefficient c1 or higher)");
+  require_domain(lo, hi, "polynomial model");
+  const auto worst = detail::polynomial_min_derivative(c, lo, hi);
+  const double total = detail::polynomial_value(c, hi) - detail::polynomial_value(c, lo);
+  const double slack = 1e-12 * std::abs(total) / (hi - lo) + 64 * worst.rounding;
+  if (worst.value < -slack)
+    throw Error("polynomial model: t'(x) = " + exact(worst.value) + " < 0 at x=" +
+                exact(worst.x) + "; t(x) must be nondecreasing on [" + exact(lo) + ", " +
+                exact(hi) + "]");
+  return CostModel(std::make_shared<PolynomialImpl>(std::move(c), lo), lo, hi);
+}
+
+CostModel analytic_model(std::function<double(double)> cost, std::function<double(double)> density,
+                         double lo, double hi) {
+  if (!cost) throw Error("analytic model: the cost callable is empty");
+  require_domain(lo, hi, "analytic model");
+  auto impl = std::make_shared<AnalyticImpl>(cost, density, lo, hi);
+  // Sampled sanity check (documented in the header).
+  constexpr int samples = 256;
+  double previous = 0;
+  for (int k = 0; k <= samples; ++k) {
+    const double x = k == samples ? hi : lo + (hi - lo) * k / samples;
+    const double t = cost(x);
+    if (!std::isfinite(t))
+      throw Error("analytic model: t(" + exact(x) + ") = " + exact(t) + " is not finite");
+    if (k > 0 && t < previous)
+      throw Error("analytic model: t decreases from " + exact(previous) + " to " + exact(t) +
+                  " at x=" + exact(x) + "; t must be nondecreasing");
+    previous = t;
+    if (density) {
+      const double d = density(x);
+      if (!std::isfinite(d) || d < 0)
+        throw Error("analytic model: density(" + exact(x) + ") = " + exact(d) +
+                    ", expected a finite value >= 0");
+    }
+  }
+  return CostModel(std::move(impl), lo, hi);
+}
+
+Interpolation parse_interpolation(const std::string& name) {
+  if (name == "pchip") return Interpolation::pchip;
+  if (name == "makima") return Interpolation::makima;
+  if (name == "linear") return Interpolation::linear;
+  throw Error("unknown interpolation '" + name + "', expected pchip, makima or linear");
+}
+
+namespace {
+// Minimum over [0, 1] of the derivative of a cubic Hermite segment with end
+// slopes s0, s1 and secant slope delta: p'(u) = s0 + 2(3δ − 2s0 − s1)u +
+// 3(s0 + s1 − 2δ)u².
+double hermite_min_slope(double s0, double s1, double delta) {
+  const double a = 3 * (s0 + s1 - 2 * delta);
+  const double b = 2 * (3 * delta - 2 * s0 - s1);
+  double m = std::min(s0, s1);
+  if (a > 0) {
+    const double u = -b / (2 * a);
+    if (u > 0 && u < 1) m = std::min(m, s0 + b * u + a * u * u);
+  }
+  return m;
+}
+
+template <class Interpolant>
+void check_hermite_monotone(const Interpolant& f, const std::vector<double>& x,
+                            const std::vector<double>& t, const std::string& kind) {
+  const double mean_slope = (t.back() - t.front()) / (x.back() - x.front());
+  for (std::size_t k = 0; k + 1 < x.size(); ++k) {
+    const double h = x[k + 1] - x[k];
+    const double m = hermite_min_slope(f.prime(x[k]), f.prime(x[k + 1]), (t[k + 1] - t[k]) / h);
+    if (m < -1e-12 * mean_slope)
+      throw Error(kind + " interpolation decreases between samples " + std::to_string(k) +
+                  " and " + std::to_string(k + 1) + " (x in [" + exact(x[k]) + ", " +
+                  exact(x[k + 1]) + "], slope " + exact(m) +
+                  "); use pchip, which preserves monotonicity");
+  }
+}
+}  // namespace
+
+CostModel tabulated_model(std::vector<double> x, std::vector<double> t,
+                          Interpolation interpolation) {
+  const char* name = interpolation == Interpolation::pchip    ? "pchip"
+                     : interpolation == Interpolation::makima ? "makima"
+                                                               : "linear";
+  if (x.size() != t.size())
+    throw Error(std::string(name) + " model: " + std::to_string(x.size()) + " x values but " +
+                std::to_string(t.size()) + " t values");
+  const std::size_t need = interpolation == Interpolation::linear ? 2 : 4;
+  if (x.size() < need)
+    throw Error(std::string(name) + " model: needs at least " + std::to_string(need) +
+                " samples, got " + std::to_string(x.size()));
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    if (!std::isfinite(x[k]) || !std::isfinite(t[k]))
+      throw Error(std::string(name) + " model: sample " + std::to_string(k) + " (x=" +
+                  exact(x[k]) + ", t=" + exact(t[k]) + ") is not finite");
+    if (k > 0 && !(x[k] > x[k - 1]))
+      throw Error(std::string(name) + " model: x must increase strictly, but sample " +
+                  std::to_string(k) + " has x=" + exact(x[k]) + " after x=" + exact(x[k - 1]));
+    if (k > 0 && t[k] < t[k - 1])
+      throw Error(std::string(name) + " model: cumulative t must not decrease, but sample " +
+                  std::to_string(k) + " has t=" + exact(t[k]) + " after t=" + exact(t[k - 1]) +
+                  " (x=" + exact(x[k]) + ")");
+  }
+  const double lo = x.front(), hi = x.back(), t0 = t.front();
+  if (interpolation == Interpolation::linear)
+    return CostModel(std::make_shared<LinearImpl>(std::move(x), std::move(t)), lo, hi);
+
+  auto xs = x, ts = t;  // Boost takes its vectors by rvalue; keep ours for the check
+  if (interpolation == Interpolation::pchip) {
+    boost::math::interpolators::pchip<std::vector<double>> f(std::move(xs), std::move(ts));
+    check_hermite_monotone(f, x, t, name);
+    return CostModel(
+        std::make_shared<HermiteImpl<decltype(f)>>(std::move(f), t0, name), lo, hi);
+  }
+  boost::math::interpolators::makima<std::vector<double>> f(std::move(xs), std::move(ts));
+  check_hermite_monotone(f, x, t, name);
+  return CostModel(std::make_shared<HermiteImpl<decltype(f)>>(std::move(f), t0, name), lo, hi);
+}
+
+CostModel discrete_model(std::vector<double> weights, std::int64_t first) {
+  if (weights.empty()) throw Error("discrete model: the weight list is empty");
+  std::vector<double> prefix(weights.size() + 1);
+  long double sum = 0;  // extended accumulation keeps 10^7-cell sums accurate
+  for (std::size_t k = 0; k < weights.size(); ++k) {
+    if (!std::isfinite(weights[k]) || weights[k] < 0)
+      throw Error("discrete model: weight " + std::to_string(k) + " = " + exact(weights[k]) +
+                  ", expected a finite value >= 0");
+    sum += weights[k];
+    prefix[k + 1] = static_cast<double>(sum);
+  }
+  if (!(sum > 0)) throw Error("discrete model: all weights are zero; the total must be > 0");
+  const double lo = static_cast<double>(first);
+  const double hi = lo + static_cast<double>(weights.size());
+  return CostModel(std::make_shared<DiscreteImpl>(std::move(weights), std::move(prefix), lo), lo,
+                   hi);
+}
+
+}  // namespace isocost

@@ -1,0 +1,225 @@
+#include "isocost/io.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <string_view>
+
+#include "isocost/error.hpp"
+
+namespace isocost {
+
+namespace {
+
+// One non-blank, non-comment line split into fields.
+struct Record {
+  std::size_t line;
+  std::vector<std::string> fields;
+};
+
+std::vector<Record> read_records(std::istream& in) {
+  std::vector<Record> records;
+  std::string text;
+  for (std::size_t line = 1; std::getline(in, text); ++line) {
+    if (!text.empty() && text.back() == '\r') text.pop_back();
+    const auto first = text.find_first_not_of(" \t");
+    if (first == std::string::npos || text[first] == '#') continue;
+    Record r{line, {}};
+    // Commas separate fields when present (empty fields are kept and rejected
+    // later); otherwise runs of blanks do.
+    const bool commas = text.find(',') != std::string::npos;
+    std::size_t pos = first;
+    while (pos <= text.size()) {
+      const std::size_t next = commas ? std::min(text.find(',', pos), text.size())
+                                      : std::min(text.find_first_of(" \t", pos), text.size());
+      std::string field = text.substr(pos, next - pos);
+      const auto b = field.find_first_not_of(" \t");
+      const auto e = field.find_last_not_of(" \t");
+      field = b == std::string::npos ? std::string() : field.substr(b, e - b + 1);
+      if (commas || !field.empty()) r.fields.push_back(field);
+      pos = next + 1;
+    }
+    records.push_back(std::move(r));
+  }
+  if (in.bad()) throw Error("read error");
+  return records;
+}
+
+std::ifstream open(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error("cannot open '" + path + "' for reading");
+  return in;
+}
+
+bool parse_number(const std::string& field, double& value) {
+  const char* begin = field.data();
+  const char* end = begin + field.size();
+  if (begin != end && *begin == '+') ++begin;  // from_chars rejects a leading '+'
+  auto [ptr, ec] = std::from_chars(begin, end, value);
+  return ec == std::errc() && ptr == end;
+}
+
+double number(const Record& r, std::size_t k, const std::string& name, const std::string& what,
+              bool nonnegative) {
+  double v;
+  if (!parse_number(r.fields[k], v) || !std::isfinite(v))
+    throw ParseError(name, r.line,
+                     what + ": expected a finite number, got '" + r.fields[k] + "'");
+  if (nonnegative && v < 0)
+    throw ParseError(name, r.line, what + ": expected a number >= 0, got '" + r.fields[k] + "'");
+  return v;
+}
+
+bool is_header(const Record& r) {
+  double v;
+  return !r.fields.empty() && !parse_number(r.fields[0], v);
+}
+
+void expect_fields(const Record& r, std::size_t n, const std::string& name,
+                   const std::string& layout) {
+  if (r.fields.size() != n)
+    throw ParseError(name, r.line,
+                     "expected " + std::to_string(n) + " field" + (n == 1 ? "" : "s") + " (" +
+                         layout + "), got " + std::to_string(r.fields.size()));
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+void expect_header(const Record& r, const std::vector<std::string>& names,
+                   const std::string& name) {
+  bool ok = r.fields.size() == names.size();
+  for (std::size_t k = 0; ok && k < names.size(); ++k) ok = lower(r.fields[k]) == names[k];
+  if (!ok) {
+    std::string layout;
+    for (const auto& n : names) layout += (layout.empty() ? "" : ",") + n;
+    throw ParseError(name, r.line, "expected numbers or the header '" + layout + "', got '" +
+                                       r.fields[0] + (r.fields.size() > 1 ? ",…'" : "'"));
+  }
+}
+
+}  // namespace
+
+std::vector<double> read_column(std::istream& in, const std::string& name, const std::string& what,
+                                bool nonnegative) {
+  auto records = read_records(in);
+  std::vector<double> values;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const auto& r = records[i];
+    if (i == 0 && is_header(r) && r.fields.size() == 1) continue;  // one-word header
+    expect_fields(r, 1, name, what);
+    values.push_back(number(r, 0, name, what, nonnegative));
+  }
+  if (values.empty()) throw ParseError(name, records.empty() ? 1 : records.back().line,
+                                       "no " + what + " values in the file");
+  return values;
+}
+
+std::vector<double> read_column(const std::string& path, const std::string& what,
+                                bool nonnegative) {
+  auto in = open(path);
+  return read_column(in, path, what, nonnegative);
+}
+
+LoadFile read_load_file(std::istream& in, const std::string& name) {
+  auto records = read_records(in);
+  if (records.empty()) throw ParseError(name, 1, "no loads in the file");
+  std::size_t start = 0;
+  bool vector_format = records[0].fields.size() == 3;
+  if (is_header(records[0])) {
+    if (records[0].fields.size() == 3) expect_header(records[0], {"rank", "phase", "time"}, name);
+    else if (records[0].fields.size() != 1)
+      throw ParseError(name, records[0].line,
+                       "expected one time per line or 'rank,phase,time' rows, got '" +
+                           records[0].fields[0] + "…'");
+    start = 1;
+  }
+  LoadFile out;
+  if (!vector_format) {
+    for (std::size_t i = start; i < records.size(); ++i) {
+      expect_fields(records[i], 1, name, "one time per line");
+      out.times.push_back(number(records[i], 0, name, "time", true));
+    }
+    if (out.times.empty()) throw ParseError(name, records.back().line, "no loads in the file");
+    return out;
+  }
+  // Vector format: rank,phase,time.
+  std::vector<std::string> phases;
+  std::map<std::string, std::size_t> phase_index;
+  std::map<std::pair<std::size_t, std::size_t>, std::pair<double, std::size_t>> cells;
+  std::size_t max_rank = 0;
+  for (std::size_t i = start; i < records.size(); ++i) {
+    const auto& r = records[i];
+    expect_fields(r, 3, name, "rank,phase,time");
+    const double rank = number(r, 0, name, "rank", true);
+    if (rank != std::floor(rank) || rank > 1e9)
+      throw ParseError(name, r.line, "rank: expected an integer >= 0, got '" + r.fields[0] + "'");
+    const auto k = static_cast<std::size_t>(rank);
+    const std::string& phase = r.fields[1];
+    if (!phase_index.count(phase)) {
+      phase_index[phase] = phases.size();
+      phases.push_back(phase);
+    }
+    const double t = number(r, 2, name, "time", true);
+    auto [it, inserted] = cells.emplace(std::make_pair(k, phase_index[phase]), std::make_pair(t, r.line));
+    if (!inserted)
+      throw ParseError(name, r.line, "rank " + std::to_string(k) + ", phase '" + phase +
+                                         "' appears twice (first on line " +
+                                         std::to_string(it->second.second) + ")");
+    max_rank = std::max(max_rank, k);
+  }
+  if (cells.empty()) throw ParseError(name, records.back().line, "no loads in the file");
+  PhaseLoads loads;
+  loads.phases = phases;
+  loads.ranks = max_rank + 1;
+  loads.times.assign(loads.ranks * phases.size(), 0.0);
+  for (std::size_t k = 0; k < loads.ranks; ++k)
+    for (std::size_t f = 0; f < phases.size(); ++f) {
+      auto it = cells.find({k, f});
+      if (it == cells.end())
+        throw ParseError(name, records.back().line,
+                         "rank " + std::to_string(k) + " has no time for phase '" + phases[f] +
+                             "' (every rank 0.." + std::to_string(max_rank) +
+                             " needs every phase)");
+      loads.times[k * phases.size() + f] = it->second.first;
+    }
+  out.times.assign(loads.ranks, 0.0);
+  for (std::size_t k = 0; k < loads.ranks; ++k)
+    for (std::size_t f = 0; f < phases.size(); ++f) out.times[k] += loads.at(k, f);
+  out.phases = std::move(loads);
+  return out;
+}
+
+LoadFile read_load_file(const std::string& path) {
+  auto in = open(path);
+  return read_load_file(in, path);
+}
+
+CumulativeSamples read_cumulative_samples(std::istream& in, const std::string& name) {
+  auto records = read_records(in);
+  CumulativeSamples s;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const auto& r = records[i];
+    if (i == 0 && is_header(r)) {
+      expect_header(r, {"x", "t"}, name);
+      continue;
+    }
+    expect_fields(r, 2, name, "x,t");
+    s.x.push_back(number(r, 0, name, "x", false));
+    s.t.push_back(number(r, 1, name, "t", false));
+  }
+  if (s.x.empty()) throw ParseError(name, records.empty() ? 1 : records.back().line,
+                                    "no samples in the file");
+  return s;
+}
+
+CumulativeSamples read_cumulative_samples(const std::string& path) {
+  auto in = open(path);
+  return read_cumulative_samples(in, path);
+}
+
+}  // namespace isocost

@@ -1,0 +1,254 @@
+#include "isocost/partition.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "cut_internal.hpp"
+#include "isocost/detail/text.hpp"
+#include "isocost/error.hpp"
+#include "isocost/metrics.hpp"
+
+namespace isocost {
+
+using detail::exact;
+
+// ---------------------------------------------------------------------------
+Speeds Speeds::uniform(int ranks) {
+  if (ranks < 1) throw Error("ranks: expected an integer >= 1, got " + std::to_string(ranks));
+  Speeds s;
+  s.ranks_ = ranks;
+  return s;
+}
+
+Speeds Speeds::from_values(std::vector<double> speeds) {
+  if (speeds.empty()) throw Error("speeds: expected at least one speed, got none");
+  if (speeds.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw Error("speeds: too many ranks (" + std::to_string(speeds.size()) + ")");
+  Speeds s;
+  s.ranks_ = static_cast<int>(speeds.size());
+  s.prefix_.resize(speeds.size() + 1);
+  long double sum = 0;
+  for (std::size_t k = 0; k < speeds.size(); ++k) {
+    if (!std::isfinite(speeds[k]) || !(speeds[k] > 0))
+      throw Error("speeds: speed of rank " + std::to_string(k) + " must be a finite number > 0, got " +
+                  exact(speeds[k]));
+    sum += speeds[k];
+    s.prefix_[k + 1] = static_cast<double>(sum);
+  }
+  return s;
+}
+
+Speeds Speeds::from_node_types(const std::vector<NodeType>& types) {
+  if (types.empty()) throw Error("node types: expected at least one type, got none");
+  std::vector<double> speeds;
+  for (std::size_t j = 0; j < types.size(); ++j) {
+    const auto& t = types[j];
+    if (t.count < 1)
+      throw Error("node type " + std::to_string(j + 1) + ": count must be >= 1, got " +
+                  std::to_string(t.count));
+    if (!std::isfinite(t.time_ratio) || !(t.time_ratio > 0))
+      throw Error("node type " + std::to_string(j + 1) +
+                  ": time ratio R must be a finite number > 0, got " + exact(t.time_ratio));
+    if (speeds.size() + static_cast<std::size_t>(t.count) >
+        static_cast<std::size_t>(std::numeric_limits<int>::max()))
+      throw Error("node types: too many ranks in total");
+    // R_j = time on type 1 / time on type j (Swartz §4), so speed_j = R_j.
+    speeds.insert(speeds.end(), static_cast<std::size_t>(t.count), t.time_ratio);
+  }
+  return from_values(std::move(speeds));
+}
+
+double Speeds::speed(int rank) const {
+  if (rank < 0 || rank >= ranks_)
+    throw Error("rank " + std::to_string(rank) + " is outside [0, " + std::to_string(ranks_) + ")");
+  return is_uniform() ? 1.0 : prefix_[rank + 1] - prefix_[rank];
+}
+
+double Speeds::total() const noexcept { return is_uniform() ? ranks_ : prefix_.back(); }
+
+double Speeds::fraction_before(int i) const {
+  if (i < 0 || i > ranks_)
+    throw Error("rank boundary " + std::to_string(i) + " is outside [0, " +
+                std::to_string(ranks_) + "]");
+  if (i == ranks_) return 1.0;
+  return is_uniform() ? static_cast<double>(i) / ranks_ : prefix_[i] / prefix_.back();
+}
+
+std::vector<double> Speeds::values() const {
+  std::vector<double> v(static_cast<std::size_t>(ranks_));
+  for (int k = 0; k < ranks_; ++k) v[k] = speed(k);
+  return v;
+}
+
+// ---------------------------------------------------------------------------
+namespace {
+
+void check_integer_domain(const CostModel& model, const PartitionOptions& options) {
+  if (!options.integer || model.is_discrete()) return;
+  constexpr double limit = 9007199254740992.0;  // 2^53: integers stay exact
+  for (double v : {model.lo(), model.hi()})
+    if (v != std::floor(v) || std::abs(v) > limit)
+      throw Error("integer partition: the domain ends must be integers with |x| <= 2^53, got " +
+                  exact(v));
+}
+
+// Integer boundary for a continuous cut: of floor(x) and floor(x) + 1 (within
+// [floor_at, hi]) the one whose t is closest to the target, ties to the smaller.
+struct Rounded {
+  double b;
+  double t;  // t(b)
+};
+Rounded round_cut(const CostModel& model, double x, double target, double floor_at) {
+  const auto& m = model.impl();
+  const double f = std::max(std::floor(x), floor_at);
+  const double c = std::min(f + 1, model.hi());
+  const double tf = m.cost(f);
+  if (c <= f) return {f, tf};
+  const double tc = m.cost(c);
+  return std::abs(tc - target) < std::abs(tf - target) ? Rounded{c, tc} : Rounded{f, tf};
+}
+
+CutSummary end_summary(double x, double target, const CutOptions& options) {
+  CutSummary s;
+  s.x = x;
+  s.target = target;
+  s.requested = s.used = options.method;
+  s.termination = CutTermination::exact;
+  return s;
+}
+
+double target_of(const CostModel& model, const Speeds& speeds, int i) {
+  return model.total() * speeds.fraction_before(i);
+}
+
+CutSummary independent_cut(const CostModel& model, const Speeds& speeds, int i,
+                           const CutOptions& options) {
+  const double target = target_of(model, speeds, i);
+  if (i == 0) return end_summary(model.lo(), 0.0, options);
+  if (i == speeds.ranks()) return end_summary(model.hi(), model.total(), options);
+  return detail::solve_cut_known(model, target, model.lo(), -target, model.hi(),
+                                 model.total() - target, options);
+}
+
+}  // namespace
+
+RankRange rank_range(const CostModel& model, int rank, const Speeds& speeds,
+                     const PartitionOptions& options) {
+  options.cut.validate();
+  check_integer_domain(model, options);
+  const int P = speeds.ranks();
+  if (rank < 0 || rank >= P)
+    throw Error("rank " + std::to_string(rank) + " is outside [0, " + std::to_string(P) + ")");
+  const double share = speeds.fraction_before(rank + 1) - speeds.fraction_before(rank);
+  if (!model.is_discrete() && share < 4 * options.cut.cost_tolerance)
+    throw Error("rank " + std::to_string(rank) + " owns a share of " + exact(share) +
+                " of the work, below 4*cost_tolerance = " +
+                exact(4 * options.cut.cost_tolerance) + ": its range cannot be resolved");
+  RankRange r;
+  r.rank = rank;
+  r.lower = independent_cut(model, speeds, rank, options.cut);
+  r.upper = independent_cut(model, speeds, rank + 1, options.cut);
+  double t_lo = r.lower.target + r.lower.residual, t_hi = r.upper.target + r.upper.residual;
+  r.lo = r.lower.x;
+  r.hi = r.upper.x;
+  if (options.integer && !model.is_discrete()) {
+    const auto a = round_cut(model, r.lo, r.lower.target, model.lo());
+    const auto b = round_cut(model, r.hi, r.upper.target, model.lo());
+    r.lo = a.b;
+    r.hi = b.b;
+    t_lo = a.t;
+    t_hi = b.t;
+  }
+  r.cost = t_hi - t_lo;
+  r.time = r.cost / speeds.speed(rank);
+  return r;
+}
+
+Partition partition(const CostModel& model, const Speeds& speeds, const PartitionOptions& options) {
+  options.cut.validate();
+  check_integer_domain(model, options);
+  const int P = speeds.ranks();
+  const double TT = model.total();
+  Partition part;
+  part.total_cost = TT;
+  part.speed_total = speeds.total();
+  part.integer = options.integer || model.is_discrete();
+  part.cuts.resize(static_cast<std::size_t>(P) + 1);
+  part.summaries.resize(static_cast<std::size_t>(P) + 1);
+  std::vector<double> t_at(static_cast<std::size_t>(P) + 1);  // t(cut) as evaluated
+
+  part.summaries[0] = end_summary(model.lo(), 0.0, options.cut);
+  part.summaries[P] = end_summary(model.hi(), TT, options.cut);
+  for (int i = 1; i < P; ++i) {
+    const double target = target_of(model, speeds, i);
+    CutSummary s;
+    if (!options.warm_start) {
+      s = independent_cut(model, speeds, i, options.cut);
+    } else {
+      // Bracket by the previous cut, whose t is known, and extrapolate the guess
+      // from the previous two cuts in proportion to their targets.
+      const CutSummary& prev = part.summaries[i - 1];
+      const double a = prev.x, fa = prev.target + prev.residual - target;
+      if (fa >= 0) {
+        s = prev;
+        s.target = target;
+        s.residual = fa;
+        s.iterations = s.evaluations = s.bisection_steps = 0;
+        s.fallback = CutFallback::none;
+      } else {
+        CutOptions opt = options.cut;
+        if (i >= 2) {
+          const CutSummary& pp = part.summaries[i - 2];
+          const double step = (prev.x - pp.x) * (target - prev.target) / (prev.target - pp.target);
+          opt.initial_guess = prev.x + step;
+        }
+        s = detail::solve_cut_known(model, target, a, fa, model.hi(), TT - target, opt);
+      }
+    }
+    part.summaries[i] = s;
+  }
+
+  double floor_at = model.lo();
+  for (int i = 0; i <= P; ++i) {
+    const CutSummary& s = part.summaries[i];
+    part.cuts[i] = s.x;
+    t_at[i] = s.target + s.residual;
+    part.max_abs_residual = std::max(part.max_abs_residual, std::abs(s.residual));
+    part.max_iterations = std::max(part.max_iterations, s.iterations);
+    if (s.fallback != CutFallback::none) ++part.fallbacks;
+    if (!s.converged()) part.converged = false;
+    if (options.integer && !model.is_discrete() && i > 0 && i < P) {
+      const auto r = round_cut(model, s.x, s.target, floor_at);
+      part.cuts[i] = r.b;
+      t_at[i] = r.t;
+    }
+    if (i > 0 && part.cuts[i] < part.cuts[i - 1])
+      throw Error("cuts " + std::to_string(i - 1) + " and " + std::to_string(i) +
+                  " came out in decreasing order (" + exact(part.cuts[i - 1]) + " > " +
+                  exact(part.cuts[i]) +
+                  "); a rank's share is below the cost tolerance — use warm_start");
+    floor_at = part.cuts[i];
+  }
+
+  part.cost.resize(static_cast<std::size_t>(P));
+  part.time.resize(static_cast<std::size_t>(P));
+  for (int i = 0; i < P; ++i) {
+    part.cost[i] = t_at[i + 1] - t_at[i];
+    part.time[i] = part.cost[i] / speeds.speed(i);
+  }
+  part.predicted_le = load_stats(part.time).le;
+  return part;
+}
+
+std::string Partition::brief_report() const {
+  std::string s = std::to_string(ranks()) + " ranks, total cost " + exact(total_cost) +
+                  ", predicted L_E " + detail::fixed_digits(predicted_le, 8) + " %\n";
+  s += "max |t(x_i) - target_i| = " + exact(max_abs_residual) + " (" +
+       exact(max_abs_residual / total_cost) + " of TT), max iterations " +
+       std::to_string(max_iterations) + ", fallbacks " + std::to_string(fallbacks) +
+       (converged ? ", all cuts converged" : ", NOT all cuts converged") + "\n";
+  return s;
+}
+
+}  // namespace isocost

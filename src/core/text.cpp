@@ -1,0 +1,20 @@
+#include "isocost/detail/text.hpp"
+
+#include <charconv>
+#include <cstdio>
+
+namespace isocost::detail {
+
+std::string exact(double value) {
+  char buffer[32];
+  auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  return std::string(buffer, result.ptr);
+}
+
+std::string fixed_digits(double value, int significant) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*g", significant, value);
+  return buffer;
+}
+
+}  // namespace isocost::detail
