@@ -10,7 +10,7 @@ int main() {
   const auto speeds = isocost::Speeds::from_node_types({{7, 1.0}, {4, 3.0}});
   for (int rank = 0; rank < speeds.ranks(); ++rank) {
     const auto r = isocost::rank_range(t, rank, speeds);  // no communication
-    std::printf("rank %2d  speed %g  [%.0f, %.0f)  predicted time %.6g\n", rank,
-                speeds.speed(rank), r.lo, r.hi, r.time);
+    std::printf("rank %2d  speed %g  [%.0f, %.0f)  predicted time %.6g\n", rank, speeds.speed(rank),
+                r.lo, r.hi, r.time);
   }
 }

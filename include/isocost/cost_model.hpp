@@ -128,8 +128,8 @@ CostModel polynomial_model(std::vector<double> coefficients, double lo, double h
 /// At construction t (and density, when given) are sampled at 257 evenly spaced
 /// points: any non-finite value, a decrease of t, a negative density or
 /// t(hi) <= t(lo) is an Error. This is a sanity check, not a proof.
-CostModel analytic_model(std::function<double(double)> cost,
-                         std::function<double(double)> density, double lo, double hi);
+CostModel analytic_model(std::function<double(double)> cost, std::function<double(double)> density,
+                         double lo, double hi);
 
 /// Interpolation used by tabulated_model.
 enum class Interpolation {

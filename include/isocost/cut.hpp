@@ -84,12 +84,12 @@ struct CutOptions {
 
 /// Everything a caller needs to trust one cut.
 struct CutSummary {
-  double x = 0;         ///< the cut point
-  double target = 0;    ///< the requested cumulative cost
-  double residual = 0;  ///< t(x) − target, evaluated at x
-  int iterations = 0;   ///< iterations used
-  int evaluations = 0;  ///< model evaluations (t, or t and t')
-  int bisection_steps = 0;  ///< Newton/secant steps replaced by bisection
+  double x = 0;                             ///< the cut point
+  double target = 0;                        ///< the requested cumulative cost
+  double residual = 0;                      ///< t(x) − target, evaluated at x
+  int iterations = 0;                       ///< iterations used
+  int evaluations = 0;                      ///< model evaluations (t, or t and t')
+  int bisection_steps = 0;                  ///< Newton/secant steps replaced by bisection
   CutMethod requested = CutMethod::newton;  ///< method asked for
   CutMethod used = CutMethod::newton;       ///< method that produced x
   CutFallback fallback = CutFallback::none;

@@ -33,11 +33,10 @@ LoadFile read_load_file(std::istream& in, const std::string& name);
 
 /// Reads one number per line (optional one-word header). With `nonnegative`,
 /// negative values are errors. Throws ParseError if the file holds no value.
-std::vector<double> read_column(const std::string& path, const std::string& what,
-                                bool nonnegative);
+std::vector<double> read_column(const std::string& path, const std::string& what, bool nonnegative);
 /// As read_column, from a stream.
-std::vector<double> read_column(std::istream& in, const std::string& name,
-                                const std::string& what, bool nonnegative);
+std::vector<double> read_column(std::istream& in, const std::string& name, const std::string& what,
+                                bool nonnegative);
 
 /// Cumulative samples "x,t" (optional header "x,t").
 struct CumulativeSamples {

@@ -26,13 +26,13 @@ struct LoadStats {
   std::size_t ranks = 0;
   double min = 0, max = 0, mean = 0, sum = 0;
   std::size_t argmin = 0, argmax = 0;  ///< first rank holding the min / max
-  double li = 0;          ///< L_I, percent (Swartz eq. 2)
-  double le = 0;          ///< L_E = 100 − L_I, percent (Swartz eq. 3)
-  double li_fig2 = 0;     ///< (T_max − T_avg)/T_max·100 (Swartz Fig. 2 arithmetic)
-  double efficiency = 0;  ///< T_avg/T_max (Watts)
-  double lambda = 0;      ///< percent imbalance (Pearce eq. 1)
-  double drift = 0;       ///< (T_max − T_min)/T_avg (Swartz §6 drift check)
-  double sigma = 0;       ///< population standard deviation (Pearce eq. 2)
+  double li = 0;                       ///< L_I, percent (Swartz eq. 2)
+  double le = 0;                       ///< L_E = 100 − L_I, percent (Swartz eq. 3)
+  double li_fig2 = 0;                  ///< (T_max − T_avg)/T_max·100 (Swartz Fig. 2 arithmetic)
+  double efficiency = 0;               ///< T_avg/T_max (Watts)
+  double lambda = 0;                   ///< percent imbalance (Pearce eq. 1)
+  double drift = 0;                    ///< (T_max − T_min)/T_avg (Swartz §6 drift check)
+  double sigma = 0;                    ///< population standard deviation (Pearce eq. 2)
   /// Skewness g1 (Pearce eq. 3); empty when σ = 0 (undefined).
   std::optional<double> skewness;
   /// Excess kurtosis g2 (Pearce eq. 4); empty when σ = 0 (undefined).

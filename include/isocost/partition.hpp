@@ -78,12 +78,12 @@ struct PartitionOptions {
 /// One rank's own range, computed without communication.
 struct RankRange {
   int rank = 0;
-  double lo = 0;      ///< x_rank
-  double hi = 0;      ///< x_{rank+1}
-  double cost = 0;    ///< t(hi) − t(lo) as evaluated
-  double time = 0;    ///< cost / speed
-  CutSummary lower;   ///< the solve for lo
-  CutSummary upper;   ///< the solve for hi
+  double lo = 0;     ///< x_rank
+  double hi = 0;     ///< x_{rank+1}
+  double cost = 0;   ///< t(hi) − t(lo) as evaluated
+  double time = 0;   ///< cost / speed
+  CutSummary lower;  ///< the solve for lo
+  CutSummary upper;  ///< the solve for hi
 };
 
 /// Rank `rank`'s range [x_rank, x_{rank+1}) from two root finds, each started from

@@ -76,7 +76,8 @@ CostModel build_model(const CutArgs& a) {
                 "', expected sieve, power, polynomial, pchip, makima, linear or discrete");
   if (!tabulated && !a.samples.empty())
     throw Error("--samples is for --model pchip|makima|linear, not " + a.model);
-  if (!discrete && !a.weights.empty()) throw Error("--weights is for --model discrete, not " + a.model);
+  if (!discrete && !a.weights.empty())
+    throw Error("--weights is for --model discrete, not " + a.model);
   if (tabulated || discrete) {
     if (!a.domain.empty())
       throw Error("--domain: model " + a.model + " takes its domain from the data file");
@@ -88,7 +89,8 @@ CostModel build_model(const CutArgs& a) {
     return tabulated_model(std::move(s.x), std::move(s.t), parse_interpolation(a.model));
   }
   if (discrete) {
-    if (a.weights.empty()) throw Error("--model discrete needs --weights FILE (one weight per line)");
+    if (a.weights.empty())
+      throw Error("--model discrete needs --weights FILE (one weight per line)");
     return discrete_model(read_column(a.weights, "weight", true));
   }
   if (a.domain.empty()) throw Error("--model " + a.model + " needs --domain LO:HI");
@@ -192,30 +194,29 @@ void run(const CutArgs& a) {
                       {"termination", to_string(s.termination)}});
     }
     const auto time_stats = load_stats(part.time);
-    nlohmann::json j = {
-        {"command", "cut"},
-        {"model",
-         {{"kind", model.kind()},
-          {"description", model.describe()},
-          {"lo", model.lo()},
-          {"hi", model.hi()},
-          {"total_cost", model.total()}}},
-        {"ranks", P},
-        {"method", to_string(options.cut.method)},
-        {"integer", part.integer},
-        {"parts", parts},
-        {"cuts", cuts},
-        {"predicted",
-         {{"le", time_stats.le},
-          {"li", time_stats.li},
-          {"efficiency", time_stats.efficiency},
-          {"makespan", time_stats.max},
-          {"speedup", part.total_cost / time_stats.max}}},
-        {"solver",
-         {{"max_iterations", part.max_iterations},
-          {"max_abs_residual", part.max_abs_residual},
-          {"fallbacks", part.fallbacks},
-          {"converged", part.converged}}}};
+    nlohmann::json j = {{"command", "cut"},
+                        {"model",
+                         {{"kind", model.kind()},
+                          {"description", model.describe()},
+                          {"lo", model.lo()},
+                          {"hi", model.hi()},
+                          {"total_cost", model.total()}}},
+                        {"ranks", P},
+                        {"method", to_string(options.cut.method)},
+                        {"integer", part.integer},
+                        {"parts", parts},
+                        {"cuts", cuts},
+                        {"predicted",
+                         {{"le", time_stats.le},
+                          {"li", time_stats.li},
+                          {"efficiency", time_stats.efficiency},
+                          {"makespan", time_stats.max},
+                          {"speedup", part.total_cost / time_stats.max}}},
+                        {"solver",
+                         {{"max_iterations", part.max_iterations},
+                          {"max_abs_residual", part.max_abs_residual},
+                          {"fallbacks", part.fallbacks},
+                          {"converged", part.converged}}}};
     text = j.dump(2) + "\n";
   } else {
     std::vector<std::string> header{"rank", "lo", "hi"};
@@ -237,8 +238,8 @@ void run(const CutArgs& a) {
     text = "model: " + model.describe() + " on [" + format_x(model.lo(), false) + ", " +
            format_x(model.hi(), false) + "]\n";
     text += std::to_string(P) + " ranks, method " + std::string(to_string(options.cut.method)) +
-            (part.integer ? ", integer ranges [lo, hi)" : "") + ", total cost TT = " +
-            detail::fixed_digits(part.total_cost, 10) + "\n\n";
+            (part.integer ? ", integer ranges [lo, hi)" : "") +
+            ", total cost TT = " + detail::fixed_digits(part.total_cost, 10) + "\n\n";
     text += table(header, rows) + "\n";
     const auto time_stats = load_stats(part.time);
     text += "predicted L_E = " + detail::fixed_digits(time_stats.le, 10) +
@@ -277,7 +278,8 @@ void add_cut_command(CLI::App& app) {
   cmd->add_option("--cost-tolerance", args->cost_tolerance,
                   "stop when |t(x) - target| <= this * TT")
       ->capture_default_str();
-  cmd->add_option("--x-tolerance", args->x_tolerance, "stop when the root is bracketed this tightly")
+  cmd->add_option("--x-tolerance", args->x_tolerance,
+                  "stop when the root is bracketed this tightly")
       ->capture_default_str();
   cmd->add_option("--max-iterations", args->max_iterations, "iteration budget per cut")
       ->capture_default_str();

@@ -56,8 +56,7 @@ void run(const MetricsArgs& a) {
     const auto modelled = read_column(a.modelled, "modelled load", false);
     if (modelled.size() != loads.times.size())
       throw Error("--modelled: " + a.modelled + " has " + std::to_string(modelled.size()) +
-                  " loads but " + a.file + " has " + std::to_string(loads.times.size()) +
-                  " ranks");
+                  " loads but " + a.file + " has " + std::to_string(loads.times.size()) + " ranks");
     correlation = rank_correlation(modelled, loads.times);
   }
 
@@ -85,8 +84,8 @@ void run(const MetricsArgs& a) {
       std::vector<std::vector<std::string>> rows;
       for (std::size_t f = 0; f < phases->phases.size(); ++f) {
         const auto& s = phases->per_phase[f];
-        rows.push_back({phases->phases[f], g(s.min), g(s.max), g(s.mean), g(s.efficiency, 6),
-                        g(s.le, 6)});
+        rows.push_back(
+            {phases->phases[f], g(s.min), g(s.max), g(s.mean), g(s.efficiency, 6), g(s.le, 6)});
       }
       text += "\nper phase [Watts 4.2]:\n";
       text += table({"phase", "T_min", "T_max", "T_avg", "efficiency", "L_E %"}, rows);

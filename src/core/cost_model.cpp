@@ -54,7 +54,8 @@ class SieveImpl final : public detail::CostModelImpl {
   }
 
  private:
-  double raw(double x) const { return p_.A * std::pow(x, p_.p) / (std::log(x) - p_.c); }
+  // Same operations as evaluate(), so cost(x) and evaluate(x).cost agree bit for bit.
+  double raw(double x) const { return p_.A * std::pow(x, p_.p) * (1.0 / (std::log(x) - p_.c)); }
   SieveParams p_;
   double t_lo_;
 };
@@ -127,9 +128,9 @@ class AnalyticImpl final : public detail::CostModelImpl {
     if (d_) return d_(x);
     // Step rule documented in cost_model.hpp.
     const double width = hi_ - lo_;
-    const double h = std::min(std::cbrt(std::numeric_limits<double>::epsilon()) *
-                                  std::max(std::abs(x), width),
-                              width / 8);
+    const double h =
+        std::min(std::cbrt(std::numeric_limits<double>::epsilon()) * std::max(std::abs(x), width),
+                 width / 8);
     if (x - h >= lo_ && x + h <= hi_) return (t_(x + h) - t_(x - h)) / (2 * h);
     const double s = x + 2 * h <= hi_ ? h : -h;  // one-sided, away from the end
     return (-3 * t_(x) + 4 * t_(x + s) - t_(x + 2 * s)) / (2 * s);
@@ -170,8 +171,7 @@ class LinearImpl final : public detail::CostModelImpl {
   double cost(double x) const override { return evaluate(x).cost; }
   std::string kind() const override { return "linear"; }
   std::string describe() const override {
-    return "piecewise-linear interpolation of " + std::to_string(x_.size()) +
-           " cumulative samples";
+    return "piecewise-linear interpolation of " + std::to_string(x_.size()) + " cumulative samples";
   }
 
  private:
@@ -232,8 +232,7 @@ double CostModel::cost(double x) const {
 double CostModel::cost(double a, double b) const {
   check_x(*this, a);
   check_x(*this, b);
-  if (a > b)
-    throw Error("cost(a, b) needs a <= b, got a=" + exact(a) + ", b=" + exact(b));
+  if (a > b) throw Error("cost(a, b) needs a <= b, got a=" + exact(a) + ", b=" + exact(b));
   return impl_->cost(b) - impl_->cost(a);
 }
 
@@ -295,9 +294,8 @@ CostModel polynomial_model(std::vector<double> c, double lo, double hi) {
   const double total = detail::polynomial_value(c, hi) - detail::polynomial_value(c, lo);
   const double slack = 1e-12 * std::abs(total) / (hi - lo) + 64 * worst.rounding;
   if (worst.value < -slack)
-    throw Error("polynomial model: t'(x) = " + exact(worst.value) + " < 0 at x=" +
-                exact(worst.x) + "; t(x) must be nondecreasing on [" + exact(lo) + ", " +
-                exact(hi) + "]");
+    throw Error("polynomial model: t'(x) = " + exact(worst.value) + " < 0 at x=" + exact(worst.x) +
+                "; t(x) must be nondecreasing on [" + exact(lo) + ", " + exact(hi) + "]");
   return CostModel(std::make_shared<PolynomialImpl>(std::move(c), lo), lo, hi);
 }
 
@@ -358,10 +356,9 @@ void check_hermite_monotone(const Interpolant& f, const std::vector<double>& x,
     const double h = x[k + 1] - x[k];
     const double m = hermite_min_slope(f.prime(x[k]), f.prime(x[k + 1]), (t[k + 1] - t[k]) / h);
     if (m < -1e-12 * mean_slope)
-      throw Error(kind + " interpolation decreases between samples " + std::to_string(k) +
-                  " and " + std::to_string(k + 1) + " (x in [" + exact(x[k]) + ", " +
-                  exact(x[k + 1]) + "], slope " + exact(m) +
-                  "); use pchip, which preserves monotonicity");
+      throw Error(kind + " interpolation decreases between samples " + std::to_string(k) + " and " +
+                  std::to_string(k + 1) + " (x in [" + exact(x[k]) + ", " + exact(x[k + 1]) +
+                  "], slope " + exact(m) + "); use pchip, which preserves monotonicity");
   }
 }
 }  // namespace
@@ -370,7 +367,7 @@ CostModel tabulated_model(std::vector<double> x, std::vector<double> t,
                           Interpolation interpolation) {
   const char* name = interpolation == Interpolation::pchip    ? "pchip"
                      : interpolation == Interpolation::makima ? "makima"
-                                                               : "linear";
+                                                              : "linear";
   if (x.size() != t.size())
     throw Error(std::string(name) + " model: " + std::to_string(x.size()) + " x values but " +
                 std::to_string(t.size()) + " t values");
@@ -380,8 +377,8 @@ CostModel tabulated_model(std::vector<double> x, std::vector<double> t,
                 " samples, got " + std::to_string(x.size()));
   for (std::size_t k = 0; k < x.size(); ++k) {
     if (!std::isfinite(x[k]) || !std::isfinite(t[k]))
-      throw Error(std::string(name) + " model: sample " + std::to_string(k) + " (x=" +
-                  exact(x[k]) + ", t=" + exact(t[k]) + ") is not finite");
+      throw Error(std::string(name) + " model: sample " + std::to_string(k) + " (x=" + exact(x[k]) +
+                  ", t=" + exact(t[k]) + ") is not finite");
     if (k > 0 && !(x[k] > x[k - 1]))
       throw Error(std::string(name) + " model: x must increase strictly, but sample " +
                   std::to_string(k) + " has x=" + exact(x[k]) + " after x=" + exact(x[k - 1]));
@@ -398,8 +395,7 @@ CostModel tabulated_model(std::vector<double> x, std::vector<double> t,
   if (interpolation == Interpolation::pchip) {
     boost::math::interpolators::pchip<std::vector<double>> f(std::move(xs), std::move(ts));
     check_hermite_monotone(f, x, t, name);
-    return CostModel(
-        std::make_shared<HermiteImpl<decltype(f)>>(std::move(f), t0, name), lo, hi);
+    return CostModel(std::make_shared<HermiteImpl<decltype(f)>>(std::move(f), t0, name), lo, hi);
   }
   boost::math::interpolators::makima<std::vector<double>> f(std::move(xs), std::move(ts));
   check_hermite_monotone(f, x, t, name);

@@ -19,11 +19,16 @@ using detail::exact;
 
 std::string_view to_string(CutMethod method) {
   switch (method) {
-    case CutMethod::newton: return "newton";
-    case CutMethod::secant: return "secant";
-    case CutMethod::bisection: return "bisection";
-    case CutMethod::toms748: return "toms748";
-    case CutMethod::binary_search: return "binary_search";
+    case CutMethod::newton:
+      return "newton";
+    case CutMethod::secant:
+      return "secant";
+    case CutMethod::bisection:
+      return "bisection";
+    case CutMethod::toms748:
+      return "toms748";
+    case CutMethod::binary_search:
+      return "binary_search";
   }
   return "?";
 }
@@ -37,20 +42,28 @@ CutMethod parse_cut_method(std::string_view name) {
 
 std::string_view to_string(CutTermination termination) {
   switch (termination) {
-    case CutTermination::exact: return "exact";
-    case CutTermination::cost_tolerance: return "cost_tolerance";
-    case CutTermination::x_tolerance: return "x_tolerance";
-    case CutTermination::nearest_integer: return "nearest_integer";
-    case CutTermination::iteration_limit: return "iteration_limit";
+    case CutTermination::exact:
+      return "exact";
+    case CutTermination::cost_tolerance:
+      return "cost_tolerance";
+    case CutTermination::x_tolerance:
+      return "x_tolerance";
+    case CutTermination::nearest_integer:
+      return "nearest_integer";
+    case CutTermination::iteration_limit:
+      return "iteration_limit";
   }
   return "?";
 }
 
 std::string_view to_string(CutFallback fallback) {
   switch (fallback) {
-    case CutFallback::none: return "none";
-    case CutFallback::bisection_steps: return "bisection_steps";
-    case CutFallback::method_switch: return "method_switch";
+    case CutFallback::none:
+      return "none";
+    case CutFallback::bisection_steps:
+      return "bisection_steps";
+    case CutFallback::method_switch:
+      return "method_switch";
   }
   return "?";
 }
@@ -61,8 +74,9 @@ bool CutOptions::is_valid(std::string* error) const {
     return false;
   };
   if (method == CutMethod::binary_search)
-    return fail("cut method binary_search is chosen automatically for discrete models; "
-                "expected newton, secant, bisection or toms748");
+    return fail(
+        "cut method binary_search is chosen automatically for discrete models; "
+        "expected newton, secant, bisection or toms748");
   if (!(cost_tolerance >= 0) || !std::isfinite(cost_tolerance))
     return fail("cost_tolerance must be a finite number >= 0, got " + exact(cost_tolerance));
   if (!(x_tolerance >= 0) || !std::isfinite(x_tolerance))
@@ -83,8 +97,7 @@ std::string CutSummary::brief_report() const {
   std::string s = "x=" + exact(x) + " target=" + exact(target) + " residual=" + exact(residual) +
                   " method=" + std::string(to_string(used));
   if (used != requested) s += " (requested " + std::string(to_string(requested)) + ")";
-  s += " iterations=" + std::to_string(iterations) +
-       " evaluations=" + std::to_string(evaluations) +
+  s += " iterations=" + std::to_string(iterations) + " evaluations=" + std::to_string(evaluations) +
        " termination=" + std::string(to_string(termination));
   if (fallback != CutFallback::none)
     s += " fallback=" + std::string(to_string(fallback)) +
@@ -191,9 +204,8 @@ void run_newton(Probe& probe, CutSummary& s, double guess, int budget) {
   double result = guess;
   bool gave_up = false;
   try {
-    result = boost::math::tools::newton_raphson_iterate(f, guess, probe.a, probe.b,
-                                                         std::numeric_limits<double>::digits - 2,
-                                                         iterations);
+    result = boost::math::tools::newton_raphson_iterate(
+        f, guess, probe.a, probe.b, std::numeric_limits<double>::digits - 2, iterations);
   } catch (const std::exception&) {
     gave_up = true;  // Boost: "no root to be found" (no sign change seen)
   }
@@ -309,8 +321,8 @@ CutSummary discrete_cut(const CostModel& model, double target, double a, double 
   return s;
 }
 
-CutSummary solve(const CostModel& model, double target, double a, double fa, double b,
-                 double fb, const CutOptions& options) {
+CutSummary solve(const CostModel& model, double target, double a, double fa, double b, double fb,
+                 const CutOptions& options) {
   CutSummary s;
   s.requested = s.used = options.method;
   s.target = target;
@@ -326,8 +338,15 @@ CutSummary solve(const CostModel& model, double target, double a, double fa, dou
     s.termination = CutTermination::exact;
     return s;
   }
-  Probe probe{&model.impl(), target, options.cost_tolerance * model.total(), options.x_tolerance,
-              a, fa, b, fb, std::abs(fa) <= std::abs(fb) ? a : b,
+  Probe probe{&model.impl(),
+              target,
+              options.cost_tolerance * model.total(),
+              options.x_tolerance,
+              a,
+              fa,
+              b,
+              fb,
+              std::abs(fa) <= std::abs(fb) ? a : b,
               std::abs(fa) <= std::abs(fb) ? fa : fb};
   if (std::abs(probe.best_f) <= probe.ftol) {  // an end is already close enough
     s.x = probe.best_x;
@@ -340,19 +359,27 @@ CutSummary solve(const CostModel& model, double target, double a, double fa, dou
                      : model.lo() + (model.hi() - model.lo()) * (target / model.total());
   guess = std::clamp(guess, a, b);
   switch (options.method) {
-    case CutMethod::newton: run_newton(probe, s, guess, options.max_iterations); break;
-    case CutMethod::secant: run_secant(probe, s, guess, options.max_iterations); break;
-    case CutMethod::bisection: run_bisection(probe, s, options.max_iterations); break;
-    case CutMethod::toms748: run_toms748(probe, s, options.max_iterations); break;
-    case CutMethod::binary_search: break;  // rejected by validate()
+    case CutMethod::newton:
+      run_newton(probe, s, guess, options.max_iterations);
+      break;
+    case CutMethod::secant:
+      run_secant(probe, s, guess, options.max_iterations);
+      break;
+    case CutMethod::bisection:
+      run_bisection(probe, s, options.max_iterations);
+      break;
+    case CutMethod::toms748:
+      run_toms748(probe, s, options.max_iterations);
+      break;
+    case CutMethod::binary_search:
+      break;  // rejected by validate()
   }
   return s;
 }
 
 void check_target(const CostModel& model, double target) {
   if (!std::isfinite(target) || target < 0 || target > model.total())
-    throw Error("cut target " + exact(target) + " is outside [0, TT=" + exact(model.total()) +
-                "]");
+    throw Error("cut target " + exact(target) + " is outside [0, TT=" + exact(model.total()) + "]");
 }
 
 }  // namespace
@@ -368,8 +395,10 @@ CutSummary solve_cut(const CostModel& model, double target, double a, double b,
   options.validate();
   check_target(model, target);
   if (!(a >= model.lo() && b <= model.hi() && a <= b))
-    throw Error("cut bracket [" + exact(a) + ", " + exact(b) + "] must satisfy lo <= a <= b <= hi"
-                " with the domain [" + exact(model.lo()) + ", " + exact(model.hi()) + "]");
+    throw Error("cut bracket [" + exact(a) + ", " + exact(b) +
+                "] must satisfy lo <= a <= b <= hi"
+                " with the domain [" +
+                exact(model.lo()) + ", " + exact(model.hi()) + "]");
   const double fa = model.cost(a) - target, fb = model.cost(b) - target;
   if (fa > 0 || fb < 0)
     throw Error("cut bracket [" + exact(a) + ", " + exact(b) + "] does not contain the target " +

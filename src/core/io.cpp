@@ -1,6 +1,7 @@
 #include "isocost/io.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -19,6 +20,26 @@ struct Record {
   std::vector<std::string> fields;
 };
 
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  for (std::size_t comma; (comma = text.find(',', start)) != std::string::npos; start = comma + 1)
+    parts.push_back(text.substr(start, comma - start));
+  parts.push_back(text.substr(start));
+  return parts;
+}
+
+std::vector<std::string> split_blanks(const std::string& text) {
+  std::vector<std::string> words;
+  std::size_t pos = 0;
+  while ((pos = text.find_first_not_of(" \t", pos)) != std::string::npos) {
+    const std::size_t end = std::min(text.find_first_of(" \t", pos), text.size());
+    words.push_back(text.substr(pos, end - pos));
+    pos = end;
+  }
+  return words;
+}
+
 std::vector<Record> read_records(std::istream& in) {
   std::vector<Record> records;
   std::string text;
@@ -27,19 +48,13 @@ std::vector<Record> read_records(std::istream& in) {
     const auto first = text.find_first_not_of(" \t");
     if (first == std::string::npos || text[first] == '#') continue;
     Record r{line, {}};
-    // Commas separate fields when present (empty fields are kept and rejected
-    // later); otherwise runs of blanks do.
+    // Commas separate fields, and so do runs of blanks; an empty field between
+    // two commas is kept (and rejected where a value is expected).
     const bool commas = text.find(',') != std::string::npos;
-    std::size_t pos = first;
-    while (pos <= text.size()) {
-      const std::size_t next = commas ? std::min(text.find(',', pos), text.size())
-                                      : std::min(text.find_first_of(" \t", pos), text.size());
-      std::string field = text.substr(pos, next - pos);
-      const auto b = field.find_first_not_of(" \t");
-      const auto e = field.find_last_not_of(" \t");
-      field = b == std::string::npos ? std::string() : field.substr(b, e - b + 1);
-      if (commas || !field.empty()) r.fields.push_back(field);
-      pos = next + 1;
+    for (const auto& part : split_commas(text.substr(first))) {
+      const auto words = split_blanks(part);
+      if (words.empty() && commas) r.fields.emplace_back();
+      r.fields.insert(r.fields.end(), words.begin(), words.end());
     }
     records.push_back(std::move(r));
   }
@@ -65,16 +80,24 @@ double number(const Record& r, std::size_t k, const std::string& name, const std
               bool nonnegative) {
   double v;
   if (!parse_number(r.fields[k], v) || !std::isfinite(v))
-    throw ParseError(name, r.line,
-                     what + ": expected a finite number, got '" + r.fields[k] + "'");
+    throw ParseError(name, r.line, what + ": expected a finite number, got '" + r.fields[k] + "'");
   if (nonnegative && v < 0)
     throw ParseError(name, r.line, what + ": expected a number >= 0, got '" + r.fields[k] + "'");
   return v;
 }
 
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+// A header names columns: its first field starts with a letter. Anything else
+// (e.g. "2x", a typo in the first value) is data and must parse as a number.
 bool is_header(const Record& r) {
-  double v;
-  return !r.fields.empty() && !parse_number(r.fields[0], v);
+  if (r.fields.empty() || r.fields[0].empty()) return false;
+  const std::string f = lower(r.fields[0]);
+  return std::isalpha(static_cast<unsigned char>(f[0])) && f != "nan" && f != "inf" &&
+         f != "infinity";
 }
 
 void expect_fields(const Record& r, std::size_t n, const std::string& name,
@@ -85,11 +108,6 @@ void expect_fields(const Record& r, std::size_t n, const std::string& name,
                          layout + "), got " + std::to_string(r.fields.size()));
 }
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
 void expect_header(const Record& r, const std::vector<std::string>& names,
                    const std::string& name) {
   bool ok = r.fields.size() == names.size();
@@ -97,8 +115,9 @@ void expect_header(const Record& r, const std::vector<std::string>& names,
   if (!ok) {
     std::string layout;
     for (const auto& n : names) layout += (layout.empty() ? "" : ",") + n;
-    throw ParseError(name, r.line, "expected numbers or the header '" + layout + "', got '" +
-                                       r.fields[0] + (r.fields.size() > 1 ? ",…'" : "'"));
+    throw ParseError(name, r.line,
+                     "expected numbers or the header '" + layout + "', got '" + r.fields[0] +
+                         (r.fields.size() > 1 ? ",…'" : "'"));
   }
 }
 
@@ -114,8 +133,9 @@ std::vector<double> read_column(std::istream& in, const std::string& name, const
     expect_fields(r, 1, name, what);
     values.push_back(number(r, 0, name, what, nonnegative));
   }
-  if (values.empty()) throw ParseError(name, records.empty() ? 1 : records.back().line,
-                                       "no " + what + " values in the file");
+  if (values.empty())
+    throw ParseError(name, records.empty() ? 1 : records.back().line,
+                     "no " + what + " values in the file");
   return values;
 }
 
@@ -131,7 +151,8 @@ LoadFile read_load_file(std::istream& in, const std::string& name) {
   std::size_t start = 0;
   bool vector_format = records[0].fields.size() == 3;
   if (is_header(records[0])) {
-    if (records[0].fields.size() == 3) expect_header(records[0], {"rank", "phase", "time"}, name);
+    if (records[0].fields.size() == 3)
+      expect_header(records[0], {"rank", "phase", "time"}, name);
     else if (records[0].fields.size() != 1)
       throw ParseError(name, records[0].line,
                        "expected one time per line or 'rank,phase,time' rows, got '" +
@@ -160,16 +181,19 @@ LoadFile read_load_file(std::istream& in, const std::string& name) {
       throw ParseError(name, r.line, "rank: expected an integer >= 0, got '" + r.fields[0] + "'");
     const auto k = static_cast<std::size_t>(rank);
     const std::string& phase = r.fields[1];
+    if (phase.empty()) throw ParseError(name, r.line, "phase: expected a name, got an empty field");
     if (!phase_index.count(phase)) {
       phase_index[phase] = phases.size();
       phases.push_back(phase);
     }
     const double t = number(r, 2, name, "time", true);
-    auto [it, inserted] = cells.emplace(std::make_pair(k, phase_index[phase]), std::make_pair(t, r.line));
+    auto [it, inserted] =
+        cells.emplace(std::make_pair(k, phase_index[phase]), std::make_pair(t, r.line));
     if (!inserted)
-      throw ParseError(name, r.line, "rank " + std::to_string(k) + ", phase '" + phase +
-                                         "' appears twice (first on line " +
-                                         std::to_string(it->second.second) + ")");
+      throw ParseError(name, r.line,
+                       "rank " + std::to_string(k) + ", phase '" + phase +
+                           "' appears twice (first on line " + std::to_string(it->second.second) +
+                           ")");
     max_rank = std::max(max_rank, k);
   }
   if (cells.empty()) throw ParseError(name, records.back().line, "no loads in the file");
@@ -212,8 +236,8 @@ CumulativeSamples read_cumulative_samples(std::istream& in, const std::string& n
     s.x.push_back(number(r, 0, name, "x", false));
     s.t.push_back(number(r, 1, name, "t", false));
   }
-  if (s.x.empty()) throw ParseError(name, records.empty() ? 1 : records.back().line,
-                                    "no samples in the file");
+  if (s.x.empty())
+    throw ParseError(name, records.empty() ? 1 : records.back().line, "no samples in the file");
   return s;
 }
 

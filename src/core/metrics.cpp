@@ -29,7 +29,10 @@ void check_times(std::span<const double> times, const std::string& what) {
 LoadStats stats_of(std::span<const double> t) {
   LoadStats s;
   s.ranks = t.size();
-  const auto [mn, mx] = std::minmax_element(t.begin(), t.end());
+  // min_element/max_element both return the first extreme; minmax_element
+  // would return the last maximum.
+  const auto mn = std::min_element(t.begin(), t.end());
+  const auto mx = std::max_element(t.begin(), t.end());
   s.min = *mn;
   s.max = *mx;
   s.argmin = static_cast<std::size_t>(mn - t.begin());

@@ -31,8 +31,8 @@ Speeds Speeds::from_values(std::vector<double> speeds) {
   long double sum = 0;
   for (std::size_t k = 0; k < speeds.size(); ++k) {
     if (!std::isfinite(speeds[k]) || !(speeds[k] > 0))
-      throw Error("speeds: speed of rank " + std::to_string(k) + " must be a finite number > 0, got " +
-                  exact(speeds[k]));
+      throw Error("speeds: speed of rank " + std::to_string(k) +
+                  " must be a finite number > 0, got " + exact(speeds[k]));
     sum += speeds[k];
     s.prefix_[k + 1] = static_cast<double>(sum);
   }
@@ -69,8 +69,8 @@ double Speeds::total() const noexcept { return is_uniform() ? ranks_ : prefix_.b
 
 double Speeds::fraction_before(int i) const {
   if (i < 0 || i > ranks_)
-    throw Error("rank boundary " + std::to_string(i) + " is outside [0, " +
-                std::to_string(ranks_) + "]");
+    throw Error("rank boundary " + std::to_string(i) + " is outside [0, " + std::to_string(ranks_) +
+                "]");
   if (i == ranks_) return 1.0;
   return is_uniform() ? static_cast<double>(i) / ranks_ : prefix_[i] / prefix_.back();
 }
@@ -143,8 +143,8 @@ RankRange rank_range(const CostModel& model, int rank, const Speeds& speeds,
   const double share = speeds.fraction_before(rank + 1) - speeds.fraction_before(rank);
   if (!model.is_discrete() && share < 4 * options.cut.cost_tolerance)
     throw Error("rank " + std::to_string(rank) + " owns a share of " + exact(share) +
-                " of the work, below 4*cost_tolerance = " +
-                exact(4 * options.cut.cost_tolerance) + ": its range cannot be resolved");
+                " of the work, below 4*cost_tolerance = " + exact(4 * options.cut.cost_tolerance) +
+                ": its range cannot be resolved");
   RankRange r;
   r.rank = rank;
   r.lower = independent_cut(model, speeds, rank, options.cut);

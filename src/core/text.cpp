@@ -6,6 +6,7 @@
 namespace isocost::detail {
 
 std::string exact(double value) {
+  if (value == 0) value = 0.0;  // print −0 as 0
   char buffer[32];
   auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
   return std::string(buffer, result.ptr);
