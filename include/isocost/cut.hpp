@@ -42,7 +42,7 @@ CutMethod parse_cut_method(std::string_view name);
 /// Why a solve stopped.
 enum class CutTermination : std::uint8_t {
   exact,            ///< target is 0 or TT (x is lo or hi), or t(x) == target exactly
-  cost_tolerance,   ///< |t(x) − target| <= cost_tolerance·TT
+  cost_tolerance,   ///< |t(x) − target| within the cost tolerance
   x_tolerance,      ///< the root is bracketed within the x tolerance, or a Newton
                     ///< step fell below 4ε·|x|
   nearest_integer,  ///< discrete model: the integer boundary closest to the target
@@ -64,7 +64,11 @@ std::string_view to_string(CutFallback fallback);
 struct CutOptions {
   /// Root finder to use.
   CutMethod method = CutMethod::newton;
-  /// Stop once |t(x) − target| <= cost_tolerance · TT. Must be >= 0.
+  /// Stop once |t(x) − target| <= cost_tolerance · scale, where scale is TT for
+  /// solve_cut and, inside partition()/rank_range(), the target cost of the
+  /// smaller of the two parts the cut separates (so every part's cost is within
+  /// 2·cost_tolerance of its own target, whatever P). Must be >= 0. Below what
+  /// double precision can reach, solves stop at the x tolerance instead.
   double cost_tolerance = 1e-12;
   /// Stop once the root is bracketed in an interval no wider than
   /// max(x_tolerance, 4ε·|x|). Must be >= 0; 0 means machine precision.

@@ -56,6 +56,7 @@ class Speeds {
 
  private:
   int ranks_ = 1;
+  std::vector<double> speeds_;  // s_0..s_{P-1} when not uniform
   std::vector<double> prefix_;  // S_0..S_P when not uniform
 };
 

@@ -7,9 +7,19 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "isocost/error.hpp"
 #include "isocost/metrics.hpp"
 
 namespace isocost::cli {
+
+/// The result was written, but not every cut reached its tolerance: exit code 3.
+struct NotConverged : Error {
+  using Error::Error;
+};
+/// Standard output could not be written: exit code 1.
+struct OutputFailed : Error {
+  using Error::Error;
+};
 
 /// Adds `isocost cut` to the app; the callback runs the command.
 void add_cut_command(CLI::App& app);
@@ -26,9 +36,9 @@ std::string table(const std::vector<std::string>& header,
 void emit(const std::string& text, const std::string& path);
 
 /// A double for JSON: null when not finite.
-nlohmann::json number(double value);
+nlohmann::ordered_json number(double value);
 /// LoadStats as a JSON object (the stable "stats" shape in the README).
-nlohmann::json stats_json(const LoadStats& s);
+nlohmann::ordered_json stats_json(const LoadStats& s);
 
 /// Parses a finite double from a whole command-line field; throws Error naming
 /// `what` otherwise.

@@ -36,8 +36,15 @@ struct CutArgs {
 int parse_int(const std::string& text, const std::string& what, int min) {
   const double v = parse_double(text, what);
   if (v != std::floor(v) || v < min || v > 2147483647.0)
-    throw Error(what + ": expected an integer >= " + std::to_string(min) + ", got '" + text + "'");
+    throw Error(what + ": expected an integer in [" + std::to_string(min) + ", 2147483647], got '" +
+                text + "'");
   return static_cast<int>(v);
+}
+
+double parse_nonnegative(const std::string& text, const std::string& what) {
+  const double v = parse_double(text, what);
+  if (v < 0) throw Error(what + ": expected a number >= 0, got '" + text + "'");
+  return v;
 }
 
 // "A=3.9e-7,p=1.43" → {A: 3.9e-7, p: 1.43}, checked against the allowed names.
@@ -86,12 +93,22 @@ CostModel build_model(const CutArgs& a) {
   if (tabulated) {
     if (a.samples.empty()) throw Error("--model " + a.model + " needs --samples FILE (x,t rows)");
     auto s = read_cumulative_samples(a.samples);
-    return tabulated_model(std::move(s.x), std::move(s.t), parse_interpolation(a.model));
+    try {
+      return tabulated_model(std::move(s.x), std::move(s.t), parse_interpolation(a.model));
+    } catch (const Error& e) {
+      throw Error(a.samples + ": " + e.what());  // samples are numbered from 0
+    }
   }
   if (discrete) {
     if (a.weights.empty())
       throw Error("--model discrete needs --weights FILE (one weight per line)");
-    return discrete_model(read_column(a.weights, "weight", true));
+    try {
+      return discrete_model(read_column(a.weights, "weight", true));
+    } catch (const ParseError&) {
+      throw;
+    } catch (const Error& e) {
+      throw Error(a.weights + ": " + e.what());  // weights are numbered from 0
+    }
   }
   if (a.domain.empty()) throw Error("--model " + a.model + " needs --domain LO:HI");
   const auto [lo, hi] = parse_domain(a.domain);
@@ -148,6 +165,12 @@ Speeds build_speeds(const CutArgs& a) {
   return Speeds::uniform(parse_int(a.ranks, "--ranks", 1));
 }
 
+int converged_cuts(const Partition& part) {
+  int n = 0;
+  for (const auto& s : part.summaries) n += s.converged() ? 1 : 0;
+  return n;
+}
+
 std::string format_x(double x, bool integer) {
   return integer ? detail::fixed_digits(x, 17) : detail::fixed_digits(x, 12);
 }
@@ -156,8 +179,8 @@ void run(const CutArgs& a) {
   // Validate and compute everything before the first byte of output.
   PartitionOptions options;
   options.cut.method = parse_cut_method(a.method);
-  options.cut.cost_tolerance = parse_double(a.cost_tolerance, "--cost-tolerance");
-  options.cut.x_tolerance = parse_double(a.x_tolerance, "--x-tolerance");
+  options.cut.cost_tolerance = parse_nonnegative(a.cost_tolerance, "--cost-tolerance");
+  options.cut.x_tolerance = parse_nonnegative(a.x_tolerance, "--x-tolerance");
   options.cut.max_iterations = parse_int(a.max_iterations, "--max-iterations", 1);
   options.cut.validate();
   options.integer = a.integer;
@@ -169,7 +192,8 @@ void run(const CutArgs& a) {
 
   std::string text;
   if (a.json) {
-    nlohmann::json parts = nlohmann::json::array(), cuts = nlohmann::json::array();
+    nlohmann::ordered_json parts = nlohmann::ordered_json::array(),
+                           cuts = nlohmann::ordered_json::array();
     for (int i = 0; i < P; ++i)
       parts.push_back({{"rank", i},
                        {"lo", part.cuts[i]},
@@ -194,29 +218,29 @@ void run(const CutArgs& a) {
                       {"termination", to_string(s.termination)}});
     }
     const auto time_stats = load_stats(part.time);
-    nlohmann::json j = {{"command", "cut"},
-                        {"model",
-                         {{"kind", model.kind()},
-                          {"description", model.describe()},
-                          {"lo", model.lo()},
-                          {"hi", model.hi()},
-                          {"total_cost", model.total()}}},
-                        {"ranks", P},
-                        {"method", to_string(options.cut.method)},
-                        {"integer", part.integer},
-                        {"parts", parts},
-                        {"cuts", cuts},
-                        {"predicted",
-                         {{"le", time_stats.le},
-                          {"li", time_stats.li},
-                          {"efficiency", time_stats.efficiency},
-                          {"makespan", time_stats.max},
-                          {"speedup", part.total_cost / time_stats.max}}},
-                        {"solver",
-                         {{"max_iterations", part.max_iterations},
-                          {"max_abs_residual", part.max_abs_residual},
-                          {"fallbacks", part.fallbacks},
-                          {"converged", part.converged}}}};
+    nlohmann::ordered_json j = {{"command", "cut"},
+                                {"model",
+                                 {{"kind", model.kind()},
+                                  {"description", model.describe()},
+                                  {"lo", model.lo()},
+                                  {"hi", model.hi()},
+                                  {"total_cost", model.total()}}},
+                                {"ranks", P},
+                                {"method", to_string(options.cut.method)},
+                                {"integer", part.integer},
+                                {"parts", parts},
+                                {"cuts", cuts},
+                                {"predicted",
+                                 {{"le", time_stats.le},
+                                  {"li", time_stats.li},
+                                  {"efficiency", time_stats.efficiency},
+                                  {"makespan", time_stats.max},
+                                  {"speedup", part.total_cost / time_stats.max}}},
+                                {"solver",
+                                 {{"max_iterations", part.max_iterations},
+                                  {"max_abs_residual", part.max_abs_residual},
+                                  {"fallbacks", part.fallbacks},
+                                  {"converged", part.converged}}}};
     text = j.dump(2) + "\n";
   } else {
     std::vector<std::string> header{"rank", "lo", "hi"};
@@ -251,6 +275,10 @@ void run(const CutArgs& a) {
             (part.converged ? ", all cuts converged" : ", NOT ALL CUTS CONVERGED") + "\n";
   }
   emit(text, a.output);
+  if (!part.converged)
+    throw NotConverged(std::to_string(part.ranks() + 1 - converged_cuts(part)) +
+                       " cut(s) did not reach the tolerance within --max-iterations " +
+                       a.max_iterations + "; see \"termination\" in --json");
 }
 
 }  // namespace
@@ -276,7 +304,7 @@ void add_cut_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--integer", args->integer, "integer domain: ranks own integer ranges [lo, hi)");
   cmd->add_option("--cost-tolerance", args->cost_tolerance,
-                  "stop when |t(x) - target| <= this * TT")
+                  "stop when |t(x) - target| <= this * (cost of the smaller part next to the cut)")
       ->capture_default_str();
   cmd->add_option("--x-tolerance", args->x_tolerance,
                   "stop when the root is bracketed this tightly")
@@ -284,8 +312,13 @@ void add_cut_command(CLI::App& app) {
   cmd->add_option("--max-iterations", args->max_iterations, "iteration budget per cut")
       ->capture_default_str();
   cmd->add_flag("--json", args->json, "print JSON instead of a table");
-  cmd->add_option("-o,--output", args->output, "write the result to this file (atomically)");
-  cmd->callback([args] { run(*args); });
+  auto* output =
+      cmd->add_option("-o,--output", args->output, "write the result to this file (atomically)");
+  cmd->callback([args, output] {
+    if (output->count() > 0 && args->output.empty())
+      throw Error("--output: expected a file name, got ''");
+    run(*args);
+  });
 }
 
 }  // namespace isocost::cli

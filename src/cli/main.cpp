@@ -1,5 +1,6 @@
-// The isocost command. Errors in the input print one line on stderr and exit
-// with code 2; nothing is written to stdout or to an output file then.
+// The isocost command. Exit codes: 0 success; 2 bad input (one line on
+// stderr, nothing on stdout, no output file); 3 result written but some cut
+// did not converge; 1 the result could not be written, or an internal error.
 #include <iostream>
 
 #include "cli.hpp"
@@ -8,12 +9,16 @@
 int main(int argc, char** argv) {
   CLI::App app{"isocost: cost-balanced domain partitioning (cuts where every rank gets equal cost)",
                "isocost"};
-  app.require_subcommand(1);
+  // At most one command; "no command" is reported after parsing, so that an
+  // unknown word is named as such by CLI11 first.
+  app.require_subcommand(0, 1);
   app.set_version_flag("--version", "isocost 0.1.0");
   isocost::cli::add_cut_command(app);
   isocost::cli::add_metrics_command(app);
   try {
     app.parse(argc, argv);
+    if (app.get_subcommands().empty())
+      throw isocost::Error("a subcommand is required: cut or metrics (see isocost --help)");
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
@@ -23,6 +28,12 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     std::cerr << "isocost: error: " << e.what() << " (see isocost --help)\n";
     return 2;
+  } catch (const isocost::cli::NotConverged& e) {
+    std::cerr << "isocost: warning: " << e.what() << "\n";
+    return 3;
+  } catch (const isocost::cli::OutputFailed& e) {
+    std::cerr << "isocost: error: " << e.what() << "\n";
+    return 1;
   } catch (const isocost::Error& e) {
     std::cerr << "isocost: error: " << e.what() << "\n";
     return 2;

@@ -48,9 +48,14 @@ std::string stats_text(const LoadStats& s) {
 
 void run(const MetricsArgs& a) {
   const LoadFile loads = read_load_file(a.file);
-  const LoadStats total = load_stats(loads.times);
+  LoadStats total;
   std::optional<PhaseStats> phases;
-  if (loads.phases) phases = phase_stats(*loads.phases);
+  try {
+    total = load_stats(loads.times);
+    if (loads.phases) phases = phase_stats(*loads.phases);
+  } catch (const Error& e) {
+    throw Error(a.file + ": " + e.what());
+  }
   std::optional<std::optional<double>> correlation;
   if (!a.modelled.empty()) {
     const auto modelled = read_column(a.modelled, "modelled load", false);
@@ -62,10 +67,11 @@ void run(const MetricsArgs& a) {
 
   std::string text;
   if (a.json) {
-    nlohmann::json j = {{"command", "metrics"}, {"file", a.file}, {"stats", stats_json(total)}};
+    nlohmann::ordered_json j = {
+        {"command", "metrics"}, {"file", a.file}, {"stats", stats_json(total)}};
     if (correlation) j["rank_correlation"] = *correlation ? number(**correlation) : nullptr;
     if (phases) {
-      nlohmann::json list = nlohmann::json::array();
+      nlohmann::ordered_json list = nlohmann::ordered_json::array();
       for (std::size_t f = 0; f < phases->phases.size(); ++f)
         list.push_back({{"name", phases->phases[f]}, {"stats", stats_json(phases->per_phase[f])}});
       j["phases"] = list;
@@ -108,8 +114,13 @@ void add_metrics_command(CLI::App& app) {
   cmd->add_option("--modelled", args->modelled,
                   "modelled loads, one per rank, for the rank correlation (Pearce eq. 13)");
   cmd->add_flag("--json", args->json, "print JSON instead of text");
-  cmd->add_option("-o,--output", args->output, "write the result to this file (atomically)");
-  cmd->callback([args] { run(*args); });
+  auto* output =
+      cmd->add_option("-o,--output", args->output, "write the result to this file (atomically)");
+  cmd->callback([args, output] {
+    if (output->count() > 0 && args->output.empty())
+      throw Error("--output: expected a file name, got ''");
+    run(*args);
+  });
 }
 
 }  // namespace isocost::cli

@@ -36,6 +36,7 @@ std::string table(const std::vector<std::string>& header,
 void emit(const std::string& text, const std::string& path) {
   if (path.empty()) {
     std::cout << text << std::flush;
+    if (!std::cout) throw OutputFailed("cannot write the result to standard output");
     return;
   }
   namespace fs = std::filesystem;
@@ -62,13 +63,13 @@ void emit(const std::string& text, const std::string& path) {
   }
 }
 
-nlohmann::json number(double value) {
-  return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr);
+nlohmann::ordered_json number(double value) {
+  return std::isfinite(value) ? nlohmann::ordered_json(value) : nlohmann::ordered_json(nullptr);
 }
 
-nlohmann::json stats_json(const LoadStats& s) {
+nlohmann::ordered_json stats_json(const LoadStats& s) {
   auto optional = [](const std::optional<double>& v) {
-    return v ? number(*v) : nlohmann::json(nullptr);
+    return v ? number(*v) : nlohmann::ordered_json(nullptr);
   };
   return {{"ranks", s.ranks},
           {"min", s.min},

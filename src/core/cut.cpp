@@ -1,6 +1,7 @@
 #include "isocost/cut.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -201,27 +202,22 @@ void run_newton(Probe& probe, CutSummary& s, double guess, int budget) {
     return std::make_tuple(v, p.density);
   };
   std::uintmax_t iterations = static_cast<std::uintmax_t>(budget);
-  double result = guess;
   bool gave_up = false;
   try {
-    result = boost::math::tools::newton_raphson_iterate(
-        f, guess, probe.a, probe.b, std::numeric_limits<double>::digits - 2, iterations);
+    boost::math::tools::newton_raphson_iterate(f, guess, probe.a, probe.b,
+                                               std::numeric_limits<double>::digits - 2, iterations);
   } catch (const std::exception&) {
     gave_up = true;  // Boost: "no root to be found" (no sign change seen)
   }
   s.iterations = static_cast<int>(iterations);
   s.bisection_steps = safeguard;
   if (safeguard > 0) s.fallback = CutFallback::bisection_steps;
-  if (!gave_up && !probe.stopped) {
-    // Boost stopped on its own step criterion (|step| <= 4ε|x|) or ran out of
-    // budget; its last point is unevaluated, so evaluate it for the residual.
-    result = std::clamp(result, probe.a, probe.b);
-    const double v = probe.model->cost(result) - probe.target;
-    probe.record(result, v);
-    if (!probe.stopped && static_cast<int>(iterations) < budget) {
-      probe.stop = CutTermination::x_tolerance;
-      probe.stopped = true;
-    }
+  if (!gave_up && !probe.stopped && static_cast<int>(iterations) < budget) {
+    // Boost stopped on its own step criterion: its next iterate is within
+    // 4ε|x| of the last evaluated point, which we return (with its exact
+    // residual) rather than spend an evaluation on the unevaluated iterate.
+    probe.stop = CutTermination::x_tolerance;
+    probe.stopped = true;
   }
   if (gave_up && !probe.stopped) {
     s.fallback = CutFallback::method_switch;
@@ -297,32 +293,52 @@ void run_bisection(Probe& probe, CutSummary& s, int budget) {
   finish_from_best(probe, s);
 }
 
+// Exponential (galloping) search: the cut is usually near the bracket's lower
+// end (the previous cut when partitioning), so this costs O(log distance) probes
+// that stay close together in memory, instead of a search over the whole array.
 CutSummary discrete_cut(const CostModel& model, double target, double a, double b) {
   const auto prefix = model.prefix_sums();
   const double lo = model.lo();
   const auto first = static_cast<std::size_t>(std::ceil(a - lo));
   const auto last = static_cast<std::size_t>(std::floor(b - lo));
-  // Closest prefix sum to the target within [first, last]; ties to the smaller index.
-  auto it = std::lower_bound(prefix.begin() + first, prefix.begin() + last + 1, target);
-  std::size_t k = static_cast<std::size_t>(it - prefix.begin());
-  if (k > last) k = last;
+  int steps = 0;
+  // First index k in [first, last] with prefix[k] >= target (or last).
+  std::size_t below = first, span = 1;
+  while (span <= last - first && prefix[first + span] < target) {
+    below = first + span;
+    span *= 2;
+    ++steps;
+  }
+  const std::size_t above = std::min(first + span, last);
+  auto begin = prefix.begin();
+  std::size_t k =
+      static_cast<std::size_t>(std::lower_bound(begin + below, begin + above + 1, target) - begin);
+  steps += static_cast<int>(std::bit_width(above - below + 1));
+  k = std::min(k, last);
+  // Closest prefix sum to the target; ties to the smaller index.
   if (k > first && std::abs(prefix[k - 1] - target) <= std::abs(prefix[k] - target)) --k;
-  // Among equal prefix sums (zero weights) take the smallest index.
-  k = static_cast<std::size_t>(
-      std::lower_bound(prefix.begin() + first, prefix.begin() + k, prefix[k]) - prefix.begin());
+  // Among equal prefix sums (a run of zero weights) take the smallest index,
+  // galloping backwards so that long runs stay cheap.
+  std::size_t back = 1;
+  while (back <= k - first && prefix[k - back] == prefix[k]) {
+    back *= 2;
+    ++steps;
+  }
+  const std::size_t from = back <= k - first ? k - back : first;
+  k = static_cast<std::size_t>(std::lower_bound(begin + from, begin + k, prefix[k]) - begin);
   CutSummary s;
   s.x = lo + static_cast<double>(k);
   s.target = target;
   s.residual = prefix[k] - target;
   s.used = CutMethod::binary_search;
-  s.iterations = static_cast<int>(std::ceil(std::log2(static_cast<double>(last - first + 2))));
+  s.iterations = steps;
   s.evaluations = 0;
   s.termination = s.residual == 0 ? CutTermination::exact : CutTermination::nearest_integer;
   return s;
 }
 
 CutSummary solve(const CostModel& model, double target, double a, double fa, double b, double fb,
-                 const CutOptions& options) {
+                 const CutOptions& options, double cost_scale) {
   CutSummary s;
   s.requested = s.used = options.method;
   s.target = target;
@@ -340,7 +356,7 @@ CutSummary solve(const CostModel& model, double target, double a, double fa, dou
   }
   Probe probe{&model.impl(),
               target,
-              options.cost_tolerance * model.total(),
+              options.cost_tolerance * cost_scale,
               options.x_tolerance,
               a,
               fa,
@@ -387,7 +403,8 @@ void check_target(const CostModel& model, double target) {
 CutSummary solve_cut(const CostModel& model, double target, const CutOptions& options) {
   options.validate();
   check_target(model, target);
-  return solve(model, target, model.lo(), -target, model.hi(), model.total() - target, options);
+  return solve(model, target, model.lo(), -target, model.hi(), model.total() - target, options,
+               model.total());
 }
 
 CutSummary solve_cut(const CostModel& model, double target, double a, double b,
@@ -403,14 +420,14 @@ CutSummary solve_cut(const CostModel& model, double target, double a, double b,
   if (fa > 0 || fb < 0)
     throw Error("cut bracket [" + exact(a) + ", " + exact(b) + "] does not contain the target " +
                 exact(target) + ": t(a)=" + exact(fa + target) + ", t(b)=" + exact(fb + target));
-  return solve(model, target, a, fa, b, fb, options);
+  return solve(model, target, a, fa, b, fb, options, model.total());
 }
 
 namespace detail {
 // Used by the partitioner, which already knows t at the bracket ends.
 CutSummary solve_cut_known(const CostModel& model, double target, double a, double fa, double b,
-                           double fb, const CutOptions& options) {
-  return solve(model, target, a, fa, b, fb, options);
+                           double fb, const CutOptions& options, double cost_scale) {
+  return solve(model, target, a, fa, b, fb, options, cost_scale);
 }
 }  // namespace detail
 

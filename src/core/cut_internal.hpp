@@ -6,8 +6,9 @@
 namespace isocost::detail {
 
 /// solve_cut with the bracket values fa = t(a) − target <= 0 <= fb = t(b) − target
-/// already known; options must be valid. No argument checks.
+/// already known; options must be valid. The cost tolerance is
+/// options.cost_tolerance·cost_scale. No argument checks.
 CutSummary solve_cut_known(const CostModel& model, double target, double a, double fa, double b,
-                           double fb, const CutOptions& options);
+                           double fb, const CutOptions& options, double cost_scale);
 
 }  // namespace isocost::detail

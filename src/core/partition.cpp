@@ -36,6 +36,7 @@ Speeds Speeds::from_values(std::vector<double> speeds) {
     sum += speeds[k];
     s.prefix_[k + 1] = static_cast<double>(sum);
   }
+  s.speeds_ = std::move(speeds);
   return s;
 }
 
@@ -62,7 +63,7 @@ Speeds Speeds::from_node_types(const std::vector<NodeType>& types) {
 double Speeds::speed(int rank) const {
   if (rank < 0 || rank >= ranks_)
     throw Error("rank " + std::to_string(rank) + " is outside [0, " + std::to_string(ranks_) + ")");
-  return is_uniform() ? 1.0 : prefix_[rank + 1] - prefix_[rank];
+  return is_uniform() ? 1.0 : speeds_[static_cast<std::size_t>(rank)];
 }
 
 double Speeds::total() const noexcept { return is_uniform() ? ranks_ : prefix_.back(); }
@@ -76,9 +77,7 @@ double Speeds::fraction_before(int i) const {
 }
 
 std::vector<double> Speeds::values() const {
-  std::vector<double> v(static_cast<std::size_t>(ranks_));
-  for (int k = 0; k < ranks_; ++k) v[k] = speed(k);
-  return v;
+  return is_uniform() ? std::vector<double>(static_cast<std::size_t>(ranks_), 1.0) : speeds_;
 }
 
 // ---------------------------------------------------------------------------
@@ -109,6 +108,27 @@ Rounded round_cut(const CostModel& model, double x, double target, double floor_
   return std::abs(tc - target) < std::abs(tf - target) ? Rounded{c, tc} : Rounded{f, tf};
 }
 
+// Below this share of the work a rank's range cannot be resolved in double
+// precision: t is only known to about ε·TT, so the rank's cost would carry a
+// relative error of ε/share. An error, not a silently empty rank.
+constexpr double kMinShare = 1e-12;
+
+void check_share(const CostModel& model, const Speeds& speeds, int rank) {
+  if (model.is_discrete()) return;  // integer cuts by prefix sums: always ordered
+  const double share = speeds.speed(rank) / speeds.total();
+  if (!(share >= kMinShare))
+    throw Error("rank " + std::to_string(rank) + " (speed " + exact(speeds.speed(rank)) +
+                ") owns a share of " + exact(share) + " of the work, below " + exact(kMinShare) +
+                ": its range cannot be resolved in double precision");
+}
+
+// The cost tolerance of cut i is relative to the smaller of the two parts it
+// separates, so every part's cost is within 2·cost_tolerance of its target
+// whatever P and the speeds.
+double cut_scale(const CostModel& model, const Speeds& speeds, int i) {
+  return model.total() * std::min(speeds.speed(i - 1), speeds.speed(i)) / speeds.total();
+}
+
 CutSummary end_summary(double x, double target, const CutOptions& options) {
   CutSummary s;
   s.x = x;
@@ -128,7 +148,7 @@ CutSummary independent_cut(const CostModel& model, const Speeds& speeds, int i,
   if (i == 0) return end_summary(model.lo(), 0.0, options);
   if (i == speeds.ranks()) return end_summary(model.hi(), model.total(), options);
   return detail::solve_cut_known(model, target, model.lo(), -target, model.hi(),
-                                 model.total() - target, options);
+                                 model.total() - target, options, cut_scale(model, speeds, i));
 }
 
 }  // namespace
@@ -140,11 +160,7 @@ RankRange rank_range(const CostModel& model, int rank, const Speeds& speeds,
   const int P = speeds.ranks();
   if (rank < 0 || rank >= P)
     throw Error("rank " + std::to_string(rank) + " is outside [0, " + std::to_string(P) + ")");
-  const double share = speeds.fraction_before(rank + 1) - speeds.fraction_before(rank);
-  if (!model.is_discrete() && share < 4 * options.cut.cost_tolerance)
-    throw Error("rank " + std::to_string(rank) + " owns a share of " + exact(share) +
-                " of the work, below 4*cost_tolerance = " + exact(4 * options.cut.cost_tolerance) +
-                ": its range cannot be resolved");
+  check_share(model, speeds, rank);
   RankRange r;
   r.rank = rank;
   r.lower = independent_cut(model, speeds, rank, options.cut);
@@ -169,6 +185,7 @@ Partition partition(const CostModel& model, const Speeds& speeds, const Partitio
   options.cut.validate();
   check_integer_domain(model, options);
   const int P = speeds.ranks();
+  for (int i = 0; i < (speeds.is_uniform() ? 0 : P); ++i) check_share(model, speeds, i);
   const double TT = model.total();
   Partition part;
   part.total_cost = TT;
@@ -203,7 +220,8 @@ Partition partition(const CostModel& model, const Speeds& speeds, const Partitio
           const double step = (prev.x - pp.x) * (target - prev.target) / (prev.target - pp.target);
           opt.initial_guess = prev.x + step;
         }
-        s = detail::solve_cut_known(model, target, a, fa, model.hi(), TT - target, opt);
+        s = detail::solve_cut_known(model, target, a, fa, model.hi(), TT - target, opt,
+                                    cut_scale(model, speeds, i));
       }
     }
     part.summaries[i] = s;

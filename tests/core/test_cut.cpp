@@ -194,6 +194,15 @@ TEST(SolveCut, DiscreteModelsUseBinarySearch) {
   const auto z = isocost::discrete_model({1, 0, 0, 1});
   EXPECT_EQ(isocost::solve_cut(z, 1.0).x, 1);
   EXPECT_EQ(isocost::solve_cut(z, 1.2).x, 1);
+  // A long zero run: still the smallest index, and inside a given bracket the
+  // smallest index of the bracket.
+  std::vector<double> w(1002, 0.0);
+  w.front() = w.back() = 1;
+  const auto run = isocost::discrete_model(w);
+  EXPECT_EQ(isocost::solve_cut(run, 1.0).x, 1);
+  EXPECT_EQ(isocost::solve_cut(run, 1.4).x, 1);
+  EXPECT_EQ(isocost::solve_cut(run, 1.6).x, 1002);
+  EXPECT_EQ(isocost::solve_cut(run, 1.0, 500, 1002).x, 500);
 }
 
 TEST(CutOptions, ValidationNamesTheField) {

@@ -1,0 +1,287 @@
+// bench_cut — Google Benchmark timings of isocost's cut solvers and partitioner.
+//
+// The project reports MEDIANS: run with
+//   bench_cut --benchmark_repetitions=9 --benchmark_report_aggregates_only=true
+// (see bench/README.md). Repetitions are not fixed here so that the CTest smoke
+// test (--benchmark_min_time=0.01 on a quick subset) stays fast.
+//
+// Sieve model: Swartz eq. (4), t(x) = A·x^p/(ln x − c), A = 3.9098e-7, p = 1.43,
+// c = 1.08366, on [6, 2^28]; derivative eq. (5) / FUNCD in Appendix B.
+
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <random>
+#include <tuple>
+#include <vector>
+
+#include <boost/math/tools/roots.hpp>
+
+#include "isocost/cost_model.hpp"
+#include "isocost/cut.hpp"
+#include "isocost/partition.hpp"
+
+namespace {
+
+constexpr double kLo = 6.0;
+constexpr double kHi = 268435456.0;  // 2^28
+
+isocost::SieveParams sieve_params() { return {.A = 3.9098e-7, .p = 1.43, .c = 1.08366}; }
+
+const isocost::CostModel& sieve() {
+  static const isocost::CostModel model = isocost::sieve_model(sieve_params(), kLo, kHi);
+  return model;
+}
+
+// ---------------------------------------------------------------------------
+// The baseline: a bare Boost newton_raphson_iterate on the same formula as the
+// library's SieveImpl::evaluate (r = 1/(ln x − c), T = A·x^p·r, T' = T·(p − r)/x,
+// cost = T − T(lo)), the same bracket [lo, hi], the same linear initial guess,
+// the same digits and iteration budget (CutOptions defaults).
+struct BareSieve {
+  double A, p, c, t_lo;
+  double raw(double x) const { return A * std::pow(x, p) / (std::log(x) - c); }
+};
+
+BareSieve bare_sieve() {
+  const auto sp = sieve_params();
+  BareSieve s{sp.A, sp.p, sp.c, 0.0};
+  // Keep the parameters opaque to the optimiser, as they are in the library
+  // (runtime members of SieveImpl), so neither side gets constant-folded.
+  benchmark::DoNotOptimize(s);
+  s.t_lo = s.raw(kLo);
+  return s;
+}
+
+// Cut i of P with Boost Newton; `evaluations` receives Boost's count of f calls.
+// Like rank_range(), cut 0 is lo and cut P is hi without any solve.
+inline double bare_cut(const BareSieve& s, double TT, int i, int P, std::uintmax_t* evaluations) {
+  if (i == 0) return kLo;
+  if (i == P) return kHi;
+  const double target = TT * i / P;
+  auto f = [&s, target](double x) {
+    const double r = 1.0 / (std::log(x) - s.c);
+    const double T = s.A * std::pow(x, s.p) * r;
+    return std::make_tuple(T - s.t_lo - target, T * (s.p - r) / x);
+  };
+  std::uintmax_t max_iter = 100;
+  const double guess = kLo + (kHi - kLo) * i / P;
+  const double x = boost::math::tools::newton_raphson_iterate(
+      f, guess, kLo, kHi, std::numeric_limits<double>::digits - 2, max_iter);
+  if (evaluations) *evaluations += max_iter;
+  return x;
+}
+
+// ---------------------------------------------------------------------------
+// 1. rank_range: each rank computes its own two cuts (Swartz §2), cycling ranks.
+void BM_RankRange_Sieve(benchmark::State& state) {
+  const int P = static_cast<int>(state.range(0));
+  const auto& model = sieve();
+  const auto speeds = isocost::Speeds::uniform(P);
+  // Untimed pre-pass: average work per call over one cycle of ranks.
+  double evaluations = 0, iterations = 0;
+  for (int r = 0; r < P; ++r) {
+    const auto rr = isocost::rank_range(model, r, speeds);
+    evaluations += rr.lower.evaluations + rr.upper.evaluations;
+    iterations += rr.lower.iterations + rr.upper.iterations;
+  }
+  int rank = 0;
+  for (auto _ : state) {
+    auto rr = isocost::rank_range(model, rank, speeds);
+    benchmark::DoNotOptimize(rr);
+    if (++rank == P) rank = 0;
+  }
+  state.counters["evals_per_call"] = evaluations / P;
+  state.counters["iters_per_call"] = iterations / P;
+}
+BENCHMARK(BM_RankRange_Sieve)->Arg(16)->Arg(1024)->Unit(benchmark::kNanosecond);
+
+// 2. The same two cuts per rank with a bare Boost Newton loop (the baseline).
+void BM_BareBoostNewton_Sieve(benchmark::State& state) {
+  const int P = static_cast<int>(state.range(0));
+  const BareSieve s = bare_sieve();
+  const double TT = s.raw(kHi) - s.t_lo;
+  std::uintmax_t evaluations = 0;
+  for (int r = 0; r < P; ++r) {
+    bare_cut(s, TT, r, P, &evaluations);
+    bare_cut(s, TT, r + 1, P, &evaluations);
+  }
+  int rank = 0;
+  for (auto _ : state) {
+    double lo = bare_cut(s, TT, rank, P, nullptr);
+    double hi = bare_cut(s, TT, rank + 1, P, nullptr);
+    benchmark::DoNotOptimize(lo);
+    benchmark::DoNotOptimize(hi);
+    if (++rank == P) rank = 0;
+  }
+  state.counters["evals_per_call"] = static_cast<double>(evaluations) / P;
+  state.counters["iters_per_call"] = static_cast<double>(evaluations) / P;
+}
+BENCHMARK(BM_BareBoostNewton_Sieve)->Arg(16)->Arg(1024)->Unit(benchmark::kNanosecond);
+
+// One sieve evaluation (t and t'): through the library's virtual interface
+// and inline, to turn evaluation counts into time.
+std::vector<double> sample_points() {
+  std::vector<double> xs(64);
+  for (std::size_t k = 0; k < xs.size(); ++k)
+    xs[k] = kLo + (kHi - kLo) * (static_cast<double>(k) + 0.5) / static_cast<double>(xs.size());
+  return xs;
+}
+
+void BM_SieveEvaluate_Library(benchmark::State& state) {
+  const auto& impl = sieve().impl();
+  const auto xs = sample_points();
+  std::size_t k = 0;
+  for (auto _ : state) {
+    auto p = impl.evaluate(xs[k]);
+    benchmark::DoNotOptimize(p);
+    k = (k + 1) & 63;
+  }
+}
+BENCHMARK(BM_SieveEvaluate_Library)->Unit(benchmark::kNanosecond);
+
+void BM_SieveEvaluate_Bare(benchmark::State& state) {
+  const BareSieve s = bare_sieve();
+  const auto xs = sample_points();
+  std::size_t k = 0;
+  for (auto _ : state) {
+    const double x = xs[k];
+    const double r = 1.0 / (std::log(x) - s.c);
+    const double T = s.A * std::pow(x, s.p) * r;
+    double cost = T - s.t_lo, density = T * (s.p - r) / x;
+    benchmark::DoNotOptimize(cost);
+    benchmark::DoNotOptimize(density);
+    k = (k + 1) & 63;
+  }
+}
+BENCHMARK(BM_SieveEvaluate_Bare)->Unit(benchmark::kNanosecond);
+
+// 5. One sieve cut by each CutMethod, cycling over the 15 interior cuts of P = 16
+// (solve_cut on the whole domain, Newton/secant from the linear guess).
+void BM_SolveCut_Sieve(benchmark::State& state, isocost::CutMethod method) {
+  const auto& model = sieve();
+  constexpr int P = 16;
+  std::vector<double> targets;
+  for (int i = 1; i < P; ++i) targets.push_back(model.total() * i / P);
+  isocost::CutOptions opt;
+  opt.method = method;
+  double evaluations = 0, iterations = 0;
+  for (double t : targets) {
+    const auto s = isocost::solve_cut(model, t, opt);
+    evaluations += s.evaluations;
+    iterations += s.iterations;
+  }
+  std::size_t k = 0;
+  for (auto _ : state) {
+    auto s = isocost::solve_cut(model, targets[k], opt);
+    benchmark::DoNotOptimize(s);
+    if (++k == targets.size()) k = 0;
+  }
+  state.counters["evals_per_cut"] = evaluations / static_cast<double>(targets.size());
+  state.counters["iters_per_cut"] = iterations / static_cast<double>(targets.size());
+}
+BENCHMARK_CAPTURE(BM_SolveCut_Sieve, newton, isocost::CutMethod::newton)
+    ->Unit(benchmark::kNanosecond);
+BENCHMARK_CAPTURE(BM_SolveCut_Sieve, secant, isocost::CutMethod::secant)
+    ->Unit(benchmark::kNanosecond);
+BENCHMARK_CAPTURE(BM_SolveCut_Sieve, bisection, isocost::CutMethod::bisection)
+    ->Unit(benchmark::kNanosecond);
+BENCHMARK_CAPTURE(BM_SolveCut_Sieve, toms748, isocost::CutMethod::toms748)
+    ->Unit(benchmark::kNanosecond);
+
+// Shared by the partition benchmarks: per-cut time (the P−1 solved cuts) and
+// the average work per cut of the last result.
+void partition_counters(benchmark::State& state, const isocost::Partition& part) {
+  const int P = part.ranks();
+  const double cuts = P > 1 ? P - 1 : 1;
+  state.counters["per_cut"] = benchmark::Counter(
+      cuts, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  double evaluations = 0, iterations = 0;
+  for (const auto& s : part.summaries) {
+    evaluations += s.evaluations;
+    iterations += s.iterations;
+  }
+  state.counters["evals_per_cut"] = evaluations / cuts;
+  state.counters["iters_per_cut"] = iterations / cuts;
+}
+
+// 3. partition() with warm start (default): each cut bracketed by the previous
+// one and guessed by extrapolation. per_cut = time / (P − 1).
+void BM_Partition_Sieve_WarmStart(benchmark::State& state) {
+  const int P = static_cast<int>(state.range(0));
+  const auto& model = sieve();
+  const auto speeds = isocost::Speeds::uniform(P);
+  isocost::Partition part;
+  for (auto _ : state) {
+    part = isocost::partition(model, speeds);
+    benchmark::DoNotOptimize(part.cuts.data());
+    benchmark::ClobberMemory();
+  }
+  partition_counters(state, part);
+}
+BENCHMARK(BM_Partition_Sieve_WarmStart)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Arg(100000)
+    ->Arg(1000000)
+    ->Unit(benchmark::kMillisecond);
+
+// 4. Discrete model over 10^7 random positive weights (fixed seed), built once.
+constexpr std::size_t kCells = 10'000'000;
+
+const std::vector<double>& discrete_weights() {
+  static const std::vector<double> w = [] {
+    std::vector<double> v(kCells);
+    std::mt19937_64 rng(20240607);
+    std::uniform_real_distribution<double> dist(0.5, 1.5);
+    for (auto& x : v) x = dist(rng);
+    return v;
+  }();
+  return w;
+}
+
+const isocost::CostModel& discrete() {
+  static const isocost::CostModel model = isocost::discrete_model(discrete_weights());
+  return model;
+}
+
+// Construction: validation and long-double prefix sums over 10^7 cells. The
+// copy of the weights (discrete_model takes them by value) and the destruction
+// of the previous model are outside the timed region.
+void BM_DiscreteModel_Build(benchmark::State& state) {
+  const auto& weights = discrete_weights();
+  std::optional<isocost::CostModel> model;
+  for (auto _ : state) {
+    state.PauseTiming();
+    model.reset();
+    std::vector<double> w = weights;
+    state.ResumeTiming();
+    model.emplace(isocost::discrete_model(std::move(w)));
+    benchmark::DoNotOptimize(*model);
+  }
+  state.counters["per_cell"] = benchmark::Counter(
+      static_cast<double>(kCells),
+      benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_DiscreteModel_Build)->Unit(benchmark::kMillisecond);
+
+void BM_Partition_Discrete(benchmark::State& state) {
+  const int P = static_cast<int>(state.range(0));
+  const auto& model = discrete();
+  const auto speeds = isocost::Speeds::uniform(P);
+  isocost::Partition part;
+  for (auto _ : state) {
+    part = isocost::partition(model, speeds);
+    benchmark::DoNotOptimize(part.cuts.data());
+    benchmark::ClobberMemory();
+  }
+  partition_counters(state, part);
+}
+BENCHMARK(BM_Partition_Discrete)->Arg(16)->Arg(1024)->Arg(65536)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
