@@ -274,7 +274,9 @@ void run_secant(Probe& probe, CutSummary& s, double guess, int budget) {
 }
 
 void run_bisection(Probe& probe, CutSummary& s, int budget) {
-  std::uintmax_t iterations = static_cast<std::uintmax_t>(budget);
+  // Boost's bisect spends 3 of its budget re-evaluating the bracket ends we
+  // already know; give it those on top, so `budget` counts midpoints.
+  std::uintmax_t iterations = static_cast<std::uintmax_t>(budget) + 3;
   auto f = [&probe](double x) {
     const double v = probe.model->cost(x) - probe.target;
     return probe.record(x, v) ? 0.0 : v;
@@ -289,7 +291,7 @@ void run_bisection(Probe& probe, CutSummary& s, int budget) {
       probe.stopped = true;
     }
   }
-  s.iterations = static_cast<int>(iterations);
+  s.iterations = static_cast<int>(iterations > 3 ? iterations - 3 : 0);
   finish_from_best(probe, s);
 }
 

@@ -119,6 +119,25 @@ TEST(SolveCut, NewtonLeavingTheBracketBecomesBisectionAndSaysSo) {
   EXPECT_EQ(v.bisection_steps, 0);
 }
 
+TEST(SolveCut, NewtonThatGivesUpHandsOverToToms748) {
+  // t(x) = x on [0, 1] with a density callable that lies (−1) on (0.6, 0.6001),
+  // between the 257 points the analytic model samples at construction. From the
+  // guess 0.60005 Newton walks the wrong way, its bracket ends see f of the same
+  // sign and Boost throws "no root"; TOMS748 then solves on the sign bracket.
+  const auto t =
+      isocost::analytic_model([](double x) { return x; },
+                              [](double x) { return x > 0.6 && x < 0.6001 ? -1.0 : 1.0; }, 0, 1);
+  CutOptions o;
+  o.initial_guess = 0.60005;
+  const auto s = isocost::solve_cut(t, 0.5, o);
+  EXPECT_EQ(s.fallback, CutFallback::method_switch) << s.brief_report();
+  EXPECT_EQ(s.requested, CutMethod::newton);
+  EXPECT_EQ(s.used, CutMethod::toms748);
+  EXPECT_NEAR(s.x, 0.5, 1e-12);
+  EXPECT_TRUE(s.converged());
+  expect_post_conditions(t, s);
+}
+
 TEST(SolveCut, IterationBudgetRunsOutVisibly) {
   const auto t = isocost::sieve_model({}, 6, 268435456);
   for (auto m : kMethods) {
