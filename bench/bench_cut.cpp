@@ -208,11 +208,8 @@ void partition_counters(benchmark::State& state, const isocost::Partition& part)
   state.counters["iters_per_cut"] = iterations / cuts;
 }
 
-// 3. partition() with warm start (default): each cut bracketed by the previous
-// one and guessed by extrapolation. per_cut = time / (P − 1).
-void BM_Partition_Sieve_WarmStart(benchmark::State& state) {
-  const int P = static_cast<int>(state.range(0));
-  const auto& model = sieve();
+// The timed loop shared by the partition benchmarks.
+void time_partition(benchmark::State& state, const isocost::CostModel& model, int P) {
   const auto speeds = isocost::Speeds::uniform(P);
   isocost::Partition part;
   for (auto _ : state) {
@@ -221,6 +218,14 @@ void BM_Partition_Sieve_WarmStart(benchmark::State& state) {
     benchmark::ClobberMemory();
   }
   partition_counters(state, part);
+}
+
+// 3. partition() with warm start (default): each cut bracketed by the previous
+// one and guessed by extrapolation. per_cut = time / (P − 1).
+void BM_Partition_Sieve_WarmStart(benchmark::State& state) {
+  const int P = static_cast<int>(state.range(0));
+  const auto& model = sieve();
+  time_partition(state, model, P);
 }
 BENCHMARK(BM_Partition_Sieve_WarmStart)
     ->Arg(1000)
@@ -271,14 +276,7 @@ BENCHMARK(BM_DiscreteModel_Build)->Unit(benchmark::kMillisecond);
 void BM_Partition_Discrete(benchmark::State& state) {
   const int P = static_cast<int>(state.range(0));
   const auto& model = discrete();
-  const auto speeds = isocost::Speeds::uniform(P);
-  isocost::Partition part;
-  for (auto _ : state) {
-    part = isocost::partition(model, speeds);
-    benchmark::DoNotOptimize(part.cuts.data());
-    benchmark::ClobberMemory();
-  }
-  partition_counters(state, part);
+  time_partition(state, model, P);
 }
 BENCHMARK(BM_Partition_Discrete)->Arg(16)->Arg(1024)->Arg(65536)->Unit(benchmark::kMicrosecond);
 

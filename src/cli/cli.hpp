@@ -1,6 +1,7 @@
 // Internal to the isocost command: subcommand registration and shared output.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,10 @@ struct OutputFailed : Error {
 void add_cut_command(CLI::App& app);
 /// Adds `isocost metrics` to the app.
 void add_metrics_command(CLI::App& app);
+
+/// Adds -o/--output (bound to `output`) and sets the command's callback to
+/// `run`, rejecting an empty file name first.
+void add_output_and_run(CLI::App* cmd, std::string& output, std::function<void()> run);
 
 /// Right-aligned text table with a header row.
 std::string table(const std::vector<std::string>& header,

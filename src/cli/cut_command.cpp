@@ -312,13 +312,7 @@ void add_cut_command(CLI::App& app) {
   cmd->add_option("--max-iterations", args->max_iterations, "iteration budget per cut")
       ->capture_default_str();
   cmd->add_flag("--json", args->json, "print JSON instead of a table");
-  auto* output =
-      cmd->add_option("-o,--output", args->output, "write the result to this file (atomically)");
-  cmd->callback([args, output] {
-    if (output->count() > 0 && args->output.empty())
-      throw Error("--output: expected a file name, got ''");
-    run(*args);
-  });
+  add_output_and_run(cmd, args->output, [args] { run(*args); });
 }
 
 }  // namespace isocost::cli

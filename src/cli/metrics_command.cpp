@@ -114,13 +114,7 @@ void add_metrics_command(CLI::App& app) {
   cmd->add_option("--modelled", args->modelled,
                   "modelled loads, one per rank, for the rank correlation (Pearce eq. 13)");
   cmd->add_flag("--json", args->json, "print JSON instead of text");
-  auto* output =
-      cmd->add_option("-o,--output", args->output, "write the result to this file (atomically)");
-  cmd->callback([args, output] {
-    if (output->count() > 0 && args->output.empty())
-      throw Error("--output: expected a file name, got ''");
-    run(*args);
-  });
+  add_output_and_run(cmd, args->output, [args] { run(*args); });
 }
 
 }  // namespace isocost::cli

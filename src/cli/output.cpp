@@ -13,6 +13,16 @@
 
 namespace isocost::cli {
 
+void add_output_and_run(CLI::App* cmd, std::string& output, std::function<void()> run) {
+  auto* option =
+      cmd->add_option("-o,--output", output, "write the result to this file (atomically)");
+  cmd->callback([option, &output, run = std::move(run)] {
+    if (option->count() > 0 && output.empty())
+      throw Error("--output: expected a file name, got ''");
+    run();
+  });
+}
+
 std::string table(const std::vector<std::string>& header,
                   const std::vector<std::vector<std::string>>& rows) {
   std::vector<std::size_t> width(header.size());

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "isocost/error.hpp"
+#include "support/expect_error.hpp"
 
 namespace {
 
@@ -18,18 +19,7 @@ using isocost::Error;
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 const double kInf = std::numeric_limits<double>::infinity();
 
-// Expects an isocost::Error whose message contains every fragment.
-template <class F>
-void expect_error(F&& f, std::initializer_list<std::string> fragments) {
-  try {
-    f();
-    ADD_FAILURE() << "expected isocost::Error";
-  } catch (const Error& e) {
-    for (const auto& frag : fragments)
-      EXPECT_NE(std::string(e.what()).find(frag), std::string::npos)
-          << "message '" << e.what() << "' lacks '" << frag << "'";
-  }
-}
+using isocost::testing::expect_error;
 
 // Swartz eq. (4) written out independently, in long double.
 long double sieve_T(long double x, long double A = 3.9098e-7L, long double p = 1.43L,

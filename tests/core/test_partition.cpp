@@ -13,6 +13,7 @@
 #include <string>
 
 #include "isocost/error.hpp"
+#include "support/expect_error.hpp"
 
 namespace {
 
@@ -21,17 +22,7 @@ using isocost::CutMethod;
 using isocost::PartitionOptions;
 using isocost::Speeds;
 
-template <class F>
-void expect_error(F&& f, std::initializer_list<std::string> fragments) {
-  try {
-    f();
-    ADD_FAILURE() << "expected isocost::Error";
-  } catch (const isocost::Error& e) {
-    for (const auto& frag : fragments)
-      EXPECT_NE(std::string(e.what()).find(frag), std::string::npos)
-          << "message '" << e.what() << "' lacks '" << frag << "'";
-  }
-}
+using isocost::testing::expect_error;
 
 // ---------------------------------------------------------------------------
 TEST(Speeds, UniformAndExplicit) {
