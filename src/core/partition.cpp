@@ -245,7 +245,8 @@ Partition partition(const CostModel& model, const Speeds& speeds, const Partitio
       throw Error("cuts " + std::to_string(i - 1) + " and " + std::to_string(i) +
                   " came out in decreasing order (" + exact(part.cuts[i - 1]) + " > " +
                   exact(part.cuts[i]) +
-                  "); a rank's share is below the cost tolerance — use warm_start");
+                  "): independent solves (warm_start = false) that did not converge are not "
+                  "ordered; raise max_iterations or use warm_start");
     floor_at = part.cuts[i];
   }
 

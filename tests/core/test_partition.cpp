@@ -389,3 +389,27 @@ TEST(Partition, BriefReportStatesTheNumbers) {
 }
 
 }  // namespace
+
+namespace {
+
+// A budget too small to converge is reported, and the cuts still tile the
+// domain in order (each is the best point its solve evaluated).
+TEST(Partition, UnconvergedCutsAreReportedAndStillOrdered) {
+  const auto t = isocost::sieve_model({}, 6, 268435456);
+  for (bool warm : {true, false}) {
+    PartitionOptions options;
+    options.warm_start = warm;
+    options.cut.method = CutMethod::bisection;
+    options.cut.max_iterations = 1;  // one midpoint per cut
+    const auto part = isocost::partition(t, Speeds::uniform(8), options);
+    EXPECT_FALSE(part.converged);
+    EXPECT_NE(part.brief_report().find("NOT all cuts converged"), std::string::npos);
+    for (int i = 0; i < 8; ++i) EXPECT_LE(part.cuts[i], part.cuts[i + 1]) << i;
+    int limited = 0;
+    for (const auto& s : part.summaries)
+      limited += s.termination == isocost::CutTermination::iteration_limit ? 1 : 0;
+    EXPECT_GT(limited, 0);
+  }
+}
+
+}  // namespace
