@@ -1,7 +1,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -9,6 +8,7 @@
 #include <iostream>
 
 #include "cli.hpp"
+#include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 
 namespace isocost::cli {
@@ -101,11 +101,7 @@ nlohmann::ordered_json stats_json(const LoadStats& s) {
 
 double parse_double(const std::string& text, const std::string& what) {
   double value = 0;
-  const char* begin = text.data();
-  const char* end = begin + text.size();
-  if (begin != end && *begin == '+') ++begin;
-  auto [ptr, ec] = std::from_chars(begin, end, value);
-  if (ec != std::errc() || ptr != end || text.empty() || !std::isfinite(value))
+  if (!detail::parse_number(text, value) || !std::isfinite(value))
     throw Error(what + ": expected a finite number, got '" + text + "'");
   return value;
 }

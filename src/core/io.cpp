@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <cmath>
 #include <fstream>
 #include <map>
 #include <string_view>
 
+#include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 
 namespace isocost {
@@ -68,18 +68,10 @@ std::ifstream open(const std::string& path) {
   return in;
 }
 
-bool parse_number(const std::string& field, double& value) {
-  const char* begin = field.data();
-  const char* end = begin + field.size();
-  if (begin != end && *begin == '+') ++begin;  // from_chars rejects a leading '+'
-  auto [ptr, ec] = std::from_chars(begin, end, value);
-  return ec == std::errc() && ptr == end;
-}
-
 double number(const Record& r, std::size_t k, const std::string& name, const std::string& what,
               bool nonnegative) {
   double v;
-  if (!parse_number(r.fields[k], v) || !std::isfinite(v))
+  if (!detail::parse_number(r.fields[k], v) || !std::isfinite(v))
     throw ParseError(name, r.line, what + ": expected a finite number, got '" + r.fields[k] + "'");
   if (nonnegative && v < 0)
     throw ParseError(name, r.line, what + ": expected a number >= 0, got '" + r.fields[k] + "'");

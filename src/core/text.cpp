@@ -18,4 +18,12 @@ std::string fixed_digits(double value, int significant) {
   return buffer;
 }
 
+bool parse_number(std::string_view text, double& value) {
+  const char* begin = text.data();
+  const char* end = begin + text.size();
+  if (begin != end && *begin == '+') ++begin;  // from_chars rejects a leading '+'
+  auto [ptr, ec] = std::from_chars(begin, end, value);
+  return begin != end && ec == std::errc() && ptr == end;
+}
+
 }  // namespace isocost::detail
