@@ -152,7 +152,8 @@ CostModel tabulated_model(std::vector<double> x, std::vector<double> t,
 /// Per-cell weights w_0 … w_{n−1} >= 0 (finite, not all zero). Cell k covers
 /// [first + k, first + k + 1); the domain is [first, first + n]. cost(x) is the
 /// piecewise-linear prefix sum, so cost(first + k) = w_0 + … + w_{k−1} exactly as
-/// accumulated; cuts on a discrete model are integers found by binary search.
+/// accumulated; cuts on a discrete model are integers found by exponential
+/// and binary search over the prefix sums.
 CostModel discrete_model(std::vector<double> weights, std::int64_t first = 0);
 
 }  // namespace isocost

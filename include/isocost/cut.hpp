@@ -107,8 +107,9 @@ struct CutSummary {
 
 /// Solves t(x) = target over the whole domain. target must lie in [0, TT].
 /// For discrete models the cut is the integer boundary b whose prefix sum is
-/// closest to target (ties to the smaller b), found by binary search; the
-/// method option is then ignored and `used` is binary_search.
+/// closest to target (ties to the smaller b), found by exponential search from
+/// the bracket's lower end and then binary search; the method option is then
+/// ignored and `used` is binary_search.
 CutSummary solve_cut(const CostModel& model, double target, const CutOptions& options = {});
 
 /// As above with a known bracket: lo <= a <= b <= hi and t(a) <= target <= t(b).

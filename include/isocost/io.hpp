@@ -2,8 +2,9 @@
 //
 // Common rules: one record per line; fields separated by commas and/or
 // whitespace; blank lines and lines starting with '#' are skipped; the first
-// record may be a header naming the columns (e.g. "rank,phase,time"). Numbers
-// must be finite. Any violation throws ParseError with file and line.
+// record may be a header naming the columns (e.g. "rank,phase,time"; a header's
+// first field starts with a letter, so a typo in a first value is an error, not
+// a header). Numbers must be finite. Any violation throws ParseError with file and line.
 #pragma once
 
 #include <istream>
