@@ -67,8 +67,8 @@ class CostModel {
   /// Both t(x) and t'(x) in one call (cheaper for most models).
   CostPoint evaluate(double x) const;
 
-  /// Short name: "sieve", "power", "polynomial", "analytic", "pchip", "makima",
-  /// "linear", "discrete".
+  /// Short name: "sieve", "power", "polynomial", "exponential", "analytic",
+  /// "pchip", "makima", "linear", "discrete", "expression".
   std::string kind() const { return impl_->kind(); }
   /// One line with the formula and parameters.
   std::string describe() const { return impl_->describe(); }
@@ -113,11 +113,18 @@ CostModel sieve_model(const SieveParams& params, double lo, double hi);
 /// A·p > 0 (so t increases), and lo > 0 when p < 0.
 CostModel power_model(double A, double p, double B, double lo, double hi);
 
-/// Polynomial t(x) = c[0] + c[1]·x + … + c[n]·x^n on [lo, hi], n >= 1. Checked to
-/// be nondecreasing on [lo, hi] exactly: t' is evaluated at the ends and at every
-/// real root of t'' in (lo, hi), found by recursive root isolation; a minimum of
-/// t' below −1e-12·(TT/(hi−lo)) is an Error naming the x where t decreases.
-CostModel polynomial_model(std::vector<double> coefficients, double lo, double hi);
+/// Polynomial t(x) = c[0] + c[1]·u + … + c[n]·u^n with u = (x − x0)/scale on
+/// [lo, hi], n >= 1 (x0 = 0, scale = 1: a polynomial in x; fits use the scaled
+/// variable to stay well conditioned). Checked to be nondecreasing on [lo, hi]
+/// exactly: t' is evaluated at the ends and at every real root of t'' in
+/// (lo, hi), found by recursive root isolation; a minimum of t' below
+/// −1e-12·(TT/(hi−lo)) is an Error naming the x where t decreases.
+CostModel polynomial_model(std::vector<double> coefficients, double lo, double hi, double x0 = 0,
+                           double scale = 1);
+
+/// Exponential t(x) = A·e^{b(x − lo)} + B on [lo, hi] (B cancels; the shift by lo
+/// keeps e^{…} in range). Requires A·b > 0 and |b|·(hi − lo) <= 700.
+CostModel exponential_model(double A, double b, double lo, double hi);
 
 /// A model from user callables. `cost` is any t(x) (it is shifted so that
 /// t(lo) = 0); `density` is optional. Without it, density(x) is a central

@@ -74,6 +74,11 @@ struct PartitionOptions {
   /// bracket it by the previous cut. false: every cut starts from the linear
   /// guess on the whole domain, exactly as rank_range() does.
   bool warm_start = true;
+  /// Optional starting guesses, one per cut (P + 1 values, e.g. the current
+  /// partition when repartitioning from measurements): cut i starts from
+  /// initial_cuts[i] (clamped into its bracket) instead of the extrapolated or
+  /// linear guess. Must be empty or hold P + 1 finite values.
+  std::vector<double> initial_cuts;
 };
 
 /// One rank's own range, computed without communication.

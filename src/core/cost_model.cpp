@@ -84,29 +84,55 @@ class PowerImpl final : public detail::CostModelImpl {
 // --------------------------------------------------------------------------
 class PolynomialImpl final : public detail::CostModelImpl {
  public:
-  PolynomialImpl(std::vector<double> c, double lo)
-      : c_(std::move(c)), t_lo_(detail::polynomial_value(c_, lo)) {}
+  // t(x) = Σ c_k u^k with u = (x − x0)/scale.
+  PolynomialImpl(std::vector<double> c, double lo, double x0, double scale)
+      : c_(std::move(c)), x0_(x0), scale_(scale), t_lo_(raw(lo)) {}
   CostPoint evaluate(double x) const override {
-    // Horner for t and t' together.
+    // Horner for t and dt/du together.
+    const double u = (x - x0_) / scale_;
     double t = 0, d = 0;
     for (std::size_t k = c_.size(); k-- > 0;) {
-      d = d * x + t;
-      t = t * x + c_[k];
+      d = d * u + t;
+      t = t * u + c_[k];
     }
-    return {t - t_lo_, d};
+    return {t - t_lo_, d / scale_};
   }
-  double cost(double x) const override { return detail::polynomial_value(c_, x) - t_lo_; }
+  double cost(double x) const override { return raw(x) - t_lo_; }
   std::string kind() const override { return "polynomial"; }
   std::string describe() const override {
+    const bool scaled = x0_ != 0 || scale_ != 1;
+    const std::string var = scaled ? "u" : "x";
     std::string s = "polynomial t(x) =";
     for (std::size_t k = 0; k < c_.size(); ++k)
-      s += (k ? " + " : " ") + exact(c_[k]) + (k ? "*x^" + std::to_string(k) : "");
+      s += (k ? " + " : " ") + exact(c_[k]) + (k ? "*" + var + "^" + std::to_string(k) : "");
+    if (scaled) s += ", u = (x - " + exact(x0_) + ")/" + exact(scale_);
     return s;
   }
 
  private:
+  // Same operations as evaluate(), so cost(x) and evaluate(x).cost agree bit for bit.
+  double raw(double x) const { return detail::polynomial_value(c_, (x - x0_) / scale_); }
   std::vector<double> c_;
-  double t_lo_;
+  double x0_, scale_, t_lo_;
+};
+
+// --------------------------------------------------------------------------
+class ExponentialImpl final : public detail::CostModelImpl {
+ public:
+  ExponentialImpl(double A, double b, double lo) : A_(A), b_(b), lo_(lo) {}
+  CostPoint evaluate(double x) const override {
+    const double e = std::exp(b_ * (x - lo_));
+    return {A_ * (e - 1), A_ * b_ * e};
+  }
+  double cost(double x) const override { return A_ * (std::exp(b_ * (x - lo_)) - 1); }
+  std::string kind() const override { return "exponential"; }
+  std::string describe() const override {
+    return "exponential t(x) = A*exp(b*(x - lo)) + B, A=" + exact(A_) + " b=" + exact(b_) +
+           " lo=" + exact(lo_);
+  }
+
+ private:
+  double A_, b_, lo_;
 };
 
 // --------------------------------------------------------------------------
@@ -281,7 +307,7 @@ CostModel power_model(double A, double p, double B, double lo, double hi) {
   return CostModel(std::make_shared<PowerImpl>(A, p, B, lo), lo, hi);
 }
 
-CostModel polynomial_model(std::vector<double> c, double lo, double hi) {
+CostModel polynomial_model(std::vector<double> c, double lo, double hi, double x0, double scale) {
   for (std::size_t k = 0; k < c.size(); ++k)
     if (!std::isfinite(c[k]))
       throw Error("polynomial model: coefficient c" + std::to_string(k) + " must be finite, got " +
@@ -290,13 +316,33 @@ CostModel polynomial_model(std::vector<double> c, double lo, double hi) {
   if (c.size() < 2)
     throw Error("polynomial model: needs degree >= 1 (a nonzero coefficient c1 or higher)");
   require_domain(lo, hi, "polynomial model");
-  const auto worst = detail::polynomial_min_derivative(c, lo, hi);
-  const double total = detail::polynomial_value(c, hi) - detail::polynomial_value(c, lo);
-  const double slack = 1e-12 * std::abs(total) / (hi - lo) + 64 * worst.rounding;
+  require_finite(x0, "polynomial model", "offset x0");
+  require_finite(scale, "polynomial model", "scale");
+  if (!(scale > 0)) throw Error("polynomial model: scale must be > 0, got " + exact(scale));
+  // Monotonicity in u = (x − x0)/scale, which has the same sign as in x.
+  const double ulo = (lo - x0) / scale, uhi = (hi - x0) / scale;
+  const auto worst = detail::polynomial_min_derivative(c, ulo, uhi);
+  const double total = detail::polynomial_value(c, uhi) - detail::polynomial_value(c, ulo);
+  const double slack = 1e-12 * std::abs(total) / (uhi - ulo) + 64 * worst.rounding;
   if (worst.value < -slack)
-    throw Error("polynomial model: t'(x) = " + exact(worst.value) + " < 0 at x=" + exact(worst.x) +
-                "; t(x) must be nondecreasing on [" + exact(lo) + ", " + exact(hi) + "]");
-  return CostModel(std::make_shared<PolynomialImpl>(std::move(c), lo), lo, hi);
+    throw Error("polynomial model: t'(x) = " + exact(worst.value / scale) +
+                " < 0 at x=" + exact(x0 + worst.x * scale) + "; t(x) must be nondecreasing on [" +
+                exact(lo) + ", " + exact(hi) + "]");
+  return CostModel(std::make_shared<PolynomialImpl>(std::move(c), lo, x0, scale), lo, hi);
+}
+
+CostModel exponential_model(double A, double b, double lo, double hi) {
+  require_finite(A, "exponential model", "A");
+  require_finite(b, "exponential model", "b");
+  require_domain(lo, hi, "exponential model");
+  if (!(A * b > 0))
+    throw Error(
+        "exponential model: t(x) = A*exp(b*(x - lo)) + B increases only when A*b > 0, got A=" +
+        exact(A) + ", b=" + exact(b));
+  if (!(std::abs(b) * (hi - lo) <= 700))
+    throw Error("exponential model: |b|*(hi - lo) = " + exact(std::abs(b) * (hi - lo)) +
+                " exceeds 700; exp would overflow");
+  return CostModel(std::make_shared<ExponentialImpl>(A, b, lo), lo, hi);
 }
 
 CostModel analytic_model(std::function<double(double)> cost, std::function<double(double)> density,

@@ -142,13 +142,32 @@ double target_of(const CostModel& model, const Speeds& speeds, int i) {
   return model.total() * speeds.fraction_before(i);
 }
 
+void check_initial_cuts(const PartitionOptions& options, int P) {
+  const auto& g = options.initial_cuts;
+  if (g.empty()) return;
+  if (g.size() != static_cast<std::size_t>(P) + 1)
+    throw Error("initial_cuts: expected " + std::to_string(P + 1) + " values (P + 1), got " +
+                std::to_string(g.size()));
+  for (std::size_t i = 0; i < g.size(); ++i)
+    if (!std::isfinite(g[i]))
+      throw Error("initial_cuts: value " + std::to_string(i) + " = " + exact(g[i]) +
+                  " is not finite");
+}
+
+CutOptions with_guess(const PartitionOptions& options, int i) {
+  CutOptions opt = options.cut;
+  if (!options.initial_cuts.empty()) opt.initial_guess = options.initial_cuts[i];
+  return opt;
+}
+
 CutSummary independent_cut(const CostModel& model, const Speeds& speeds, int i,
-                           const CutOptions& options) {
+                           const PartitionOptions& options) {
   const double target = target_of(model, speeds, i);
-  if (i == 0) return end_summary(model.lo(), 0.0, options);
-  if (i == speeds.ranks()) return end_summary(model.hi(), model.total(), options);
+  if (i == 0) return end_summary(model.lo(), 0.0, options.cut);
+  if (i == speeds.ranks()) return end_summary(model.hi(), model.total(), options.cut);
   return detail::solve_cut_known(model, target, model.lo(), -target, model.hi(),
-                                 model.total() - target, options, cut_scale(model, speeds, i));
+                                 model.total() - target, with_guess(options, i),
+                                 cut_scale(model, speeds, i));
 }
 
 }  // namespace
@@ -161,10 +180,11 @@ RankRange rank_range(const CostModel& model, int rank, const Speeds& speeds,
   if (rank < 0 || rank >= P)
     throw Error("rank " + std::to_string(rank) + " is outside [0, " + std::to_string(P) + ")");
   check_share(model, speeds, rank);
+  check_initial_cuts(options, P);
   RankRange r;
   r.rank = rank;
-  r.lower = independent_cut(model, speeds, rank, options.cut);
-  r.upper = independent_cut(model, speeds, rank + 1, options.cut);
+  r.lower = independent_cut(model, speeds, rank, options);
+  r.upper = independent_cut(model, speeds, rank + 1, options);
   double t_lo = r.lower.target + r.lower.residual, t_hi = r.upper.target + r.upper.residual;
   r.lo = r.lower.x;
   r.hi = r.upper.x;
@@ -186,6 +206,7 @@ Partition partition(const CostModel& model, const Speeds& speeds, const Partitio
   check_integer_domain(model, options);
   const int P = speeds.ranks();
   for (int i = 0; i < (speeds.is_uniform() ? 0 : P); ++i) check_share(model, speeds, i);
+  check_initial_cuts(options, P);
   const double TT = model.total();
   Partition part;
   part.total_cost = TT;
@@ -201,7 +222,7 @@ Partition partition(const CostModel& model, const Speeds& speeds, const Partitio
     const double target = target_of(model, speeds, i);
     CutSummary s;
     if (!options.warm_start) {
-      s = independent_cut(model, speeds, i, options.cut);
+      s = independent_cut(model, speeds, i, options);
     } else {
       // Bracket by the previous cut, whose t is known, and extrapolate the guess
       // from the previous two cuts in proportion to their targets.
@@ -214,8 +235,8 @@ Partition partition(const CostModel& model, const Speeds& speeds, const Partitio
         s.iterations = s.evaluations = s.bisection_steps = 0;
         s.fallback = CutFallback::none;
       } else {
-        CutOptions opt = options.cut;
-        if (i >= 2) {
+        CutOptions opt = with_guess(options, i);
+        if (i >= 2 && options.initial_cuts.empty()) {
           const CutSummary& pp = part.summaries[i - 2];
           const double step = (prev.x - pp.x) * (target - prev.target) / (prev.target - pp.target);
           opt.initial_guess = prev.x + step;

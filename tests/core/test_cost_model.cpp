@@ -308,3 +308,38 @@ TEST(CostModel, CopiesShareTheImplementation) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(PolynomialModel, ScaledVariable) {
+  // t = u + u^2 with u = (x − 1e8)/1e8 on [1e8, 3e8]: u in [0, 2], TT = 6,
+  // t'(x) = (1 + 2u)/1e8.
+  const auto t = isocost::polynomial_model({0, 1, 1}, 1e8, 3e8, 1e8, 1e8);
+  EXPECT_DOUBLE_EQ(t.total(), 6.0);
+  EXPECT_DOUBLE_EQ(t.cost(2e8), 2.0);
+  EXPECT_DOUBLE_EQ(t.density(2e8), 3e-8);
+  EXPECT_EQ(t.evaluate(2.5e8).cost, t.cost(2.5e8));
+  EXPECT_NE(t.describe().find("u = (x - 1e+08)/1e+08"), std::string::npos) << t.describe();
+  // Decreasing in u on part of the domain: t = −u + u^2 on u in [0, 2] dips
+  // until u = 0.5, i.e. x = 1.5e8, where t' = 0; the minimum of t' is at lo.
+  expect_error(
+      [] {
+        isocost::polynomial_model({0, -1, 1}, 1e8, 3e8, 1e8, 1e8);
+      },
+      {"< 0 at x=1e+08"});
+  expect_error([] { isocost::polynomial_model({0, 1}, 0, 1, 0, 0); }, {"scale must be > 0"});
+}
+
+TEST(ExponentialModel, ClosedForm) {
+  // t = 2·e^{3(x − 1)} on [1, 2]: cost = 2(e^{3(x−1)} − 1), density 6e^{3(x−1)}.
+  const auto t = isocost::exponential_model(2, 3, 1, 2);
+  EXPECT_NEAR(t.total(), 2 * (std::exp(3.0) - 1), 1e-13);
+  EXPECT_NEAR(t.cost(1.5), 2 * (std::exp(1.5) - 1), 1e-14);
+  EXPECT_NEAR(t.density(1.5), 6 * std::exp(1.5), 1e-13);
+  // Decaying work with negative A and b also increases t.
+  EXPECT_GT(isocost::exponential_model(-1, -2, 0, 1).density(0.5), 0);
+  expect_error([] { isocost::exponential_model(1, -1, 0, 1); }, {"A*b > 0"});
+  expect_error([] { isocost::exponential_model(1, 1, 0, 1000); }, {"exceeds 700"});
+}
+
+}  // namespace

@@ -413,3 +413,32 @@ TEST(Partition, UnconvergedCutsAreReportedAndStillOrdered) {
 }
 
 }  // namespace
+
+namespace {
+
+// Repartitioning starts each cut from the current one: from the exact cuts a
+// Newton solve has nothing left to do.
+TEST(Partition, InitialCutsWarmStartEachCut) {
+  const auto t = isocost::sieve_model({}, 6, 268435456);
+  const auto speeds = Speeds::uniform(16);
+  const auto first = isocost::partition(t, speeds);
+  PartitionOptions options;
+  options.initial_cuts = first.cuts;
+  for (bool warm : {true, false}) {
+    options.warm_start = warm;
+    const auto again = isocost::partition(t, speeds, options);
+    for (int i = 0; i <= 16; ++i) {
+      EXPECT_NEAR(again.cuts[i], first.cuts[i], 1e-9 * first.cuts[i]) << i;
+      EXPECT_LE(again.summaries[i].iterations, 1) << i;
+    }
+    const auto r = isocost::rank_range(t, 5, speeds, options);
+    EXPECT_EQ(r.lo, again.cuts[5]);
+  }
+  options.initial_cuts = {1, 2, 3};
+  expect_error([&] { isocost::partition(t, speeds, options); }, {"initial_cuts", "17", "got 3"});
+  options.initial_cuts = first.cuts;
+  options.initial_cuts[3] = std::nan("");
+  expect_error([&] { isocost::partition(t, speeds, options); }, {"value 3 = nan"});
+}
+
+}  // namespace

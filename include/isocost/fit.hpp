@@ -1,0 +1,184 @@
+// isocost/fit.hpp — fitting a cost model to measured samples (fitters layer:
+// Ceres Solver for parametric forms, Boost.Math interpolators for tabulation).
+//
+// Residuals are taken on interval differences, r_k = t(hi_k) − t(lo_k) − dt_k,
+// so samples from different partitions combine correctly; by default they are
+// relative, r_k/dt_k, because timings are heteroscedastic.
+//
+//   auto samples = isocost::read_samples("timings.csv");
+//   auto fit = isocost::fit(samples, isocost::parse_fit_spec("sieve"));
+//   std::cout << fit.summary.brief_report();
+//   auto part = isocost::partition(fit.model, isocost::Speeds::uniform(16));
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "isocost/cost_model.hpp"
+#include "isocost/partition.hpp"
+#include "isocost/samples.hpp"
+
+namespace isocost {
+
+/// Model families that fit() knows.
+enum class FitForm {
+  sieve,        ///< A·x^p/(ln x − c): fits A and p, and c when fit_c (Swartz eq. 4)
+  power,        ///< A·x^p + B: fits A, p (B cancels in costs)
+  polynomial,   ///< c_1·u + … + c_n·u^n, u = (x − lo)/(hi − lo) (c_0 cancels)
+  exponential,  ///< A·e^{b(x − lo)} + B: fits A, b (B cancels)
+  expression,   ///< a formula in x with named parameters (muParser)
+  pchip,        ///< no parameters: monotone interpolation (tabulate())
+  makima,       ///< no parameters: makima interpolation (tabulate())
+};
+
+/// What to fit.
+struct FitSpec {
+  FitForm form = FitForm::sieve;
+  int degree = 2;          ///< polynomial degree n >= 1
+  bool fit_c = false;      ///< sieve: also fit c (else c = 1.08366, Legendre's)
+  std::string expression;  ///< formula for FitForm::expression, e.g. "A*x^p/(log(x)-c)"
+  /// Starting values by parameter name; defaults are documented in fit().
+  std::map<std::string, double> guess;
+
+  /// The name used in tables: "sieve", "sieve+c", "power", "poly:3", "exp",
+  /// "expr:…", "pchip", "makima".
+  std::string name() const;
+};
+
+/// Parses "sieve", "sieve+c", "power", "poly:N", "exp", "expr:FORMULA", "pchip",
+/// "makima"; throws Error otherwise.
+FitSpec parse_fit_spec(const std::string& text);
+
+/// Robust loss on the (relative) residuals.
+enum class FitLoss { none, huber, cauchy };
+/// Parses "none", "huber", "cauchy".
+FitLoss parse_fit_loss(const std::string& text);
+
+/// Settings for fit() (Ceres-style: defaults at the declaration).
+struct FitOptions {
+  /// Residuals relative to dt (default) or absolute, in units of the mean dt.
+  bool relative = true;
+  FitLoss loss = FitLoss::none;
+  /// Scale of the robust loss, in residual units (0.05 = 5 % for relative).
+  double loss_scale = 0.05;
+  /// Ceres iteration budget.
+  int max_iterations = 200;
+  /// Ceres function tolerance (relative decrease of the cost).
+  double function_tolerance = 1e-12;
+  /// Compute parameter standard errors with ceres::Covariance.
+  bool covariance = true;
+  /// Domain of the returned model; default: the span of the samples. The
+  /// model must be valid (increasing) on it.
+  std::optional<double> lo, hi;
+  /// Ranks for FitSummary::le_on_samples; 0: the number of samples when they
+  /// tile the domain (one run), otherwise not computed.
+  int ranks = 0;
+
+  bool is_valid(std::string* error) const;
+  void validate() const;
+};
+
+/// One fitted parameter.
+struct FitParameter {
+  std::string name;
+  double value = 0;
+  std::optional<double> std_error;  ///< from ceres::Covariance, scaled by the residual variance
+};
+
+/// Everything a user needs to trust a fit.
+struct FitSummary {
+  std::string model;  ///< FitSpec::name()
+  std::string formula;
+  std::vector<FitParameter> parameters;
+  std::size_t samples = 0;
+  double rmse = 0;           ///< root mean square residual (relative when options.relative)
+  double max_rel_error = 0;  ///< max_k |t(hi_k) − t(lo_k) − dt_k| / dt_k
+  double r_squared = 0;      ///< 1 − SS_res/SS_tot on the dt values
+  double aicc = 0;  ///< n·ln(RSS/n) + 2k + 2k(k+1)/(n − k − 1), RSS of relative residuals
+  int iterations = 0;
+  double solve_seconds = 0;
+  std::string termination;  ///< Ceres termination type and message
+  /// L_E (percent) the partition of the fitted model would reach, with its
+  /// per-rank costs measured on a monotone interpolant of the samples
+  /// themselves; set when the samples tile the domain.
+  std::optional<double> le_on_samples;
+  /// The same for the partition the samples came from (their own L_E).
+  std::optional<double> le_of_samples;
+
+  /// Parameter by name; throws Error if absent.
+  double parameter(const std::string& name) const;
+  /// Multi-line: model, parameters ± errors, RMSE, R², iterations, time.
+  std::string brief_report() const;
+};
+
+/// A fitted model and its summary.
+struct FitResult {
+  CostModel model;
+  FitSummary summary;
+};
+
+/// Fits `spec` to the samples. Starting values: p from a log-log regression of
+/// the sampled densities dt/(hi − lo) against the interval midpoints, then A by
+/// linear least squares for that p; b likewise from a log-linear regression;
+/// polynomial coefficients by linear least squares; expression parameters from
+/// spec.guess (1 where not given). A > 0 is enforced by fitting ln A. Throws
+/// Error when the samples are too few (fewer than parameters + 1), the fit does
+/// not converge (with Ceres' termination reason), or the fitted model is not
+/// increasing on the domain.
+FitResult fit(const Samples& samples, const FitSpec& spec, const FitOptions& options = {});
+
+/// How select_model() ranks candidates.
+enum class SelectBy { aicc, cross_validation };
+
+struct SelectOptions {
+  SelectBy criterion = SelectBy::aicc;
+  int folds = 5;  ///< for cross-validation
+  /// Candidates; default: sieve, sieve+c, power, poly:2, poly:3, exp (and
+  /// pchip with cross-validation, where it can be scored).
+  std::vector<FitSpec> candidates;
+};
+
+/// One row of the candidate table.
+struct Candidate {
+  std::string model;
+  bool ok = false;
+  double score = 0;  ///< AICc, or mean squared held-out residual for CV (lower is better)
+  std::optional<FitSummary> summary;
+  std::string error;  ///< why the candidate failed, if it did
+};
+
+/// The winner and the table that explains the choice.
+struct Selection {
+  FitResult best;
+  std::vector<Candidate> candidates;
+};
+
+/// Fits every candidate and keeps the best by the criterion. Throws Error if no
+/// candidate fits.
+Selection select_model(const Samples& samples, const SelectOptions& select,
+                       const FitOptions& options = {});
+
+/// Settings for repartition().
+struct RepartitionOptions {
+  FitSpec model;  ///< form to fit (pchip/makima tabulate a single tiling run)
+  bool auto_select = false;
+  SelectOptions select;
+  FitOptions fit;
+  PartitionOptions partition;
+};
+
+/// The next partition from measurements.
+struct Repartition {
+  FitResult fit;
+  Partition partition;
+  Selection selection;  ///< filled when auto_select
+};
+
+/// Fits (or tabulates) the samples, then cuts for `speeds`, each cut started
+/// from the matching current cut (warm start). `current_cuts` may be empty.
+Repartition repartition(const Samples& samples, const std::vector<double>& current_cuts,
+                        const Speeds& speeds, const RepartitionOptions& options);
+
+}  // namespace isocost

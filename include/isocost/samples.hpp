@@ -1,0 +1,99 @@
+// isocost/samples.hpp — measured costs: interval samples, readers, repair and
+// tabulation (core layer: no Ceres, no MPI).
+//
+// A sample says "the work in [lo, hi) took dt". Cumulative samples (x_k, t_k)
+// are the same thing with a common left end: [x_0, x_k) took t_k − t_0. Ranks
+// measure intervals (their own ranges); runs with different partitions give
+// overlapping intervals, which parametric fits (fit.hpp) combine directly.
+//
+//   auto s = isocost::samples_from_partition(cuts, times);   // one run
+//   auto t = isocost::tabulate(s);                            // pchip through it
+#pragma once
+
+#include <istream>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "isocost/cost_model.hpp"
+#include "isocost/partition.hpp"
+
+namespace isocost {
+
+/// The work in [lo, hi) took dt (> 0).
+struct IntervalSample {
+  double lo = 0;
+  double hi = 0;
+  double dt = 0;
+};
+
+/// A validated set of interval samples.
+class Samples {
+ public:
+  Samples() = default;
+  /// Validates: at least one sample; all finite; lo < hi; dt > 0. Throws Error
+  /// naming the sample index otherwise.
+  explicit Samples(std::vector<IntervalSample> intervals);
+
+  /// Cumulative samples (x_k, t_k): x strictly increasing, t nondecreasing
+  /// unless `repair` (then t is replaced by its isotonic regression first).
+  /// Becomes the intervals [x_0, x_k) with dt = t_k − t_0, k >= 1.
+  static Samples from_cumulative(std::vector<double> x, std::vector<double> t, bool repair = false);
+
+  /// The intervals in the order given.
+  const std::vector<IntervalSample>& intervals() const noexcept { return intervals_; }
+  /// Number of samples.
+  std::size_t size() const noexcept { return intervals_.size(); }
+  /// Smallest lo and largest hi over all samples.
+  double lo() const noexcept { return lo_; }
+  double hi() const noexcept { return hi_; }
+
+  /// True when, sorted by lo, the samples are contiguous and do not overlap
+  /// (each hi equals the next lo): one run of a partition.
+  bool tiles() const;
+  /// True when all samples share the left end lo() (cumulative samples).
+  bool cumulative() const;
+  /// Cumulative points (x_k, t_k) with t_0 = 0 at x_0 = lo(), for samples that
+  /// tile() or are cumulative(); throws Error otherwise.
+  void cumulative_points(std::vector<double>& x, std::vector<double>& t) const;
+
+  /// Samples from both sets (e.g. two rounds of measurements).
+  Samples merged(const Samples& other) const;
+
+ private:
+  std::vector<IntervalSample> intervals_;
+  double lo_ = 0;
+  double hi_ = 0;
+};
+
+/// One run of a partition: rank i measured times[i] for [cuts[i], cuts[i+1]).
+/// With speeds, the cost in speed-1 units is times[i]·speed(i). Ranks with an
+/// empty range are skipped; a zero or negative time for a non-empty range is an
+/// Error naming the rank.
+Samples samples_from_partition(std::span<const double> cuts, std::span<const double> times,
+                               const Speeds* speeds = nullptr);
+
+/// Reads samples from a file: CSV/whitespace rows "x,t" (cumulative) or
+/// "lo,hi,dt" (intervals), optional header; or JSON (file starting with '{' or
+/// '['): {"cumulative": [{"x":…, "t":…}, …]} or {"intervals": [{"lo":…, "hi":…,
+/// "dt":…}, …]}, or a bare array of either kind of object. Errors carry the
+/// file and line (ParseError). With `repair`, non-monotone cumulative samples
+/// are repaired by isotonic regression instead of rejected.
+Samples read_samples(const std::string& path, bool repair = false);
+/// As read_samples, from a stream; `name` is used in error messages.
+Samples read_samples(std::istream& in, const std::string& name, bool repair = false);
+
+/// Isotonic (nondecreasing) least-squares regression by pool-adjacent-violators:
+/// the nondecreasing z minimising Σ w_k (z_k − y_k)². Weights default to 1 and
+/// must be > 0. O(n).
+std::vector<double> isotonic_regression(std::span<const double> y,
+                                        std::span<const double> weights = {});
+
+/// A monotone interpolant through samples that tile the domain or are
+/// cumulative: Boost.Math pchip/makima (or linear) through the cumulative
+/// points. Outside [lo(), hi()] the model is not defined: cuts must lie inside
+/// the sampled range (cost() there is an Error). Overlapping samples from
+/// several runs cannot be tabulated (Error); fit a parametric model instead.
+CostModel tabulate(const Samples& samples, Interpolation interpolation = Interpolation::pchip);
+
+}  // namespace isocost
