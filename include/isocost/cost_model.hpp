@@ -91,22 +91,26 @@ class CostModel {
 // ---------------------------------------------------------------------------
 // Factories
 
-/// Parameters of the sieve model t(x) = A·x^p / (ln x − c) (Swartz eq. 4).
-/// Defaults are Swartz's fit on a Cray T3D.
+/// Parameters of the sieve model t(x) = A·x^p / (ln x − c)^q. With q = 1 this is
+/// Swartz eq. (4), from ~√n divisions for each of the n/(ln n − c) primes; trial
+/// division by the primes up to √n only (Appendix C) costs ~√n/ln √n per prime,
+/// which gives q = 2. Defaults are Swartz's fit on a Cray T3D.
 struct SieveParams {
   double A = 3.9098e-7;  ///< machine constant, > 0 (cancels out of the cuts)
   double p = 1.43;       ///< power, > 0
   double c = 1.08366;    ///< Legendre's constant in π(n) ≈ n / (ln n − c)
+  double q = 1.0;        ///< power of the logarithm, >= 0
 };
 
-/// Smallest x where the sieve model still increases: t'(x) > 0 iff x > exp(c + 1/p)
-/// (from Swartz eq. 5, t' = A·r·x^(p−1)·(p − r) with r = 1/(ln x − c)).
+/// Smallest x where the sieve model still increases: t'(x) > 0 iff
+/// x > exp(c + q/p) (Swartz eq. 5 for q = 1: t' = A·r·x^(p−1)·(p − r) with
+/// r = 1/(ln x − c); in general t' = t·(p − q·r)/x).
 double sieve_increasing_from(const SieveParams& params);
 
-/// The sieve model on [lo, hi]: cost(x) = T(x) − T(lo) with T(x) = A·x^p/(ln x − c),
-/// analytic density (Swartz eq. 5). Requires A > 0, p > 0 and
-/// lo >= sieve_increasing_from(params): a domain reaching outside the
-/// increasing region is an Error, not a silent wrong cut.
+/// The sieve model on [lo, hi]: cost(x) = T(x) − T(lo) with
+/// T(x) = A·x^p/(ln x − c)^q, analytic density (Swartz eq. 5). Requires A > 0,
+/// p > 0, q >= 0 and lo >= sieve_increasing_from(params): a domain reaching
+/// outside the increasing region is an Error, not a silent wrong cut.
 CostModel sieve_model(const SieveParams& params, double lo, double hi);
 
 /// Power law t(x) = A·x^p + B on [lo, hi] (B cancels). Requires lo >= 0 and

@@ -24,7 +24,8 @@ namespace isocost {
 
 /// Model families that fit() knows.
 enum class FitForm {
-  sieve,        ///< A·x^p/(ln x − c): fits A and p, and c when fit_c (Swartz eq. 4)
+  sieve,        ///< A·x^p/(ln x − c)^q: fits A and p; c when fit_c, q when fit_q
+                ///< (otherwise c = 1.08366 and q = 1, Swartz eq. 4, or their guesses)
   power,        ///< A·x^p + B: fits A, p (B cancels in costs)
   polynomial,   ///< c_1·u + … + c_n·u^n, u = (x − lo)/(hi − lo) (c_0 cancels)
   exponential,  ///< A·e^{b(x − lo)} + B: fits A, b (B cancels)
@@ -37,19 +38,30 @@ enum class FitForm {
 struct FitSpec {
   FitForm form = FitForm::sieve;
   int degree = 2;          ///< polynomial degree n >= 1
-  bool fit_c = false;      ///< sieve: also fit c (else c = 1.08366, Legendre's)
+  bool fit_c = false;      ///< sieve: also fit c (else c = 1.08366, Legendre's, or the guess)
+  bool fit_q = false;      ///< sieve: also fit q (else q = 1, Swartz eq. 4, or the guess)
   std::string expression;  ///< formula for FitForm::expression, e.g. "A*x^p/(log(x)-c)"
   /// Starting values by parameter name; defaults are documented in fit().
   std::map<std::string, double> guess;
 
-  /// The name used in tables: "sieve", "sieve+c", "power", "poly:3", "exp",
-  /// "expr:…", "pchip", "makima".
+  /// The name used in tables: "sieve", "sieve+c", "sieve+q", "sieve+c+q",
+  /// "power", "poly:3", "exp", "expr:…", "pchip", "makima".
   std::string name() const;
 };
 
-/// Parses "sieve", "sieve+c", "power", "poly:N", "exp", "expr:FORMULA", "pchip",
-/// "makima"; throws Error otherwise.
+/// Parses "sieve", "sieve+c", "sieve+q", "sieve+c+q", "power", "poly:N", "exp",
+/// "expr:FORMULA", "pchip", "makima"; throws Error otherwise.
 FitSpec parse_fit_spec(const std::string& text);
+
+/// The parameters fit() reports for `spec`, in order: sieve A, p, c, q; power A,
+/// p; poly:N c1…cN; exp A, b; an expression's identifiers other than x
+/// (compiling it, so a syntax error throws); none for pchip/makima.
+std::vector<std::string> fit_parameter_names(const FitSpec& spec);
+
+/// Throws Error if spec.guess names a parameter the form does not have or holds
+/// a non-finite value, or the polynomial degree is outside [1, 10]. fit() calls
+/// it; callers may too, to reject a bad request before reading any data.
+void validate_fit_spec(const FitSpec& spec);
 
 /// Robust loss on the (relative) residuals.
 enum class FitLoss { none, huber, cauchy };
@@ -85,6 +97,7 @@ struct FitParameter {
   std::string name;
   double value = 0;
   std::optional<double> std_error;  ///< from ceres::Covariance, scaled by the residual variance
+  bool fixed = false;               ///< held at its given value, not fitted
 };
 
 /// Everything a user needs to trust a fit.
@@ -135,8 +148,8 @@ enum class SelectBy { aicc, cross_validation };
 struct SelectOptions {
   SelectBy criterion = SelectBy::aicc;
   int folds = 5;  ///< for cross-validation
-  /// Candidates; default: sieve, sieve+c, power, poly:2, poly:3, exp (and
-  /// pchip with cross-validation, where it can be scored).
+  /// Candidates; default: sieve, sieve+c, sieve+q, power, poly:2, poly:3, exp
+  /// (and pchip with cross-validation, where it can be scored).
   std::vector<FitSpec> candidates;
 };
 
@@ -173,7 +186,7 @@ struct RepartitionOptions {
 struct Repartition {
   FitResult fit;
   Partition partition;
-  Selection selection;  ///< filled when auto_select
+  std::optional<Selection> selection;  ///< set when auto_select
 };
 
 /// Fits (or tabulates) the samples, then cuts for `speeds`, each cut started

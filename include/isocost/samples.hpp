@@ -35,9 +35,12 @@ class Samples {
   /// naming the sample index otherwise.
   explicit Samples(std::vector<IntervalSample> intervals);
 
-  /// Cumulative samples (x_k, t_k): x strictly increasing, t nondecreasing
-  /// unless `repair` (then t is replaced by its isotonic regression first).
-  /// Becomes the intervals [x_0, x_k) with dt = t_k − t_0, k >= 1.
+  /// Cumulative samples (x_k, t_k), at least 2, all finite: x strictly
+  /// increasing, t nondecreasing unless `repair` (then t is replaced by its
+  /// isotonic regression first). Becomes the intervals [x_0, x_k) with
+  /// dt = t_k − t_0, k >= 1. Points of a flat start (t_k == t_0) would have
+  /// dt = 0 and are dropped, so cumulative_points() no longer shows them; if no
+  /// point rises above t_0 that is an Error.
   static Samples from_cumulative(std::vector<double> x, std::vector<double> t, bool repair = false);
 
   /// The intervals in the order given.
@@ -49,15 +52,20 @@ class Samples {
   double hi() const noexcept { return hi_; }
 
   /// True when, sorted by lo, the samples are contiguous and do not overlap
-  /// (each hi equals the next lo): one run of a partition.
+  /// (each hi equals the next lo): one run of a partition. False when empty.
   bool tiles() const;
   /// True when all samples share the left end lo() (cumulative samples).
+  /// False when empty.
   bool cumulative() const;
   /// Cumulative points (x_k, t_k) with t_0 = 0 at x_0 = lo(), for samples that
-  /// tile() or are cumulative(); throws Error otherwise.
+  /// are cumulative() (sorted by hi; repeats of one interval with equal dt
+  /// collapse, with different dt they are an Error) or tile() (prefix sums of
+  /// dt in order of lo). Throws Error otherwise, naming the first overlap or
+  /// gap. x and t are overwritten.
   void cumulative_points(std::vector<double>& x, std::vector<double>& t) const;
 
-  /// Samples from both sets (e.g. two rounds of measurements).
+  /// Samples from both sets, this one's first (e.g. two rounds of
+  /// measurements). An empty (default-constructed) set contributes nothing.
   Samples merged(const Samples& other) const;
 
  private:
@@ -67,25 +75,34 @@ class Samples {
 };
 
 /// One run of a partition: rank i measured times[i] for [cuts[i], cuts[i+1]).
-/// With speeds, the cost in speed-1 units is times[i]·speed(i). Ranks with an
-/// empty range are skipped; a zero or negative time for a non-empty range is an
-/// Error naming the rank.
+/// Needs P >= 1 times and P + 1 finite, nondecreasing cuts. With speeds (for
+/// exactly P ranks), the cost in speed-1 units is times[i]·speed(i). Ranks with
+/// an empty range are skipped (their time is ignored); a zero, negative or
+/// non-finite time for a non-empty range is an Error naming the rank, and so is
+/// a partition where every range is empty.
 Samples samples_from_partition(std::span<const double> cuts, std::span<const double> times,
                                const Speeds* speeds = nullptr);
 
 /// Reads samples from a file: CSV/whitespace rows "x,t" (cumulative) or
-/// "lo,hi,dt" (intervals), optional header; or JSON (file starting with '{' or
-/// '['): {"cumulative": [{"x":…, "t":…}, …]} or {"intervals": [{"lo":…, "hi":…,
-/// "dt":…}, …]}, or a bare array of either kind of object. Errors carry the
-/// file and line (ParseError). With `repair`, non-monotone cumulative samples
-/// are repaired by isotonic regression instead of rejected.
+/// "lo,hi,dt" (intervals), with the splitting rules of io.hpp ('#' comments,
+/// blank lines, CRLF) and an optional header "x,t", "lo,hi,dt" or
+/// "x_lo,x_hi,dt"; the header or the first row fixes the kind, and mixing
+/// kinds is an Error. Or JSON (first non-blank character '{' or '['):
+/// {"cumulative": [{"x":…, "t":…}, …]} or {"intervals": [{"lo":…, "hi":…,
+/// "dt":…}, …]}, or a bare array of either kind of object (its first element
+/// fixes the kind); other keys are ignored. Cumulative x must increase strictly
+/// in file order. Errors are ParseError with the file and the line of the
+/// offending row, JSON element or member (JSON syntax errors too). With
+/// `repair`, non-monotone cumulative t is replaced by its isotonic regression
+/// instead of rejected.
 Samples read_samples(const std::string& path, bool repair = false);
 /// As read_samples, from a stream; `name` is used in error messages.
 Samples read_samples(std::istream& in, const std::string& name, bool repair = false);
 
 /// Isotonic (nondecreasing) least-squares regression by pool-adjacent-violators:
-/// the nondecreasing z minimising Σ w_k (z_k − y_k)². Weights default to 1 and
-/// must be > 0. O(n).
+/// the nondecreasing z minimising Σ w_k (z_k − y_k)². y must be finite; weights
+/// default to 1, must be finite and > 0, and match y in size. Already
+/// nondecreasing y is returned unchanged. O(n).
 std::vector<double> isotonic_regression(std::span<const double> y,
                                         std::span<const double> weights = {});
 
@@ -94,6 +111,8 @@ std::vector<double> isotonic_regression(std::span<const double> y,
 /// points. Outside [lo(), hi()] the model is not defined: cuts must lie inside
 /// the sampled range (cost() there is an Error). Overlapping samples from
 /// several runs cannot be tabulated (Error); fit a parametric model instead.
+/// Errors from cumulative_points() and tabulated_model() are rethrown with the
+/// prefix "cannot tabulate the samples: ".
 CostModel tabulate(const Samples& samples, Interpolation interpolation = Interpolation::pchip);
 
 }  // namespace isocost

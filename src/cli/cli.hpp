@@ -9,7 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "isocost/error.hpp"
+#include "isocost/fit.hpp"
 #include "isocost/metrics.hpp"
+#include "isocost/samples.hpp"
 
 namespace isocost::cli {
 
@@ -26,6 +28,54 @@ struct OutputFailed : Error {
 void add_cut_command(CLI::App& app);
 /// Adds `isocost metrics` to the app.
 void add_metrics_command(CLI::App& app);
+/// Adds `isocost fit` to the app.
+void add_fit_command(CLI::App& app);
+/// Adds `isocost plot` to the app.
+void add_plot_command(CLI::App& app);
+
+/// Fitting options shared by `fit`, `cut --fit` and `plot` (the model and the
+/// samples file are options of each command).
+struct FitArgs {
+  std::string param_guess;  ///< --param-guess NAME=V,…
+  std::string loss;         ///< --loss none|huber|cauchy (empty: none)
+  std::string select;       ///< --select aicc|cv (empty: aicc; only with --model auto)
+  std::string iterations;   ///< --fit-iterations N (empty: FitOptions' default)
+  bool absolute = false;    ///< --absolute
+  bool repair = false;      ///< --repair
+};
+/// Adds --param-guess, --loss, --absolute, --repair, --select and
+/// --fit-iterations to `cmd`.
+void add_fit_options(CLI::App* cmd, FitArgs& args);
+
+/// A fitted (or selected, or tabulated) model and how it came about.
+struct Fitted {
+  std::string file;
+  Samples samples;
+  bool automatic = false;  ///< --model auto
+  SelectBy criterion = SelectBy::aicc;
+  FitOptions options;
+  bool repair = false;
+  FitResult result;
+  std::vector<Candidate> candidates;  ///< the table of --model auto, best first
+};
+
+/// Checks the model and fit options (before any file is read), reads the
+/// samples, and fits `model` ("auto" selects). `options` carries the domain and
+/// ranks (a domain is an Error for pchip/makima, which live on the samples'
+/// span); the rest comes from `args`. Throws Error naming any bad value.
+Fitted fit_samples(const std::string& file, const std::string& model, const FitArgs& args,
+                   FitOptions options);
+
+/// The fit as a JSON object (the stable "fit" shape in the README).
+nlohmann::ordered_json fit_json(const Fitted& f);
+/// The full human report of `isocost fit`.
+std::string fit_report(const Fitted& f);
+/// One line naming the fitted model and its parameters (for `cut --fit`).
+std::string fit_line(const Fitted& f);
+
+/// Parses an integer >= min from a whole command-line field; throws Error
+/// naming `what` otherwise.
+int parse_int(const std::string& text, const std::string& what, int min);
 
 /// Adds -o/--output (bound to `output`) and sets the command's callback to
 /// `run`, rejecting an empty file name first.

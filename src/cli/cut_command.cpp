@@ -2,6 +2,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "cli.hpp"
@@ -29,17 +30,11 @@ struct CutArgs {
   std::string cost_tolerance = "1e-12";
   std::string x_tolerance = "0";
   std::string max_iterations = "100";
+  std::string fit_file;  // --fit FILE: fit --model to these samples first
+  FitArgs fit;
   bool integer = false;
   bool json = false;
 };
-
-int parse_int(const std::string& text, const std::string& what, int min) {
-  const double v = parse_double(text, what);
-  if (v != std::floor(v) || v < min || v > 2147483647.0)
-    throw Error(what + ": expected an integer in [" + std::to_string(min) + ", 2147483647], got '" +
-                text + "'");
-  return static_cast<int>(v);
-}
 
 double parse_nonnegative(const std::string& text, const std::string& what) {
   const double v = parse_double(text, what);
@@ -113,11 +108,12 @@ CostModel build_model(const CutArgs& a) {
   if (a.domain.empty()) throw Error("--model " + a.model + " needs --domain LO:HI");
   const auto [lo, hi] = parse_domain(a.domain);
   if (a.model == "sieve") {
-    auto p = parse_params(a.params, a.model, {"A", "p", "c"});
+    auto p = parse_params(a.params, a.model, {"A", "p", "c", "q"});
     SieveParams sp;  // Swartz eq. (4) values unless given
     if (p.count("A")) sp.A = p["A"];
     if (p.count("p")) sp.p = p["p"];
     if (p.count("c")) sp.c = p["c"];
+    if (p.count("q")) sp.q = p["q"];
     return sieve_model(sp, lo, hi);
   }
   if (a.model == "power") {
@@ -175,6 +171,34 @@ std::string format_x(double x, bool integer) {
   return integer ? detail::fixed_digits(x, 17) : detail::fixed_digits(x, 12);
 }
 
+// --fit FILE: the model is fitted (or selected, or tabulated) from samples.
+Fitted fit_model(const CutArgs& a, const Speeds& speeds) {
+  if (!a.params.empty())
+    throw Error("--param sets the parameters of a given model; with --fit use --param-guess");
+  if (!a.samples.empty()) throw Error("--samples and --fit both given; use --fit FILE");
+  if (!a.weights.empty()) throw Error("--weights is for --model discrete, not with --fit");
+  FitOptions options;
+  if (!a.domain.empty()) {
+    const auto [lo, hi] = parse_domain(a.domain);
+    options.lo = lo;
+    options.hi = hi;
+  }
+  options.ranks = speeds.ranks();
+  return fit_samples(a.fit_file, a.model, a.fit, options);
+}
+
+void reject_fit_options(const CutArgs& a) {
+  const auto& f = a.fit;
+  const char* given = !f.param_guess.empty()  ? "--param-guess"
+                      : !f.loss.empty()       ? "--loss"
+                      : !f.select.empty()     ? "--select"
+                      : !f.iterations.empty() ? "--fit-iterations"
+                      : f.absolute            ? "--absolute"
+                      : f.repair              ? "--repair"
+                                              : nullptr;
+  if (given) throw Error(std::string(given) + " is for fitting: use it with --fit FILE");
+}
+
 void run(const CutArgs& a) {
   // Validate and compute everything before the first byte of output.
   PartitionOptions options;
@@ -184,8 +208,15 @@ void run(const CutArgs& a) {
   options.cut.max_iterations = parse_int(a.max_iterations, "--max-iterations", 1);
   options.cut.validate();
   options.integer = a.integer;
-  const CostModel model = build_model(a);
+  std::optional<CostModel> given;
+  if (a.fit_file.empty()) {
+    reject_fit_options(a);
+    given = build_model(a);
+  }
   const Speeds speeds = build_speeds(a);
+  std::optional<Fitted> fitted;
+  if (!a.fit_file.empty()) fitted = fit_model(a, speeds);
+  const CostModel model = fitted ? fitted->result.model : *given;
   const Partition part = partition(model, speeds, options);
   const int P = part.ranks();
   const bool show_speed = !speeds.is_uniform();
@@ -241,6 +272,15 @@ void run(const CutArgs& a) {
                                   {"max_abs_residual", part.max_abs_residual},
                                   {"fallbacks", part.fallbacks},
                                   {"converged", part.converged}}}};
+    if (fitted) {
+      // "fit" goes right after "model".
+      nlohmann::ordered_json with_fit;
+      for (auto& [key, value] : j.items()) {
+        with_fit[key] = value;
+        if (key == "model") with_fit["fit"] = fit_json(*fitted);
+      }
+      j = std::move(with_fit);
+    }
     text = j.dump(2) + "\n";
   } else {
     std::vector<std::string> header{"rank", "lo", "hi"};
@@ -259,8 +299,9 @@ void run(const CutArgs& a) {
       row.push_back(std::to_string(part.summaries[i + 1].iterations));
       rows.push_back(std::move(row));
     }
-    text = "model: " + model.describe() + " on [" + format_x(model.lo(), false) + ", " +
-           format_x(model.hi(), false) + "]\n";
+    text = fitted ? fit_line(*fitted) : std::string();
+    text += "model: " + model.describe() + " on [" + format_x(model.lo(), false) + ", " +
+            format_x(model.hi(), false) + "]\n";
     text += std::to_string(P) + " ranks, method " + std::string(to_string(options.cut.method)) +
             (part.integer ? ", integer ranges [lo, hi)" : "") +
             ", total cost TT = " + detail::fixed_digits(part.total_cost, 10) + "\n\n";
@@ -288,12 +329,20 @@ void add_cut_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "cut", "Cut a 1-D domain so that every rank gets the same cost (Swartz eq. 1)");
   cmd->add_option("--model", args->model,
-                  "sieve | power | polynomial | pchip | makima | linear | discrete")
+                  "sieve | power | polynomial | pchip | makima | linear | discrete; with --fit: "
+                  "sieve | sieve+c | power | poly:N | exp | expr:FORMULA | pchip | makima | auto")
       ->capture_default_str();
+  cmd->add_option("--fit", args->fit_file,
+                  "fit --model to these samples (x,t or lo,hi,dt; CSV or JSON) and cut the "
+                  "fitted model; the domain defaults to the samples' span");
+  add_fit_options(cmd, args->fit);
   cmd->add_option("--param", args->params,
-                  "model parameters NAME=VALUE,…: sieve A,p,c (default Swartz eq. 4: "
-                  "A=3.9098e-7,p=1.43,c=1.08366); power A,p,B; polynomial c0,c1,…");
-  cmd->add_option("--domain", args->domain, "domain LO:HI (sieve, power, polynomial)");
+                  "model parameters NAME=VALUE,…: sieve A,p,c,q (A*x^p/(ln x - c)^q; default "
+                  "Swartz eq. 4: A=3.9098e-7,p=1.43,c=1.08366,q=1); power A,p,B; polynomial "
+                  "c0,c1,…");
+  cmd->add_option("--domain", args->domain,
+                  "domain LO:HI (sieve, power, polynomial; with --fit: overrides the samples' "
+                  "span)");
   cmd->add_option("--samples", args->samples, "cumulative samples x,t (pchip, makima, linear)");
   cmd->add_option("--weights", args->weights, "per-cell weights, one per line (discrete)");
   cmd->add_option("--ranks", args->ranks, "number of ranks P");

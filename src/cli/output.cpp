@@ -106,6 +106,14 @@ double parse_double(const std::string& text, const std::string& what) {
   return value;
 }
 
+int parse_int(const std::string& text, const std::string& what, int min) {
+  const double v = parse_double(text, what);
+  if (v != std::floor(v) || v < min || v > 2147483647.0)
+    throw Error(what + ": expected an integer in [" + std::to_string(min) + ", 2147483647], got '" +
+                text + "'");
+  return static_cast<int>(v);
+}
+
 std::vector<std::string> split(const std::string& text, char separator) {
   std::vector<std::string> parts;
   std::size_t start = 0;

@@ -40,22 +40,28 @@ class SieveImpl final : public detail::CostModelImpl {
  public:
   SieveImpl(const SieveParams& p, double lo) : p_(p), t_lo_(raw(lo)) {}
 
-  // Swartz Appendix B FUNCD: r = 1/(ln x − c), T = A·x^p·r, T' = T·(p − r)/x.
+  // Swartz Appendix B FUNCD: r = 1/(ln x − c), T = A·x^p·r, T' = T·(p − r)/x;
+  // with a log power q: T = A·x^p·r^q, T' = T·(p − q·r)/x.
   CostPoint evaluate(double x) const override {
     const double r = 1.0 / (std::log(x) - p_.c);
-    const double T = p_.A * std::pow(x, p_.p) * r;
-    return {T - t_lo_, T * (p_.p - r) / x};
+    const double T = p_.A * std::pow(x, p_.p) * (p_.q == 1 ? r : std::pow(r, p_.q));
+    return {T - t_lo_, T * (p_.p - p_.q * r) / x};
   }
   double cost(double x) const override { return raw(x) - t_lo_; }
   std::string kind() const override { return "sieve"; }
   std::string describe() const override {
-    return "sieve t(x) = A*x^p/(ln x - c), A=" + exact(p_.A) + " p=" + exact(p_.p) +
-           " c=" + exact(p_.c);
+    return (p_.q == 1 ? "sieve t(x) = A*x^p/(ln x - c), A="
+                      : "sieve t(x) = A*x^p/(ln x - c)^q, A=") +
+           exact(p_.A) + " p=" + exact(p_.p) + " c=" + exact(p_.c) +
+           (p_.q == 1 ? "" : " q=" + exact(p_.q));
   }
 
  private:
   // Same operations as evaluate(), so cost(x) and evaluate(x).cost agree bit for bit.
-  double raw(double x) const { return p_.A * std::pow(x, p_.p) * (1.0 / (std::log(x) - p_.c)); }
+  double raw(double x) const {
+    const double r = 1.0 / (std::log(x) - p_.c);
+    return p_.A * std::pow(x, p_.p) * (p_.q == 1 ? r : std::pow(r, p_.q));
+  }
   SieveParams p_;
   double t_lo_;
 };
@@ -274,20 +280,22 @@ CostPoint CostModel::evaluate(double x) const {
 
 // ---------------------------------------------------------------------------
 double sieve_increasing_from(const SieveParams& params) {
-  return std::exp(params.c + 1.0 / params.p);
+  return std::exp(params.c + params.q / params.p);
 }
 
 CostModel sieve_model(const SieveParams& params, double lo, double hi) {
   require_finite(params.A, "sieve model", "A");
   require_finite(params.p, "sieve model", "p");
   require_finite(params.c, "sieve model", "c");
+  require_finite(params.q, "sieve model", "q");
   if (!(params.A > 0)) throw Error("sieve model: A must be > 0, got " + exact(params.A));
   if (!(params.p > 0)) throw Error("sieve model: p must be > 0, got " + exact(params.p));
+  if (!(params.q >= 0)) throw Error("sieve model: q must be >= 0, got " + exact(params.q));
   require_domain(lo, hi, "sieve model");
   const double from = sieve_increasing_from(params);
   if (!(lo >= from))
     throw Error("sieve model: domain lo=" + exact(lo) +
-                " lies outside the increasing region x >= exp(c + 1/p) = " + exact(from) +
+                " lies outside the increasing region x >= exp(c + q/p) = " + exact(from) +
                 " (t'(x) <= 0 below it)");
   return CostModel(std::make_shared<SieveImpl>(params, lo), lo, hi);
 }

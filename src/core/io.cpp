@@ -9,58 +9,16 @@
 
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
+#include "records.hpp"
 
 namespace isocost {
 
+using detail::is_header;
+using detail::lower;
+using detail::read_records;
+using detail::Record;
+
 namespace {
-
-// One non-blank, non-comment line split into fields.
-struct Record {
-  std::size_t line;
-  std::vector<std::string> fields;
-};
-
-std::vector<std::string> split_commas(const std::string& text) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  for (std::size_t comma; (comma = text.find(',', start)) != std::string::npos; start = comma + 1)
-    parts.push_back(text.substr(start, comma - start));
-  parts.push_back(text.substr(start));
-  return parts;
-}
-
-std::vector<std::string> split_blanks(const std::string& text) {
-  std::vector<std::string> words;
-  std::size_t pos = 0;
-  while ((pos = text.find_first_not_of(" \t", pos)) != std::string::npos) {
-    const std::size_t end = std::min(text.find_first_of(" \t", pos), text.size());
-    words.push_back(text.substr(pos, end - pos));
-    pos = end;
-  }
-  return words;
-}
-
-std::vector<Record> read_records(std::istream& in) {
-  std::vector<Record> records;
-  std::string text;
-  for (std::size_t line = 1; std::getline(in, text); ++line) {
-    if (!text.empty() && text.back() == '\r') text.pop_back();
-    const auto first = text.find_first_not_of(" \t");
-    if (first == std::string::npos || text[first] == '#') continue;
-    Record r{line, {}};
-    // Commas separate fields, and so do runs of blanks; an empty field between
-    // two commas is kept (and rejected where a value is expected).
-    const bool commas = text.find(',') != std::string::npos;
-    for (const auto& part : split_commas(text.substr(first))) {
-      const auto words = split_blanks(part);
-      if (words.empty() && commas) r.fields.emplace_back();
-      r.fields.insert(r.fields.end(), words.begin(), words.end());
-    }
-    records.push_back(std::move(r));
-  }
-  if (in.bad()) throw Error("read error");
-  return records;
-}
 
 std::ifstream open(const std::string& path) {
   std::ifstream in(path);
@@ -76,20 +34,6 @@ double number(const Record& r, std::size_t k, const std::string& name, const std
   if (nonnegative && v < 0)
     throw ParseError(name, r.line, what + ": expected a number >= 0, got '" + r.fields[k] + "'");
   return v;
-}
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
-// A header names columns: its first field starts with a letter. Anything else
-// (e.g. "2x", a typo in the first value) is data and must parse as a number.
-bool is_header(const Record& r) {
-  if (r.fields.empty() || r.fields[0].empty()) return false;
-  const std::string f = lower(r.fields[0]);
-  return std::isalpha(static_cast<unsigned char>(f[0])) && f != "nan" && f != "inf" &&
-         f != "infinity";
 }
 
 void expect_fields(const Record& r, std::size_t n, const std::string& name,

@@ -1043,7 +1043,7 @@ const BadCase kBadCases[] = {
     {"ParamEmpty", Cat(kSieve, {"--ranks", "2", "--param", "A="}), {"--param A"}},
     {"ParamNoValue", Cat(kSieve, {"--ranks", "2", "--param", "A"}), {"'A'"}},
     {"ParamTwice", Cat(kSieve, {"--ranks", "2", "--param", "A=1,A=2"}), {"'A'", "twice"}},
-    {"ParamUnknown", Cat(kSieve, {"--ranks", "2", "--param", "q=1"}), {"'q'"}},
+    {"ParamUnknown", Cat(kSieve, {"--ranks", "2", "--param", "z=1"}), {"'z'"}},
     {"ParamNegativeA", Cat(kSieve, {"--ranks", "2", "--param", "A=-1"}), {"A", "-1"}},
     {"PowerNeedsP", {"cut", "--model", "power", "--domain", "0:1", "--ranks", "2"}, {"--param p"}},
     {"PowerDecreasing",

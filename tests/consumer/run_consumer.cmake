@@ -22,3 +22,8 @@ run(${CMAKE_COMMAND} -S "${SOURCE_DIR}" -B "${WORK_DIR}/build"
     "-DCMAKE_BUILD_TYPE=${CONFIG}")
 run(${CMAKE_COMMAND} --build "${WORK_DIR}/build" ${config_arg})
 run("${WORK_DIR}/build/consumer")
+if(EXISTS "${WORK_DIR}/build/consumer_fit")
+  run("${WORK_DIR}/build/consumer_fit")
+elseif(WITH_FITTERS)
+  message(FATAL_ERROR "isocost::fitters was built but the consumer could not find it")
+endif()

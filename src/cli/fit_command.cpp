@@ -1,0 +1,393 @@
+// isocost fit: a cost model from measured samples (Ceres fits, model
+// selection, monotone tabulation), and the fitting options that `cut --fit`
+// and `plot` share.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <set>
+
+#include "cli.hpp"
+#include "isocost/detail/text.hpp"
+#include "isocost/error.hpp"
+#include "isocost/expression.hpp"
+#include "isocost/fit.hpp"
+#include "isocost/samples.hpp"
+
+namespace isocost::cli {
+
+namespace {
+
+std::string g(double v, int digits = 6) { return detail::fixed_digits(v, digits); }
+
+const char* kModels = "sieve, sieve+c, power, poly:N, exp, expr:FORMULA, pchip, makima or auto";
+
+FitLoss parse_loss(const std::string& text) {
+  if (text.empty()) return FitLoss::none;
+  try {
+    return parse_fit_loss(text);
+  } catch (const Error& e) {
+    throw Error(std::string("--loss: ") + e.what());
+  }
+}
+
+std::string loss_name(FitLoss loss) {
+  switch (loss) {
+    case FitLoss::huber:
+      return "huber";
+    case FitLoss::cauchy:
+      return "cauchy";
+    case FitLoss::none:
+      break;
+  }
+  return "none";
+}
+
+std::string criterion_name(SelectBy c) { return c == SelectBy::aicc ? "aicc" : "cv"; }
+
+// "A=1e-7,p=1.4" → {A: 1e-7, p: 1.4}; names are checked against the model by fit().
+std::map<std::string, double> parse_guess(const std::string& text) {
+  std::map<std::string, double> out;
+  if (text.empty()) return out;
+  for (const auto& item : split(text, ',')) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw Error("--param-guess: expected NAME=VALUE, got '" + item + "'");
+    const std::string name = item.substr(0, eq);
+    if (out.count(name)) throw Error("--param-guess: parameter '" + name + "' given twice");
+    out[name] = parse_double(item.substr(eq + 1), "--param-guess " + name);
+  }
+  return out;
+}
+
+bool tabulated(const FitSpec& spec) {
+  return spec.form == FitForm::pchip || spec.form == FitForm::makima;
+}
+
+// Parameters the user may guess for a built-in form (expressions name their own).
+nlohmann::ordered_json parameters_json(const FitSummary& s) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const auto& p : s.parameters)
+    list.push_back({{"name", p.name},
+                    {"value", number(p.value)},
+                    {"std_error", p.std_error ? number(*p.std_error) : nullptr},
+                    {"fixed", p.fixed}});
+  return list;
+}
+
+nlohmann::ordered_json quality_json(const FitSummary& s) {
+  return {{"rmse", number(s.rmse)},
+          {"max_rel_error", number(s.max_rel_error)},
+          {"r_squared", number(s.r_squared)},
+          {"aicc", number(s.aicc)}};
+}
+
+int free_parameters(const FitSummary& s) {
+  int k = 0;
+  for (const auto& p : s.parameters) k += p.fixed ? 0 : 1;
+  return k;
+}
+
+std::string parameters_inline(const FitSummary& s) {
+  std::string out;
+  for (const auto& p : s.parameters) {
+    out += (out.empty() ? "" : ", ") + p.name + "=" + g(p.value, 8);
+    if (p.fixed)
+      out += " (fixed)";
+    else if (p.std_error)
+      out += " +- " + g(*p.std_error, 3);
+  }
+  return out;
+}
+
+std::string samples_line(const Fitted& f) {
+  const auto& s = f.samples;
+  return "samples: " + f.file + ", " + std::to_string(s.size()) + " interval" +
+         (s.size() == 1 ? "" : "s") + " on [" + g(s.lo(), 12) + ", " + g(s.hi(), 12) + "]" +
+         (s.cumulative() ? " (cumulative)"
+          : s.tiles()    ? " (one run: they tile the domain)"
+                         : "") +
+         (f.repair ? ", repaired by isotonic regression where needed" : "") + "\n";
+}
+
+std::optional<int> balance_ranks(const Fitted& f) {
+  if (!f.result.summary.le_on_samples) return std::nullopt;
+  return f.options.ranks > 0 ? f.options.ranks : static_cast<int>(f.samples.size());
+}
+
+struct FitCommandArgs {
+  std::string file;
+  std::string model;
+  std::string ranks;
+  std::string output;
+  FitArgs fit;
+  bool json = false;
+};
+
+void run(const FitCommandArgs& a) {
+  FitOptions options;
+  if (!a.ranks.empty()) options.ranks = parse_int(a.ranks, "--ranks", 1);
+  const Fitted f = fit_samples(a.file, a.model, a.fit, options);
+  std::string text;
+  if (a.json) {
+    nlohmann::ordered_json j = {{"command", "fit"}};
+    const auto body = fit_json(f);
+    for (const auto& [key, value] : body.items()) j[key] = value;
+    text = j.dump(2) + "\n";
+  } else {
+    text = fit_report(f);
+  }
+  emit(text, a.output);
+}
+
+}  // namespace
+
+void add_fit_options(CLI::App* cmd, FitArgs& args) {
+  cmd->add_option("--param-guess", args.param_guess,
+                  "starting values NAME=VALUE,… (sieve A,p,c; power A,p; exp A,b; poly:N "
+                  "c1..cN; expr: the formula's parameters)");
+  cmd->add_option("--loss", args.loss, "robust loss: none (default), huber or cauchy");
+  cmd->add_flag("--absolute", args.absolute,
+                "absolute residuals (in units of the mean dt) instead of relative ones");
+  cmd->add_flag("--repair", args.repair,
+                "repair decreasing cumulative samples by isotonic regression instead of failing");
+  cmd->add_option("--fit-iterations", args.iterations,
+                  "Ceres iteration budget of each fit (default 200)");
+  cmd->add_option("--select", args.select,
+                  "how --model auto ranks candidates: aicc (default) or cv (5-fold "
+                  "cross-validation)");
+}
+
+Fitted fit_samples(const std::string& file, const std::string& model, const FitArgs& args,
+                   FitOptions options) {
+  // Everything on the command line is checked before the file is read.
+  const bool automatic = model == "auto";
+  FitSpec spec;
+  if (!automatic) {
+    try {
+      spec = parse_fit_spec(model);
+    } catch (const Error& e) {
+      throw Error(std::string("--model: ") + e.what() + " (or auto)");
+    }
+    if (spec.form == FitForm::expression) {
+      try {
+        Expression check(spec.expression);
+      } catch (const Error& e) {
+        throw Error("--model expr: " + std::string(e.what()));
+      }
+    }
+  }
+  spec.guess = parse_guess(args.param_guess);
+  if (!spec.guess.empty()) {
+    if (automatic)
+      throw Error(
+          "--param-guess: not used with --model auto (each candidate starts from its own "
+          "documented values)");
+    try {
+      validate_fit_spec(spec);  // its messages start "guess: …"
+    } catch (const Error& e) {
+      throw Error("--param-" + std::string(e.what()));
+    }
+  }
+  options.loss = parse_loss(args.loss);
+  if (!args.iterations.empty())
+    options.max_iterations = parse_int(args.iterations, "--fit-iterations", 1);
+  options.relative = !args.absolute;
+  SelectBy criterion = SelectBy::aicc;
+  if (!args.select.empty()) {
+    if (!automatic)
+      throw Error("--select " + args.select + ": only used with --model auto, not " + model);
+    if (args.select == "cv")
+      criterion = SelectBy::cross_validation;
+    else if (args.select != "aicc")
+      throw Error("--select: unknown criterion '" + args.select + "', expected aicc or cv");
+  }
+  if (!automatic && tabulated(spec)) {
+    if (options.lo || options.hi)
+      throw Error("--domain: model " + spec.name() +
+                  " interpolates the samples and lives on their span; drop --domain");
+    if (options.loss != FitLoss::none)
+      throw Error("--loss " + loss_name(options.loss) + ": model " + spec.name() +
+                  " interpolates the samples; there is no fit to make robust");
+  }
+  options.validate();
+
+  Samples samples = read_samples(file, args.repair);
+  std::vector<Candidate> candidates;
+  auto in_file = [&](const Error& e) {
+    const std::string what = e.what();
+    return what.rfind(file, 0) == 0 ? what : file + ": " + what;
+  };
+  if (automatic) {
+    SelectOptions select;
+    select.criterion = criterion;
+    Selection sel = [&] {
+      try {
+        return select_model(samples, select, options);
+      } catch (const ParseError&) {
+        throw;
+      } catch (const Error& e) {
+        throw Error(in_file(e));
+      }
+    }();
+    candidates = std::move(sel.candidates);
+    std::stable_sort(candidates.begin(), candidates.end(), [](const auto& x, const auto& y) {
+      if (x.ok != y.ok) return x.ok;
+      return x.ok && x.score < y.score;
+    });
+    return Fitted{file,
+                  std::move(samples),
+                  true,
+                  criterion,
+                  options,
+                  args.repair,
+                  std::move(sel.best),
+                  std::move(candidates)};
+  }
+  FitResult result = [&] {
+    try {
+      return fit(samples, spec, options);
+    } catch (const ParseError&) {
+      throw;
+    } catch (const Error& e) {
+      throw Error(in_file(e));
+    }
+  }();
+  return Fitted{file,        std::move(samples), false, criterion, options,
+                args.repair, std::move(result),  {}};
+}
+
+nlohmann::ordered_json fit_json(const Fitted& f) {
+  const auto& s = f.result.summary;
+  const auto& m = f.result.model;
+  nlohmann::ordered_json j;
+  j["file"] = f.file;
+  j["samples"] = {{"count", f.samples.size()},
+                  {"lo", f.samples.lo()},
+                  {"hi", f.samples.hi()},
+                  {"tiles", f.samples.tiles()},
+                  {"cumulative", f.samples.cumulative()},
+                  {"repair", f.repair}};
+  j["model"] = {{"name", s.model},        {"kind", m.kind()},
+                {"formula", s.formula},   {"description", m.describe()},
+                {"lo", m.lo()},           {"hi", m.hi()},
+                {"total_cost", m.total()}};
+  j["options"] = {{"relative", f.options.relative},
+                  {"loss", loss_name(f.options.loss)},
+                  {"loss_scale", f.options.loss_scale}};
+  j["parameters"] = parameters_json(s);
+  j["quality"] = quality_json(s);
+  j["solver"] = {{"iterations", s.iterations},
+                 {"solve_seconds", s.solve_seconds},
+                 {"termination", s.termination}};
+  const auto ranks = balance_ranks(f);
+  j["balance"] = {
+      {"ranks", ranks ? nlohmann::ordered_json(*ranks) : nlohmann::ordered_json(nullptr)},
+      {"le_of_samples", s.le_of_samples ? number(*s.le_of_samples) : nullptr},
+      {"le_on_samples", s.le_on_samples ? number(*s.le_on_samples) : nullptr}};
+  if (f.automatic) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const auto& c : f.candidates) {
+      nlohmann::ordered_json row = {{"model", c.model},
+                                    {"ok", c.ok},
+                                    {"winner", c.ok && c.model == s.model},
+                                    {"score", c.ok ? number(c.score) : nullptr}};
+      if (c.summary) {
+        row["parameters"] = parameters_json(*c.summary);
+        row["quality"] = quality_json(*c.summary);
+      }
+      row["error"] = c.error;
+      list.push_back(row);
+    }
+    j["selection"] = {
+        {"criterion", criterion_name(f.criterion)}, {"winner", s.model}, {"candidates", list}};
+  }
+  return j;
+}
+
+std::string fit_report(const Fitted& f) {
+  const auto& s = f.result.summary;
+  const auto& m = f.result.model;
+  const bool interpolated = s.model == "pchip" || s.model == "makima";
+  std::string text = samples_line(f);
+  text += "model: " + s.model + (f.automatic ? " (chosen by --model auto)" : "") + " on [" +
+          g(m.lo(), 12) + ", " + g(m.hi(), 12) + "]: " + m.describe() + "\n";
+  if (!interpolated)
+    text += std::string("residuals: ") +
+            (f.options.relative ? "relative (t(hi) - t(lo) - dt)/dt"
+                                : "absolute, in units of the mean dt") +
+            ", loss " + loss_name(f.options.loss) + "\n";
+  text += "\n";
+  if (!s.parameters.empty()) {
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& p : s.parameters) {
+      std::string err = p.fixed ? "(fixed)" : p.std_error ? g(*p.std_error, 4) : "n/a";
+      std::string rel = !p.fixed && p.std_error && p.value != 0
+                            ? g(100 * *p.std_error / std::abs(p.value), 3) + " %"
+                            : "";
+      rows.push_back({p.name, g(p.value, 10), err, rel});
+    }
+    text += table({"parameter", "value", "std error", "relative"}, rows) + "\n";
+  }
+  text += "RMSE " + g(s.rmse, 4) + (f.options.relative ? " (relative)" : " (in mean dt)") +
+          ", max relative error " + g(100 * s.max_rel_error, 4) + " %, R^2 " + g(s.r_squared, 10) +
+          ", AICc " + g(s.aicc, 6) + "\n";
+  if (interpolated)
+    text += "solver: " + s.termination + "\n";
+  else
+    text += "solver: " + std::to_string(s.iterations) + " iterations, " +
+            g(s.solve_seconds * 1e3, 3) + " ms, " + s.termination + "\n";
+  if (s.le_of_samples)
+    text += "L_E of the samples' own partition: " + g(*s.le_of_samples, 6) + " %\n";
+  if (const auto ranks = balance_ranks(f))
+    text += "L_E of the fitted model's partition over " + std::to_string(*ranks) +
+            " ranks, costed on the samples: " + g(*s.le_on_samples, 6) + " %\n";
+  if (f.automatic) {
+    std::vector<std::vector<std::string>> rows;
+    std::string failed;
+    for (const auto& c : f.candidates) {
+      const std::string mark = c.ok && c.model == s.model ? "*" : "";
+      if (c.ok && c.summary)
+        rows.push_back({mark, c.model, g(c.score, 8), std::to_string(free_parameters(*c.summary)),
+                        g(c.summary->rmse, 4), g(100 * c.summary->max_rel_error, 4),
+                        g(c.summary->r_squared, 8)});
+      else if (c.ok)
+        rows.push_back({mark, c.model, g(c.score, 8), "", "", "", ""});
+      else
+        failed += "  " + c.model + ": " + c.error + "\n";
+    }
+    text += std::string("\ncandidates by ") +
+            (f.criterion == SelectBy::aicc ? "AICc" : "5-fold cross-validation (held-out MSE)") +
+            ", lower is better (* = chosen):\n";
+    text += table({"", "model", "score", "k", "RMSE", "max rel %", "R^2"}, rows);
+    if (!failed.empty()) text += "failed candidates:\n" + failed;
+  }
+  return text;
+}
+
+std::string fit_line(const Fitted& f) {
+  const auto& s = f.result.summary;
+  std::string text = "fit: " + s.model;
+  if (f.automatic)
+    text += " (chosen by --model auto, " +
+            std::string(f.criterion == SelectBy::aicc ? "AICc" : "cross-validation") + ")";
+  text += " to " + std::to_string(f.samples.size()) + " samples from " + f.file;
+  if (!s.parameters.empty()) text += ": " + parameters_inline(s);
+  text += "; RMSE " + g(s.rmse, 4) + ", max relative error " + g(100 * s.max_rel_error, 4) + " %\n";
+  return text;
+}
+
+void add_fit_command(CLI::App& app) {
+  auto args = std::make_shared<FitCommandArgs>();
+  auto* cmd = app.add_subcommand(
+      "fit", "Fit a cost model t(x) to measured samples (x,t or lo,hi,dt rows; CSV or JSON)");
+  cmd->add_option("file", args->file, "samples file")->required();
+  cmd->add_option("--model", args->model, kModels)->required();
+  add_fit_options(cmd, args->fit);
+  cmd->add_option("--ranks", args->ranks,
+                  "ranks for the L_E of the fitted partition on the samples (default: one per "
+                  "sample when they tile the domain)");
+  cmd->add_flag("--json", args->json, "print JSON instead of a report");
+  add_output_and_run(cmd, args->output, [args] { run(*args); });
+}
+
+}  // namespace isocost::cli

@@ -1,0 +1,30 @@
+// Internal: the line/field splitting shared by the text readers (io.cpp,
+// samples.cpp). One record per non-blank, non-comment line; commas and/or
+// runs of blanks separate fields; an empty field between two commas is kept
+// (and rejected where a value is expected); CRLF is accepted.
+#pragma once
+
+#include <cstddef>
+#include <istream>
+#include <string>
+#include <vector>
+
+namespace isocost::detail {
+
+/// One non-blank, non-comment line split into fields.
+struct Record {
+  std::size_t line;  ///< 1-based
+  std::vector<std::string> fields;
+};
+
+/// All records of a stream; throws Error on a read error.
+std::vector<Record> read_records(std::istream& in);
+
+/// ASCII lower case.
+std::string lower(std::string s);
+
+/// A header names columns: its first field starts with a letter (and is not
+/// nan/inf). Anything else, e.g. "2x", a typo in a first value, is data.
+bool is_header(const Record& r);
+
+}  // namespace isocost::detail

@@ -1,0 +1,985 @@
+// End-to-end tests of `isocost fit`, `isocost cut --fit` and `isocost plot`,
+// run as a child process with stdout and stderr captured separately.
+//
+// Sample files are generated here from known closed forms — A·x^p, the sieve
+// model A·x^p/(ln x − c) (Swartz eq. 4), A·e^{bx}, a quadratic — over a tiling
+// of the domain, with small deterministic noise (±0.3 %, a sine of the sample
+// index), so the recovered parameters can be checked against the truth and the
+// fitted model's cuts against the true model's cuts (closed form, or bisection
+// in long double). Bad input must give exit code 2, one line "isocost: error:
+// …" naming the bad value, nothing on stdout, and no output file.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#ifndef ISOCOST_CLI
+#error "ISOCOST_CLI must be the absolute path of the isocost binary"
+#endif
+
+extern char** environ;
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// ---------------------------------------------------------------------------
+// Running the command
+
+struct Outcome {
+  int code = -1;    ///< exit status, or 128 + signal
+  std::string out;  ///< everything on stdout
+  std::string err;  ///< everything on stderr
+};
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void WriteFile(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  ASSERT_TRUE(out.good()) << "cannot write " << path;
+}
+
+// Runs ISOCOST_CLI with `args` in `cwd`; stdout and stderr go to files in
+// `capture`. With `path_env`, the child's PATH is replaced by it.
+Outcome RunIsocost(const std::vector<std::string>& args, const fs::path& cwd,
+                   const fs::path& capture, const std::string* path_env = nullptr) {
+  const fs::path out_file = capture / "stdout", err_file = capture / "stderr";
+  std::vector<std::string> storage;
+  storage.push_back(ISOCOST_CLI);
+  storage.insert(storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& s : storage) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env_storage;
+  for (char** e = environ; *e != nullptr; ++e)
+    if (!path_env || std::strncmp(*e, "PATH=", 5) != 0) env_storage.emplace_back(*e);
+  if (path_env) env_storage.push_back("PATH=" + *path_env);
+  std::vector<char*> envp;
+  for (auto& s : env_storage) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  const std::string out_target = out_file.string(), err_target = err_file.string(),
+                    dir = cwd.string();
+
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ADD_FAILURE() << "fork failed";
+    return {};
+  }
+  if (pid == 0) {
+    const int o = ::open(out_target.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int e = ::open(err_target.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (o < 0 || e < 0 || ::dup2(o, 1) < 0 || ::dup2(e, 2) < 0 || ::chdir(dir.c_str()) != 0)
+      ::_exit(126);
+    ::close(o);
+    ::close(e);
+    ::execve(argv[0], argv.data(), envp.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+  }
+  Outcome r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = ReadFile(out_file);
+  r.err = ReadFile(err_file);
+  return r;
+}
+
+std::string Show(const std::vector<std::string>& args) {
+  std::string s = "isocost";
+  for (const auto& a : args) s += " " + a;
+  return s;
+}
+
+bool Has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::set<std::string> Listing(const fs::path& dir) {
+  std::set<std::string> names;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    names.insert(fs::relative(e.path(), dir).string());
+  return names;
+}
+
+bool GnuplotOnPath() {
+  const char* path = std::getenv("PATH");
+  if (path == nullptr) return false;
+  std::istringstream dirs(path);
+  for (std::string d; std::getline(dirs, d, ':');)
+    if (::access((fs::path(d.empty() ? "." : d) / "gnuplot").c_str(), X_OK) == 0) return true;
+  return false;
+}
+
+bool IsPng(const fs::path& file) {
+  const std::string bytes = ReadFile(file);
+  static const char kSignature[] = "\x89PNG\r\n\x1a\n";
+  return bytes.size() > 8 && bytes.compare(0, 8, kSignature, 8) == 0;
+}
+
+double Num(const json& j) {
+  if (!j.is_number()) {
+    ADD_FAILURE() << "expected a number, got " << j.dump();
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  return j.get<double>();
+}
+
+// The value of parameter `name` in a "parameters" array.
+double Param(const json& parameters, const std::string& name) {
+  for (const auto& p : parameters)
+    if (p.value("name", "") == name) return Num(p["value"]);
+  ADD_FAILURE() << "no parameter " << name << " in " << parameters.dump();
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+std::vector<std::string> Cat(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// ---------------------------------------------------------------------------
+// Closed forms and synthetic samples
+
+using Curve = std::function<long double(long double)>;
+
+const Curve kPower = [](long double x) { return 2e-7L * std::pow(x, 1.5L); };
+const Curve kSieve = [](long double x) {
+  return 3.9098e-7L * std::pow(x, 1.43L) / (std::log(x) - 1.08366L);
+};
+const Curve kExp = [](long double x) { return 3.0L * std::exp(0.7L * x); };
+// 5x + 0.2x² on [0, 100] = 500u + 2000u² with u = x/100.
+const Curve kQuadratic = [](long double x) { return 5.0L * x + 0.2L * x * x; };
+
+// Deterministic noise of ±0.3 %.
+double Noise(int k) { return 1.0 + 0.003 * std::sin(3.7 * k + 1.0); }
+
+std::vector<double> Tiling(double lo, double hi, int n, bool geometric) {
+  std::vector<double> x(n + 1);
+  for (int k = 0; k <= n; ++k)
+    x[k] = geometric ? lo * std::pow(hi / lo, static_cast<double>(k) / n)
+                     : lo + (hi - lo) * static_cast<double>(k) / n;
+  x[0] = lo;
+  x[n] = hi;
+  return x;
+}
+
+std::string Text(double v) {
+  std::ostringstream out;
+  out.precision(17);
+  out << v;
+  return out.str();
+}
+
+// "lo,hi,dt" rows for one run over the given cuts; `salt` shifts the noise.
+std::string IntervalRows(const Curve& t, const std::vector<double>& x, int salt = 0) {
+  std::string s;
+  for (std::size_t k = 0; k + 1 < x.size(); ++k) {
+    const double dt =
+        static_cast<double>(t(x[k + 1]) - t(x[k])) * Noise(static_cast<int>(k) + salt);
+    s += Text(x[k]) + "," + Text(x[k + 1]) + "," + Text(dt) + "\n";
+  }
+  return s;
+}
+
+std::string IntervalCsv(const Curve& t, double lo, double hi, int n, bool geometric) {
+  return "lo,hi,dt\n" + IntervalRows(t, Tiling(lo, hi, n, geometric));
+}
+
+// Cut i of P for the true curve t on [lo, hi]: bisection in long double.
+long double TrueCut(const Curve& t, long double lo, long double hi, int i, int P) {
+  const long double target = t(lo) + (t(hi) - t(lo)) * i / P;
+  long double a = lo, b = hi;
+  for (int k = 0; k < 200 && b - a > 0; ++k) {
+    const long double m = 0.5L * (a + b);
+    if (m <= a || m >= b) break;
+    (t(m) < target ? a : b) = m;
+  }
+  return 0.5L * (a + b);
+}
+
+// ---------------------------------------------------------------------------
+// Fixture: a fresh directory per test, the working directory of the command.
+
+class CliFit : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::path(::testing::TempDir()) / "isocost_cli_fit_XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    root_ = pattern;
+    dir = root_ / "work";
+    capture_ = root_ / "capture";
+    fs::create_directories(dir);
+    fs::create_directories(capture_);
+  }
+  void TearDown() override {
+    std::error_code ignored;
+    if (!root_.empty()) fs::remove_all(root_, ignored);
+  }
+
+  Outcome Isocost(const std::vector<std::string>& args, const std::string* path_env = nullptr) {
+    return RunIsocost(args, dir, capture_, path_env);
+  }
+
+  std::string Ok(const std::vector<std::string>& args) {
+    const Outcome r = Isocost(args);
+    EXPECT_EQ(r.code, 0) << Show(args) << "\nstderr: " << r.err;
+    EXPECT_EQ(r.err, "") << Show(args);
+    return r.out;
+  }
+
+  json OkJson(const std::vector<std::string>& args) {
+    const std::string out = Ok(args);
+    try {
+      return json::parse(out);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << Show(args) << ": stdout is not JSON (" << e.what() << "):\n" << out;
+      return json::object();
+    }
+  }
+
+  // Writes dir/name and returns `name` (the command runs in dir).
+  std::string File(const std::string& name, const std::string& text) {
+    WriteFile(dir / name, text);
+    return name;
+  }
+
+  // A directory, outside `dir`, for fake executables.
+  fs::path Bin() {
+    const fs::path bin = root_ / "bin";
+    fs::create_directories(bin);
+    return bin;
+  }
+
+  fs::path dir;
+
+ private:
+  fs::path root_, capture_;
+};
+
+// ---------------------------------------------------------------------------
+// 1. Recovering known parameters
+
+TEST_F(CliFit, PowerParametersWithinOnePercent) {
+  const auto f = File("power.csv", IntervalCsv(kPower, 10, 1e6, 40, true));
+  const json j = OkJson({"fit", f, "--model", "power", "--json"});
+  EXPECT_EQ(j.value("command", ""), "fit");
+  EXPECT_EQ(j.value("file", ""), f);
+  ASSERT_TRUE(j.contains("samples"));
+  EXPECT_EQ(j["samples"].value("count", 0), 40);
+  EXPECT_EQ(Num(j["samples"]["lo"]), 10.0);
+  EXPECT_EQ(Num(j["samples"]["hi"]), 1e6);
+  EXPECT_EQ(j["samples"].value("tiles", false), true);
+  EXPECT_EQ(j["samples"].value("cumulative", true), false);
+  EXPECT_EQ(j["model"].value("name", ""), "power");
+  EXPECT_EQ(Num(j["model"]["lo"]), 10.0);
+  EXPECT_EQ(Num(j["model"]["hi"]), 1e6);
+  EXPECT_NEAR(Param(j["parameters"], "A"), 2e-7, 0.01 * 2e-7);
+  EXPECT_NEAR(Param(j["parameters"], "p"), 1.5, 0.01 * 1.5);
+  for (const auto& p : j["parameters"]) {
+    SCOPED_TRACE(p.dump());
+    EXPECT_EQ(p.value("fixed", true), false);
+    ASSERT_TRUE(p["std_error"].is_number());
+    EXPECT_GT(Num(p["std_error"]), 0.0);
+    EXPECT_LT(Num(p["std_error"]), 0.01 * std::abs(Num(p["value"])));
+  }
+  // ±0.3 % noise: relative residuals of that size, R² close to 1.
+  EXPECT_LT(Num(j["quality"]["rmse"]), 0.004);
+  EXPECT_LT(Num(j["quality"]["max_rel_error"]), 0.01);
+  EXPECT_GT(Num(j["quality"]["r_squared"]), 0.9999);
+  EXPECT_EQ(j["options"].value("relative", false), true);
+  EXPECT_EQ(j["options"].value("loss", ""), "none");
+  EXPECT_EQ(j["solver"].value("termination", "").rfind("CONVERGENCE", 0), 0u) << j["solver"].dump();
+  EXPECT_GE(j["solver"].value("iterations", -1), 0);
+  // One tiling run: the balance on the samples is reported for one rank per sample.
+  EXPECT_EQ(j["balance"].value("ranks", 0), 40);
+  EXPECT_TRUE(j["balance"]["le_of_samples"].is_number());
+  EXPECT_GT(Num(j["balance"]["le_on_samples"]), 90.0);
+  EXPECT_FALSE(j.contains("selection"));
+}
+
+struct Family {
+  const char* name;
+  const char* model;
+  Curve curve;
+  double lo, hi;
+  bool geometric;
+  std::vector<std::pair<const char*, double>> truth;  // each within 1 %
+  std::vector<std::string> extra;                     // more arguments
+};
+
+void PrintTo(const Family& f, std::ostream* os) { *os << f.name; }
+
+class Recover : public CliFit, public ::testing::WithParamInterface<Family> {};
+
+TEST_P(Recover, ParametersWithinOnePercent) {
+  const Family& fam = GetParam();
+  const auto f = File("s.csv", IntervalCsv(fam.curve, fam.lo, fam.hi, 40, fam.geometric));
+  const json j = OkJson(Cat({"fit", f, "--model", fam.model, "--json"}, fam.extra));
+  for (const auto& [name, value] : fam.truth)
+    EXPECT_NEAR(Param(j["parameters"], name), value, 0.01 * std::abs(value)) << name;
+  EXPECT_LT(Num(j["quality"]["max_rel_error"]), 0.01);
+  // Legendre's c trades off against A and p (a 1 % change of c is absorbed by
+  // them at this noise level): when fitted, within 5 %.
+  if (j["parameters"].dump().find("\"c\"") != std::string::npos &&
+      std::string(fam.model) != "sieve") {
+    EXPECT_NEAR(Param(j["parameters"], "c"), 1.08366, 0.05 * 1.08366);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Forms, Recover,
+    ::testing::Values(
+        Family{"Sieve", "sieve", kSieve, 100, 1e7, true, {{"A", 3.9098e-7}, {"p", 1.43}}, {}},
+        Family{
+            "SieveWithC", "sieve+c", kSieve, 100, 1e7, true, {{"A", 3.9098e-7}, {"p", 1.43}}, {}},
+        Family{"Power", "power", kPower, 10, 1e6, true, {{"A", 2e-7}, {"p", 1.5}}, {}},
+        Family{"Exponential", "exp", kExp, 0, 10, false, {{"A", 3.0}, {"b", 0.7}}, {}},
+        Family{"Quadratic", "poly:2", kQuadratic, 0, 100, false, {{"c1", 500}, {"c2", 2000}}, {}},
+        Family{"Formula",
+               "expr:A*x^p",
+               kPower,
+               10,
+               1e6,
+               true,
+               {{"A", 2e-7}, {"p", 1.5}},
+               {"--param-guess", "A=1e-7,p=1"}},
+        Family{"FormulaSieve",
+               "expr:A*x^p/(log(x)-c)",
+               kSieve,
+               100,
+               1e7,
+               true,
+               {{"A", 3.9098e-7}, {"p", 1.43}},
+               {"--param-guess", "A=4e-7,p=1.4,c=1"}},
+        Family{"PowerHuber",
+               "power",
+               kPower,
+               10,
+               1e6,
+               true,
+               {{"A", 2e-7}, {"p", 1.5}},
+               {"--loss", "huber"}},
+        // Absolute residuals suit dt of one size (a linear tiling of a mild curve).
+        Family{"QuadraticCauchyAbsolute",
+               "poly:2",
+               kQuadratic,
+               0,
+               100,
+               false,
+               {{"c1", 500}, {"c2", 2000}},
+               {"--loss", "cauchy", "--absolute"}}),
+    [](const ::testing::TestParamInfo<Family>& info) { return std::string(info.param.name); });
+
+TEST_F(CliFit, SieveKeepsLegendresConstantFixed) {
+  const auto f = File("sieve.csv", IntervalCsv(kSieve, 100, 1e7, 40, true));
+  const json j = OkJson({"fit", f, "--model", "sieve", "--json"});
+  bool seen = false;
+  for (const auto& p : j["parameters"])
+    if (p.value("name", "") == "c") {
+      seen = true;
+      EXPECT_EQ(p.value("fixed", false), true);
+      EXPECT_TRUE(p["std_error"].is_null());
+      EXPECT_NEAR(Num(p["value"]), 1.08366, 1e-12);
+    }
+  EXPECT_TRUE(seen) << j["parameters"].dump();
+}
+
+TEST_F(CliFit, CsvJsonAndCumulativeFilesOfOneRun) {
+  // One tiling as CSV intervals, JSON intervals and cumulative rows "x,t".
+  const auto x = Tiling(10, 1e6, 40, true);
+  std::string cumulative = "x,t\n" + Text(x[0]) + ",0\n";
+  double t = 0;
+  json intervals = json::array();
+  for (std::size_t k = 0; k + 1 < x.size(); ++k) {
+    const double dt =
+        static_cast<double>(kPower(x[k + 1]) - kPower(x[k])) * Noise(static_cast<int>(k));
+    t += dt;
+    cumulative += Text(x[k + 1]) + "," + Text(t) + "\n";
+    intervals.push_back({{"lo", x[k]}, {"hi", x[k + 1]}, {"dt", dt}});
+  }
+  const json csv = OkJson(
+      {"fit", File("i.csv", "lo,hi,dt\n" + IntervalRows(kPower, x)), "--model", "power", "--json"});
+  const json js = OkJson(
+      {"fit", File("i.json", json{{"intervals", intervals}}.dump()), "--model", "power", "--json"});
+  const json cum = OkJson({"fit", File("c.csv", cumulative), "--model", "power", "--json"});
+  EXPECT_EQ(js["samples"].value("tiles", false), true);
+  EXPECT_EQ(cum["samples"].value("cumulative", false), true);
+  EXPECT_EQ(cum["samples"].value("count", 0), 40);
+  for (const char* name : {"A", "p"}) {
+    // The same intervals, whatever the file format.
+    EXPECT_NEAR(Param(csv["parameters"], name), Param(js["parameters"], name),
+                1e-9 * std::abs(Param(js["parameters"], name)))
+        << name;
+  }
+  // Cumulative rows are the intervals [x_0, x_k): other residuals, same truth.
+  EXPECT_NEAR(Param(cum["parameters"], "A"), 2e-7, 0.01 * 2e-7);
+  EXPECT_NEAR(Param(cum["parameters"], "p"), 1.5, 0.015);
+}
+
+TEST_F(CliFit, TwoRunsWithOverlappingIntervalsCombine) {
+  // A linear and a geometric partition of [10, 1e6]: overlapping intervals.
+  const std::string rows = "lo,hi,dt\n" + IntervalRows(kPower, Tiling(10, 1e6, 16, false)) +
+                           IntervalRows(kPower, Tiling(10, 1e6, 16, true), 7);
+  const json j = OkJson({"fit", File("runs.csv", rows), "--model", "power", "--json"});
+  EXPECT_EQ(j["samples"].value("count", 0), 32);
+  EXPECT_EQ(j["samples"].value("tiles", true), false);
+  EXPECT_NEAR(Param(j["parameters"], "A"), 2e-7, 0.01 * 2e-7);
+  EXPECT_NEAR(Param(j["parameters"], "p"), 1.5, 0.015);
+  // No single run: no L_E on the samples.
+  EXPECT_TRUE(j["balance"]["le_on_samples"].is_null());
+  EXPECT_TRUE(j["balance"]["ranks"].is_null());
+}
+
+TEST_F(CliFit, RepairAcceptsNoisyCumulativeSamples) {
+  const auto f = File("noisy.csv", "x,t\n10,0\n20,1\n30,0.9\n40,3\n50,4.5\n60,6\n");
+  const json j = OkJson({"fit", f, "--model", "power", "--repair", "--json"});
+  EXPECT_EQ(j["samples"].value("repair", false), true);
+  EXPECT_TRUE(Num(j["quality"]["rmse"]) >= 0);
+}
+
+TEST_F(CliFit, PchipInterpolatesTheSamples) {
+  const auto f = File("c.csv", "x,t\n0,0\n1,1\n3,2\n4,3\n10,4\n");
+  const json j = OkJson({"fit", f, "--model", "pchip", "--json"});
+  EXPECT_EQ(j["model"].value("name", ""), "pchip");
+  EXPECT_TRUE(j["parameters"].empty());
+  EXPECT_LT(Num(j["quality"]["max_rel_error"]), 1e-12);
+  EXPECT_NEAR(Num(j["model"]["total_cost"]), 4.0, 1e-12);
+  // Makima through samples of a convex curve (it may overshoot elsewhere).
+  const auto g = File("m.csv", "x,t\n0,0\n1,1\n2,4\n3,9\n4,16\n5,25\n");
+  const std::string text = Ok({"fit", g, "--model", "makima"});
+  EXPECT_TRUE(Has(text, "model: makima")) << text;
+}
+
+TEST_F(CliFit, HumanReportNamesEverything) {
+  const auto f = File("power.csv", IntervalCsv(kPower, 10, 1e6, 40, true));
+  const std::string text = Ok({"fit", f, "--model", "power", "--ranks", "8"});
+  for (const char* part :
+       {"samples: power.csv, 40 intervals", "model: power", "parameter", "std error", "RMSE",
+        "max relative error", "R^2", "AICc", "iterations", "ms", "CONVERGENCE",
+        "L_E of the samples' own partition", "over 8 ranks"})
+    EXPECT_TRUE(Has(text, part)) << "missing '" << part << "' in\n" << text;
+  // One table row per parameter, name first.
+  int rows = 0;
+  for (const auto& line : Lines(text)) {
+    std::istringstream in(line);
+    std::string first;
+    in >> first;
+    rows += first == "A" || first == "p";
+  }
+  EXPECT_EQ(rows, 2) << text;
+}
+
+TEST_F(CliFit, OutputFileHoldsExactlyWhatStdoutWould) {
+  const auto f = File("power.csv", IntervalCsv(kPower, 10, 1e6, 40, true));
+  for (const bool as_json : {false, true}) {
+    SCOPED_TRACE(as_json ? "json" : "text");
+    std::vector<std::string> args{"fit", f, "--model", "power"};
+    if (as_json) args.push_back("--json");
+    const Outcome a = Isocost(args);
+    ASSERT_EQ(a.code, 0) << a.err;
+    const auto inputs = Listing(dir);
+    const Outcome b = Isocost(Cat(args, {"-o", "fit.out"}));
+    EXPECT_EQ(b.code, 0) << b.err;
+    EXPECT_EQ(b.out, "");
+    EXPECT_EQ(b.err, "");
+    // The solve time differs between runs; everything else must match.
+    auto strip = [](const std::string& s) {
+      std::string out;
+      for (const auto& line : Lines(s))
+        if (!Has(line, "solve_seconds") && !Has(line, " ms, ")) out += line + "\n";
+      return out;
+    };
+    EXPECT_EQ(strip(ReadFile(dir / "fit.out")), strip(a.out));
+    auto expected = inputs;
+    expected.insert("fit.out");
+    EXPECT_EQ(Listing(dir), expected);
+    fs::remove(dir / "fit.out");
+  }
+}
+
+// ---------------------------------------------------------------------------
+// 2. Model selection
+
+struct Pick {
+  const char* name;
+  Curve curve;
+  double lo, hi;
+  bool geometric;
+  std::set<std::string> family;  // acceptable winners (nested forms of the truth)
+};
+
+void PrintTo(const Pick& p, std::ostream* os) { *os << p.name; }
+
+class AutoPicks : public CliFit,
+                  public ::testing::WithParamInterface<std::tuple<Pick, const char*>> {};
+
+TEST_P(AutoPicks, TheTrueFamily) {
+  const auto& [pick, criterion] = GetParam();
+  const auto f = File("s.csv", IntervalCsv(pick.curve, pick.lo, pick.hi, 40, pick.geometric));
+  const json j = OkJson({"fit", f, "--model", "auto", "--select", criterion, "--json"});
+  const std::string winner = j["model"].value("name", "");
+  EXPECT_TRUE(pick.family.count(winner)) << "auto picked " << winner;
+  ASSERT_TRUE(j.contains("selection"));
+  const json& sel = j["selection"];
+  EXPECT_EQ(sel.value("criterion", ""), criterion);
+  EXPECT_EQ(sel.value("winner", ""), winner);
+  ASSERT_TRUE(sel["candidates"].is_array());
+  ASSERT_GE(sel["candidates"].size(), 4u);
+  // Best first: scores ascending among those that fitted, failures last; the
+  // winner is the first row and the only one marked.
+  int winners = 0;
+  bool failed_seen = false;
+  double previous = -std::numeric_limits<double>::infinity();
+  for (std::size_t k = 0; k < sel["candidates"].size(); ++k) {
+    const json& c = sel["candidates"][k];
+    SCOPED_TRACE(c.dump());
+    if (c.value("winner", false)) {
+      ++winners;
+      EXPECT_EQ(k, 0u);
+      EXPECT_EQ(c.value("model", ""), winner);
+    }
+    if (c.value("ok", false)) {
+      EXPECT_FALSE(failed_seen) << "a candidate that fitted comes after one that failed";
+      EXPECT_GE(Num(c["score"]), previous);
+      previous = Num(c["score"]);
+      EXPECT_TRUE(c.contains("parameters"));
+    } else {
+      failed_seen = true;
+      EXPECT_TRUE(c["score"].is_null());
+      EXPECT_FALSE(c.value("error", "").empty());
+    }
+  }
+  EXPECT_EQ(winners, 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Families, AutoPicks,
+    ::testing::Combine(
+        ::testing::Values(Pick{"Power", kPower, 10, 1e6, true, {"power"}},
+                          Pick{"Sieve", kSieve, 100, 1e7, true, {"sieve", "sieve+c"}},
+                          Pick{"Exponential", kExp, 0, 10, false, {"exp"}},
+                          Pick{"Quadratic", kQuadratic, 0, 100, false, {"poly:2", "poly:3"}}),
+        ::testing::Values("aicc", "cv")),
+    [](const ::testing::TestParamInfo<std::tuple<Pick, const char*>>& info) {
+      return std::string(std::get<0>(info.param).name) + "_" + std::get<1>(info.param);
+    });
+
+TEST_F(CliFit, AutoPrintsTheCandidateTableWithTheWinnerMarked) {
+  const auto f = File("power.csv", IntervalCsv(kPower, 10, 1e6, 40, true));
+  const std::string text = Ok({"fit", f, "--model", "auto"});
+  EXPECT_TRUE(Has(text, "model: power (chosen by --model auto)")) << text;
+  EXPECT_TRUE(Has(text, "candidates by AICc")) << text;
+  int marked = 0;
+  bool power_marked = false, sieve_listed = false;
+  for (const auto& line : Lines(text)) {
+    std::istringstream in(line);
+    std::string first, second;
+    in >> first >> second;
+    if (first == "*") {
+      ++marked;
+      power_marked = second == "power";
+    }
+    sieve_listed = sieve_listed || first == "sieve" || second == "sieve";
+  }
+  EXPECT_EQ(marked, 1) << text;
+  EXPECT_TRUE(power_marked) << text;
+  EXPECT_TRUE(sieve_listed) << text;
+}
+
+// ---------------------------------------------------------------------------
+// 3. cut --fit
+
+TEST_F(CliFit, CutFitGivesEqualSharesAndTheTrueCuts) {
+  const auto f = File("power.csv", IntervalCsv(kPower, 10, 1e6, 40, true));
+  const int P = 8;
+  const json j =
+      OkJson({"cut", "--fit", f, "--model", "power", "--ranks", std::to_string(P), "--json"});
+  EXPECT_EQ(j.value("command", ""), "cut");
+  ASSERT_TRUE(j.contains("fit"));
+  EXPECT_EQ(j["fit"]["model"].value("name", ""), "power");
+  EXPECT_EQ(j["fit"].value("file", ""), f);
+  EXPECT_NEAR(Param(j["fit"]["parameters"], "p"), 1.5, 0.015);
+  EXPECT_EQ(j["fit"]["balance"].value("ranks", 0), P);  // the cut's P
+  EXPECT_EQ(j["model"].value("kind", ""), "power");
+  EXPECT_EQ(Num(j["model"]["lo"]), 10.0);  // the samples' span
+  EXPECT_EQ(Num(j["model"]["hi"]), 1e6);
+  ASSERT_EQ(j["parts"].size(), static_cast<std::size_t>(P));
+  ASSERT_EQ(j["cuts"].size(), static_cast<std::size_t>(P + 1));
+  for (int i = 0; i < P; ++i) EXPECT_NEAR(Num(j["parts"][i]["share"]), 1.0 / P, 1e-9) << i;
+  EXPECT_EQ(j["solver"].value("converged", false), true);
+  for (int i = 0; i <= P; ++i) {
+    const double x = Num(j["cuts"][i]["x"]);
+    const double truth = static_cast<double>(TrueCut(kPower, 10, 1e6, i, P));
+    EXPECT_NEAR(x, truth, 0.01 * truth) << "cut " << i;
+  }
+}
+
+TEST_F(CliFit, CutFitSieveMatchesTheTrueSieveCuts) {
+  const auto f = File("sieve.csv", IntervalCsv(kSieve, 100, 1e7, 40, true));
+  const int P = 16;
+  const json j =
+      OkJson({"cut", "--fit", f, "--model", "sieve", "--ranks", std::to_string(P), "--json"});
+  for (int i = 0; i < P; ++i) EXPECT_NEAR(Num(j["parts"][i]["share"]), 1.0 / P, 1e-9) << i;
+  for (int i = 1; i < P; ++i) {
+    const double truth = static_cast<double>(TrueCut(kSieve, 100, 1e7, i, P));
+    EXPECT_NEAR(Num(j["cuts"][i]["x"]), truth, 0.01 * truth) << "cut " << i;
+  }
+}
+
+TEST_F(CliFit, CutFitDomainOverridesTheSamplesSpan) {
+  const auto f = File("power.csv", IntervalCsv(kPower, 10, 1e6, 40, true));
+  const json j = OkJson(
+      {"cut", "--fit", f, "--model", "power", "--domain", "1000:500000", "--ranks", "4", "--json"});
+  EXPECT_EQ(Num(j["model"]["lo"]), 1000.0);
+  EXPECT_EQ(Num(j["model"]["hi"]), 500000.0);
+  for (int i = 0; i <= 4; ++i) {
+    const double truth = static_cast<double>(TrueCut(kPower, 1000, 500000, i, 4));
+    EXPECT_NEAR(Num(j["cuts"][i]["x"]), truth, 0.01 * truth) << "cut " << i;
+  }
+}
+
+TEST_F(CliFit, CutFitKeepsSpeedsAndPrintsTheFitFirst) {
+  const auto f = File("power.csv", IntervalCsv(kPower, 10, 1e6, 40, true));
+  const json j = OkJson({"cut", "--fit", f, "--model", "power", "--speeds", "1,3", "--json"});
+  ASSERT_EQ(j["parts"].size(), 2u);
+  EXPECT_NEAR(Num(j["parts"][0]["share"]), 0.25, 1e-9);
+  EXPECT_NEAR(Num(j["parts"][1]["time"]), Num(j["parts"][0]["time"]),
+              1e-9 * Num(j["parts"][0]["time"]));
+
+  const std::string text = Ok({"cut", "--fit", f, "--model", "power", "--ranks", "4"});
+  const auto lines = Lines(text);
+  ASSERT_GE(lines.size(), 2u) << text;
+  EXPECT_EQ(lines[0].rfind("fit: power to 40 samples from power.csv: A=", 0), 0u) << text;
+  EXPECT_EQ(lines[1].rfind("model: power", 0), 0u) << text;
+}
+
+TEST_F(CliFit, CutFitAutoAndPchip) {
+  const auto f = File("power.csv", IntervalCsv(kPower, 10, 1e6, 40, true));
+  const json a = OkJson({"cut", "--fit", f, "--model", "auto", "--ranks", "4", "--json"});
+  EXPECT_EQ(a["fit"]["model"].value("name", ""), "power");
+  EXPECT_TRUE(a["fit"].contains("selection"));
+  const std::string text = Ok({"cut", "--fit", f, "--model", "auto", "--ranks", "4"});
+  EXPECT_EQ(text.rfind("fit: power (chosen by --model auto", 0), 0u) << text;
+
+  // PCHIP through the cumulative samples: cuts land near the true cuts too.
+  const json p = OkJson({"cut", "--fit", f, "--model", "pchip", "--ranks", "4", "--json"});
+  EXPECT_EQ(p["model"].value("kind", ""), "pchip");
+  for (int i = 0; i <= 4; ++i) {
+    const double truth = static_cast<double>(TrueCut(kPower, 10, 1e6, i, 4));
+    EXPECT_NEAR(Num(p["cuts"][i]["x"]), truth, 0.01 * truth) << "cut " << i;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// 4. plot
+
+TEST_F(CliFit, PlotWritesAPngNamedAfterTheSamples) {
+  if (!GnuplotOnPath()) GTEST_SKIP() << "gnuplot is not installed";
+  const auto f = File("power.csv", IntervalCsv(kPower, 10, 1e6, 40, true));
+  const auto before = Listing(dir);
+  const Outcome r = Isocost({"plot", f, "--model", "power", "--ranks", "8"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_TRUE(Has(r.out, "power.png")) << r.out;
+  EXPECT_TRUE(IsPng(dir / "power.png"));
+  auto expected = before;
+  expected.insert("power.png");
+  EXPECT_EQ(Listing(dir), expected) << "only the PNG may be added";
+}
+
+TEST_F(CliFit, PlotOverlappingSamplesAsDensitiesToANamedFile) {
+  if (!GnuplotOnPath()) GTEST_SKIP() << "gnuplot is not installed";
+  const std::string rows = "lo,hi,dt\n" + IntervalRows(kSieve, Tiling(100, 1e7, 16, false)) +
+                           IntervalRows(kSieve, Tiling(100, 1e7, 16, true), 3);
+  const auto f = File("runs.csv", rows);
+  fs::create_directories(dir / "plots");
+  // An existing file is replaced.
+  WriteFile(dir / "plots" / "fit.png", "old");
+  const Outcome r = Isocost(
+      {"plot", f, "--model", "auto", "--ranks", "16", "--log", "xy", "-o", "plots/fit.png"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(IsPng(dir / "plots" / "fit.png"));
+  EXPECT_EQ(Listing(dir / "plots"), std::set<std::string>{"fit.png"});
+  // Without cuts, linear axes, a formula.
+  const Outcome s = Isocost({"plot", f, "--model", "expr:A*x^p/(log(x)-c)", "--param-guess",
+                             "A=4e-7,p=1.4,c=1", "--log", "none", "-o", "expr.png"});
+  EXPECT_EQ(s.code, 0) << s.err;
+  EXPECT_TRUE(IsPng(dir / "expr.png"));
+}
+
+TEST_F(CliFit, PlotWithoutGnuplotIsAnErrorAndWritesNothing) {
+  const auto f = File("power.csv", IntervalCsv(kPower, 10, 1e6, 40, true));
+  const std::string empty_path = Bin().string();  // holds no gnuplot
+  const auto before = Listing(dir);
+  const Outcome r = Isocost({"plot", f, "--model", "power"}, &empty_path);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err.rfind("isocost: error:", 0), 0u) << r.err;
+  EXPECT_TRUE(Has(r.err, "gnuplot")) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(Listing(dir), before);
+}
+
+TEST_F(CliFit, PlotReportsGnuplotsOwnErrorAndLeavesNoFile) {
+  // A gnuplot that fails the way gnuplot does: a message on stderr, exit 1,
+  // after writing part of its output.
+  const fs::path fake = Bin() / "gnuplot";
+  WriteFile(fake,
+            "#!/bin/sh\n"
+            "out=$(sed -n \"s/^set output '\\(.*\\)'$/\\1/p\" \"$2\" | head -n 1)\n"
+            "[ -n \"$out\" ] && printf 'partial' > \"$out\"\n"
+            "echo '         plot foo' >&2\n"
+            "echo '              ^' >&2\n"
+            "echo \"\\\"$2\\\" line 12: frobnication failed\" >&2\n"
+            "exit 1\n");
+  fs::permissions(fake, fs::perms::owner_all);
+  const std::string path = Bin().string() + ":/usr/bin:/bin";
+  const auto f = File("power.csv", IntervalCsv(kPower, 10, 1e6, 40, true));
+  WriteFile(dir / "keep.png", "previous");
+  const auto before = Listing(dir);
+  const Outcome r = Isocost({"plot", f, "--model", "power", "-o", "keep.png"}, &path);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err.rfind("isocost: error:", 0), 0u) << r.err;
+  EXPECT_TRUE(Has(r.err, "line 12: frobnication failed")) << r.err;
+  EXPECT_TRUE(Has(r.err, "keep.png")) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(Listing(dir), before) << "a temporary file was left behind";
+  EXPECT_EQ(ReadFile(dir / "keep.png"), "previous");
+}
+
+// ---------------------------------------------------------------------------
+// 5. Bad input
+
+struct BadCase {
+  const char* name;
+  std::vector<std::string> args;
+  std::vector<std::string> fragments;  // must all appear in the error line
+};
+
+void PrintTo(const BadCase& c, std::ostream* os) { *os << c.name; }
+
+class BadFitInput : public CliFit, public ::testing::WithParamInterface<BadCase> {
+ protected:
+  void SetUp() override {
+    CliFit::SetUp();
+    File("power.csv", IntervalCsv(kPower, 10, 1e6, 40, true));
+    File("sieve.csv", IntervalCsv(kSieve, 100, 1e7, 40, true));
+    File("two.csv", "lo,hi,dt\n10,20,1\n20,30,2\n");
+    File("three_cum.csv", "x,t\n10,0\n20,1\n30,3\n");
+    File("same_x.csv", "x,t\n5,0\n5,1\n5,2\n5,3\n");
+    File("same_interval.csv", "lo,hi,dt\n10,20,1\n10,20,1.1\n10,20,0.9\n10,20,1\n");
+    File("zero_dt.csv", "lo,hi,dt\n10,20,1\n20,30,0\n30,40,2\n40,50,3\n");
+    File("neg_dt.csv", "lo,hi,dt\n10,20,1\n20,30,-1.5\n30,40,2\n40,50,3\n");
+    File("nan.csv", "lo,hi,dt\n10,20,1\n20,30,nan\n30,40,2\n40,50,3\n");
+    File("inf.csv", "x,t\n10,0\n20,1\ninf,2\n");
+    File("decreasing.csv", "x,t\n10,0\n20,1\n30,0.75\n40,4\n50,6\n");
+    File("below_sieve.csv", "x,t\n2,0\n3,1\n4,2\n5,3\n6,4\n");
+    File("empty.csv", "");
+    File("quadratic.csv", IntervalCsv(kQuadratic, 0, 100, 20, false));
+  }
+
+  bool NeedsGnuplot() const { return !GetParam().args.empty() && GetParam().args[0] == "plot"; }
+
+  void ExpectError(const std::vector<std::string>& args,
+                   const std::vector<std::string>& fragments) {
+    const auto before = Listing(dir);
+    const Outcome r = Isocost(args);
+    SCOPED_TRACE(Show(args) + "\nstderr: " + r.err);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.out, "");
+    ASSERT_FALSE(r.err.empty());
+    EXPECT_EQ(r.err.rfind("isocost: error:", 0), 0u);
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
+    EXPECT_EQ(r.err.back(), '\n');
+    for (const auto& f : fragments) EXPECT_TRUE(Has(r.err, f)) << "missing '" << f << "'";
+    EXPECT_EQ(Listing(dir), before) << "a file was created (plot's default PNG?)";
+  }
+};
+
+TEST_P(BadFitInput, ExitTwoOneLineNothingOnStdout) {
+  if (NeedsGnuplot() && !GnuplotOnPath()) GTEST_SKIP() << "gnuplot is not installed";
+  ExpectError(GetParam().args, GetParam().fragments);
+}
+
+TEST_P(BadFitInput, OutputFileIsNeitherCreatedNorTouched) {
+  if (NeedsGnuplot() && !GnuplotOnPath()) GTEST_SKIP() << "gnuplot is not installed";
+  auto args = GetParam().args;
+  const fs::path out = dir / (NeedsGnuplot() ? "OUT.png" : "OUT.json");
+  args.insert(args.begin() + 1, {"-o", out.string()});
+  ExpectError(args, {"isocost: error:"});
+  EXPECT_FALSE(fs::exists(out));
+  const std::string previous = "previous contents\nof OUT\n";
+  WriteFile(out, previous);
+  ExpectError(args, {"isocost: error:"});
+  EXPECT_EQ(ReadFile(out), previous);
+}
+
+const BadCase kBadCases[] = {
+    // Samples
+    {"TooFewSamples", {"fit", "two.csv", "--model", "power"}, {"two.csv", "2 samples"}},
+    {"TooFewSamplesForSieveC",
+     {"fit", "three_cum.csv", "--model", "sieve+c"},
+     {"three_cum.csv", "samples", "3 parameters"}},
+    {"AllEqualX", {"fit", "same_x.csv", "--model", "power"}, {"same_x.csv:3:", "x=5"}},
+    {"AllSameInterval",
+     {"fit", "same_interval.csv", "--model", "power"},
+     {"same_interval.csv", "same interval"}},
+    {"ZeroDt", {"fit", "zero_dt.csv", "--model", "power"}, {"zero_dt.csv:3:", "dt=0"}},
+    {"NegativeDt", {"fit", "neg_dt.csv", "--model", "power"}, {"neg_dt.csv:3:", "dt=-1.5"}},
+    {"NaN", {"fit", "nan.csv", "--model", "power"}, {"nan.csv:3:", "'nan'"}},
+    {"Inf", {"fit", "inf.csv", "--model", "power"}, {"inf.csv:4:", "'inf'"}},
+    {"DecreasingWithoutRepair",
+     {"fit", "decreasing.csv", "--model", "power"},
+     {"decreasing.csv:4:", "t=0.75", "--repair"}},
+    {"EmptyFile", {"fit", "empty.csv", "--model", "power"}, {"empty.csv"}},
+    {"MissingFile", {"fit", "nope.csv", "--model", "power"}, {"nope.csv"}},
+    {"SieveBelowValidRegion",
+     {"fit", "below_sieve.csv", "--model", "sieve"},
+     {"below_sieve.csv", "x=2"}},
+    // Models and options
+    {"FormulaSyntax", {"fit", "power.csv", "--model", "expr:A*x^^p"}, {"A*x^^p", "position 4"}},
+    {"FormulaUnfinished", {"fit", "power.csv", "--model", "expr:A*x^p+"}, {"position 6"}},
+    {"FormulaWithoutX", {"fit", "power.csv", "--model", "expr:A*y"}, {"A*y", "x"}},
+    {"UnknownGuessName",
+     {"fit", "power.csv", "--model", "power", "--param-guess", "q=1"},
+     {"--param-guess", "'q'"}},
+    {"UnknownGuessNameFormula",
+     {"fit", "power.csv", "--model", "expr:A*x^p", "--param-guess", "A=1,z=2"},
+     {"--param-guess", "'z'"}},
+    {"GuessNotANumber",
+     {"fit", "power.csv", "--model", "power", "--param-guess", "p=abc"},
+     {"--param-guess p", "'abc'"}},
+    {"GuessForPchip",
+     {"fit", "power.csv", "--model", "pchip", "--param-guess", "A=1"},
+     {"'A'", "pchip"}},
+    {"UnknownModel", {"fit", "power.csv", "--model", "foo"}, {"--model", "'foo'"}},
+    {"BadPolynomialDegree", {"fit", "power.csv", "--model", "poly:0"}, {"poly:0"}},
+    {"UnknownLoss", {"fit", "power.csv", "--model", "power", "--loss", "foo"}, {"--loss", "'foo'"}},
+    {"UnknownSelect",
+     {"fit", "power.csv", "--model", "auto", "--select", "foo"},
+     {"--select", "'foo'"}},
+    {"SelectWithoutAuto",
+     {"fit", "power.csv", "--model", "power", "--select", "cv"},
+     {"--select", "auto"}},
+    {"ModelMissing", {"fit", "power.csv"}, {"--model"}},
+    {"RanksZero", {"fit", "power.csv", "--model", "power", "--ranks", "0"}, {"--ranks", "'0'"}},
+    {"NotConverged",
+     {"fit", "power.csv", "--model", "expr:A*x^p", "--param-guess", "A=1,p=0.1", "--fit-iterations",
+      "1"},
+     {"did not converge", "NO_CONVERGENCE"}},
+    // cut --fit
+    {"CutFitTooFewSamples",
+     {"cut", "--fit", "two.csv", "--model", "power", "--ranks", "2"},
+     {"two.csv", "2 samples"}},
+    {"CutFitDecreasing",
+     {"cut", "--fit", "decreasing.csv", "--model", "pchip", "--ranks", "2"},
+     {"t=0.75"}},
+    {"CutFitDomainOutsideSieveRegion",
+     {"cut", "--fit", "sieve.csv", "--model", "sieve", "--domain", "3:1e7", "--ranks", "2"},
+     {"[3, "}},
+    {"CutFitDomainReversed",
+     {"cut", "--fit", "power.csv", "--model", "power", "--domain", "100:10", "--ranks", "2"},
+     {"lo=100", "hi=10"}},
+    {"CutFitDomainForPchip",
+     {"cut", "--fit", "power.csv", "--model", "pchip", "--domain", "10:100", "--ranks", "2"},
+     {"--domain", "pchip"}},
+    {"CutFitWithParam",
+     {"cut", "--fit", "power.csv", "--model", "power", "--param", "p=1", "--ranks", "2"},
+     {"--param", "--param-guess"}},
+    {"CutFitWithSamples",
+     {"cut", "--fit", "power.csv", "--model", "pchip", "--samples", "power.csv", "--ranks", "2"},
+     {"--samples", "--fit"}},
+    {"CutFitUnknownModel",
+     {"cut", "--fit", "power.csv", "--model", "discrete", "--ranks", "2"},
+     {"'discrete'"}},
+    {"CutFitFormulaSyntax",
+     {"cut", "--fit", "power.csv", "--model", "expr:A*(x", "--ranks", "2"},
+     {"A*(x", "position"}},
+    {"CutFitUnknownGuess",
+     {"cut", "--fit", "power.csv", "--model", "sieve", "--param-guess", "B=1", "--ranks", "2"},
+     {"'B'"}},
+    {"CutFitNotConverged",
+     {"cut", "--fit", "power.csv", "--model", "expr:A*x^p", "--param-guess", "A=1,p=0.1",
+      "--fit-iterations", "1", "--ranks", "2"},
+     {"NO_CONVERGENCE"}},
+    {"CutFitRanksMissing", {"cut", "--fit", "power.csv", "--model", "power"}, {"--ranks"}},
+    {"CutFitOptionWithoutFit",
+     {"cut", "--model", "power", "--param", "p=1", "--domain", "0:1", "--ranks", "2", "--loss",
+      "huber"},
+     {"--loss", "--fit"}},
+    {"CutFitMissingFile",
+     {"cut", "--fit", "nope.csv", "--model", "power", "--ranks", "2"},
+     {"nope.csv"}},
+    // plot
+    {"PlotTooFewSamples", {"plot", "two.csv", "--model", "power"}, {"two.csv", "2 samples"}},
+    {"PlotUnknownModel", {"plot", "power.csv", "--model", "foo"}, {"'foo'"}},
+    {"PlotUnknownLoss",
+     {"plot", "power.csv", "--model", "power", "--loss", "l2"},
+     {"--loss", "'l2'"}},
+    {"PlotNaN", {"plot", "nan.csv", "--model", "power"}, {"nan.csv:3:", "'nan'"}},
+    {"PlotDecreasing", {"plot", "decreasing.csv", "--model", "pchip"}, {"t=0.75"}},
+    {"PlotFormulaSyntax", {"plot", "power.csv", "--model", "expr:A*x^^p"}, {"position 4"}},
+    {"PlotBadRanks", {"plot", "power.csv", "--model", "power", "--ranks", "x"}, {"--ranks", "'x'"}},
+    {"PlotBadLog", {"plot", "power.csv", "--model", "power", "--log", "z"}, {"--log", "'z'"}},
+    {"PlotLogXFromZero",
+     {"plot", "quadratic.csv", "--model", "poly:2", "--log", "x"},
+     {"--log x", "x=0"}},
+    {"PlotSieveBelowValidRegion", {"plot", "below_sieve.csv", "--model", "sieve"}, {"x=2"}},
+    {"PlotNotConverged",
+     {"plot", "power.csv", "--model", "expr:A*x^p", "--param-guess", "A=1,p=0.1",
+      "--fit-iterations", "1"},
+     {"NO_CONVERGENCE"}},
+};
+
+INSTANTIATE_TEST_SUITE_P(Cases, BadFitInput, ::testing::ValuesIn(kBadCases),
+                         [](const ::testing::TestParamInfo<BadCase>& info) {
+                           return std::string(info.param.name);
+                         });
+
+TEST_F(CliFit, HelpListsTheNewCommands) {
+  const Outcome help = Isocost({"--help"});
+  EXPECT_EQ(help.code, 0);
+  for (const char* word : {"fit", "cut", "plot", "metrics"})
+    EXPECT_TRUE(Has(help.out, word)) << help.out;
+  const Outcome fit_help = Isocost({"fit", "--help"});
+  EXPECT_EQ(fit_help.code, 0);
+  for (const char* option : {"--model", "--param-guess", "--loss", "--absolute", "--repair",
+                             "--select", "--ranks", "--json"})
+    EXPECT_TRUE(Has(fit_help.out, option)) << fit_help.out;
+  const Outcome cut_help = Isocost({"cut", "--help"});
+  EXPECT_TRUE(Has(cut_help.out, "--fit")) << cut_help.out;
+}
+
+}  // namespace
