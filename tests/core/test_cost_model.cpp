@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <iostream>
 #include <limits>
+#include <optional>
+#include <random>
 #include <string>
 
 #include "isocost/error.hpp"
@@ -340,6 +343,53 @@ TEST(ExponentialModel, ClosedForm) {
   EXPECT_GT(isocost::exponential_model(-1, -2, 0, 1).density(0.5), 0);
   expect_error([] { isocost::exponential_model(1, -1, 0, 1); }, {"A*b > 0"});
   expect_error([] { isocost::exponential_model(1, 1, 0, 1000); }, {"exceeds 700"});
+}
+
+}  // namespace
+
+namespace {
+
+// Issue 3: PCHIP and Makima interpolants of monotone data are monotone. PCHIP
+// always is (Fritsch–Butland slopes); Makima may overshoot, and then the model
+// refuses to exist rather than decrease. Checked densely on random data.
+TEST(TabulatedModel, InterpolantsOfMonotoneDataAreMonotoneOrRefused) {
+  std::mt19937_64 rng(99);
+  std::uniform_real_distribution<double> u(0, 1);
+  int makima_refused = 0, makima_accepted = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const int n = 4 + static_cast<int>(rng() % 30);
+    std::vector<double> x{0}, t{0};
+    for (int k = 1; k < n; ++k) {
+      x.push_back(x.back() + 0.05 + u(rng));
+      // Half the data sets have flat stretches and jumps, where interpolants
+      // overshoot; the other half are smooth.
+      const double jump = rng() % 3 == 0 ? 0.0 : std::pow(u(rng), 3) * 10;
+      t.push_back(t.back() + (trial % 2 ? jump : 0.5 + u(rng)));
+    }
+    if (t.back() == 0) t.back() = 1;
+    for (auto kind : {isocost::Interpolation::pchip, isocost::Interpolation::makima}) {
+      std::optional<CostModel> m;
+      try {
+        m = isocost::tabulated_model(x, t, kind);
+      } catch (const Error& e) {
+        ASSERT_EQ(kind, isocost::Interpolation::makima) << "pchip refused: " << e.what();
+        ++makima_refused;
+        continue;
+      }
+      if (kind == isocost::Interpolation::makima) ++makima_accepted;
+      double previous = 0;
+      for (int k = 0; k <= 2000; ++k) {
+        const double xx = k == 2000 ? x.back() : x.back() * k / 2000;
+        const double c = m->cost(xx);
+        ASSERT_GE(c, previous - 1e-12 * t.back()) << "trial " << trial << " x=" << xx;
+        previous = c;
+      }
+    }
+  }
+  std::cout << "[ makima ] accepted " << makima_accepted << ", refused " << makima_refused
+            << " of 300 data sets\n";
+  EXPECT_GT(makima_refused, 0);   // the rough data make makima overshoot …
+  EXPECT_GT(makima_accepted, 0);  // … and the smooth data are checked for monotonicity
 }
 
 }  // namespace
