@@ -169,12 +169,17 @@ struct Family {
   std::shared_ptr<Expression> expression;  // FitForm::expression only
 };
 
-// Residual of one interval sample: (T(hi) − T(lo) − dt)·w, with an analytic
-// Jacobian from the family's gradient.
+// Residuals of samples [first, first + count): (T(hi) − T(lo) − dt)·w, with an
+// analytic Jacobian from the family's gradient. One block per sample lets a
+// robust loss see each sample on its own; without one, all samples form one
+// block, which spares Ceres its per-block overhead (it dominates for
+// thousands of cheap residuals).
 class IntervalCost final : public ceres::CostFunction {
  public:
-  IntervalCost(const Family& f, const IntervalSample& s, double w) : f_(f), s_(s), w_(w) {
-    set_num_residuals(1);
+  IntervalCost(const Family& f, const Samples& s, const std::vector<double>& w, std::size_t first,
+               std::size_t count)
+      : f_(f), s_(s), w_(w), first_(first), count_(count) {
+    set_num_residuals(static_cast<int>(count));
     mutable_parameter_block_sizes()->push_back(static_cast<int>(f.theta.size()));
   }
   bool Evaluate(double const* const* parameters, double* residuals,
@@ -182,44 +187,15 @@ class IntervalCost final : public ceres::CostFunction {
     const std::size_t k = f_.theta.size();
     double g_hi[16], g_lo[16];
     const bool want = jacobians != nullptr && jacobians[0] != nullptr;
-    const double t_hi = f_.value(s_.hi, parameters[0], want ? g_hi : nullptr);
-    const double t_lo = f_.value(s_.lo, parameters[0], want ? g_lo : nullptr);
-    residuals[0] = (t_hi - t_lo - s_.dt) * w_;
-    if (!std::isfinite(residuals[0])) return false;  // Ceres backs off the step
-    if (want)
-      for (std::size_t i = 0; i < k; ++i) jacobians[0][i] = (g_hi[i] - g_lo[i]) * w_;
-    return true;
-  }
-
- private:
-  const Family& f_;
-  IntervalSample s_;
-  double w_;
-};
-
-// All samples in one residual block: without a robust loss (which must see
-// each sample on its own) this spares Ceres its per-block overhead, which
-// dominates for thousands of cheap residuals.
-class BatchIntervalCost final : public ceres::CostFunction {
- public:
-  BatchIntervalCost(const Family& f, const Samples& s, const std::vector<double>& w)
-      : f_(f), s_(s), w_(w) {
-    set_num_residuals(static_cast<int>(s.size()));
-    mutable_parameter_block_sizes()->push_back(static_cast<int>(f.theta.size()));
-  }
-  bool Evaluate(double const* const* parameters, double* residuals,
-                double** jacobians) const override {
-    const std::size_t k = f_.theta.size();
-    double g_hi[16], g_lo[16];
-    const bool want = jacobians != nullptr && jacobians[0] != nullptr;
-    for (std::size_t r = 0; r < s_.size(); ++r) {
-      const auto& iv = s_.intervals()[r];
+    for (std::size_t r = 0; r < count_; ++r) {
+      const auto& iv = s_.intervals()[first_ + r];
+      const double w = w_[first_ + r];
       const double t_hi = f_.value(iv.hi, parameters[0], want ? g_hi : nullptr);
       const double t_lo = f_.value(iv.lo, parameters[0], want ? g_lo : nullptr);
-      residuals[r] = (t_hi - t_lo - iv.dt) * w_[r];
-      if (!std::isfinite(residuals[r])) return false;
+      residuals[r] = (t_hi - t_lo - iv.dt) * w;
+      if (!std::isfinite(residuals[r])) return false;  // Ceres backs off the step
       if (want)
-        for (std::size_t i = 0; i < k; ++i) jacobians[0][r * k + i] = (g_hi[i] - g_lo[i]) * w_[r];
+        for (std::size_t i = 0; i < k; ++i) jacobians[0][r * k + i] = (g_hi[i] - g_lo[i]) * w;
     }
     return true;
   }
@@ -228,6 +204,7 @@ class BatchIntervalCost final : public ceres::CostFunction {
   const Family& f_;
   const Samples& s_;
   const std::vector<double>& w_;
+  std::size_t first_, count_;
 };
 
 // The same residual for formulas, by Ceres' numeric differentiation.
@@ -698,7 +675,9 @@ FitResult fit(const Samples& samples, const FitSpec& spec, const FitOptions& opt
     loss = std::make_unique<ceres::CauchyLoss>(options.loss_scale);
   const bool batch = !family.expression && !loss;
   if (batch)
-    problem.AddResidualBlock(new BatchIntervalCost(family, samples, w), nullptr, theta.data());
+    problem.AddResidualBlock(new IntervalCost(family, samples, w, 0, samples.size()), nullptr,
+                             theta.data());
+
   for (std::size_t s = 0; s < (batch ? 0 : samples.size()); ++s) {
     const auto& iv = samples.intervals()[s];
     ceres::CostFunction* cost;
@@ -709,7 +688,7 @@ FitResult fit(const Samples& samples, const FitSpec& spec, const FitOptions& opt
       numeric->SetNumResiduals(1);
       cost = numeric;
     } else {
-      cost = new IntervalCost(family, iv, w[s]);
+      cost = new IntervalCost(family, samples, w, s, 1);
     }
     problem.AddResidualBlock(cost, loss.get(), theta.data());
   }

@@ -31,6 +31,8 @@
 #include <string>
 #include <vector>
 
+#include "support/cli_runner.hpp"
+
 #ifndef ISOCOST_CLI
 #error "ISOCOST_CLI must be the absolute path of the isocost binary"
 #endif
@@ -41,146 +43,32 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 // ---------------------------------------------------------------------------
-// Running the command
+// Running the command (tests/support/cli_runner.hpp)
 
-struct Outcome {
-  int code = -1;    ///< exit status, or 128 + signal
-  std::string out;  ///< everything on stdout
-  std::string err;  ///< everything on stderr
-};
+using isocost::testing::Cat;
+using isocost::testing::Has;
+using isocost::testing::Lines;
+using isocost::testing::Listing;
+using isocost::testing::Num;
+using isocost::testing::Outcome;
+using isocost::testing::ReadFile;
+using isocost::testing::Show;
+using isocost::testing::Tokens;
+using isocost::testing::WriteFile;
 
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-void WriteFile(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  ASSERT_TRUE(out.good()) << "cannot write " << path;
-}
-
-// Runs ISOCOST_CLI with `args` in directory `cwd`; stdout and stderr go to files
-// in `capture` (a directory that is not `cwd`, so they never show up in its
-// listing). With `stdout_path`, stdout goes there instead (e.g. /dev/full).
-Outcome RunIsocost(const std::vector<std::string>& args, const fs::path& cwd,
-                   const fs::path& capture, const std::string& stdout_path = "") {
-  const fs::path out_file = capture / "stdout", err_file = capture / "stderr";
-  std::vector<std::string> storage;
-  storage.push_back(ISOCOST_CLI);
-  storage.insert(storage.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& s : storage) argv.push_back(s.data());
-  argv.push_back(nullptr);
-  const std::string out_target = stdout_path.empty() ? out_file.string() : stdout_path;
-  const std::string err_target = err_file.string(), dir = cwd.string();
-
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    ADD_FAILURE() << "fork failed";
-    return {};
-  }
-  if (pid == 0) {
-    const int o = ::open(out_target.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int e = ::open(err_target.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (o < 0 || e < 0 || ::dup2(o, 1) < 0 || ::dup2(e, 2) < 0 || ::chdir(dir.c_str()) != 0)
-      ::_exit(126);
-    ::close(o);
-    ::close(e);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-  }
-  Outcome r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = stdout_path.empty() ? ReadFile(out_file) : std::string();
-  r.err = ReadFile(err_file);
-  return r;
-}
-
-std::string Show(const std::vector<std::string>& args) {
-  std::string s = "isocost";
-  for (const auto& a : args) s += " " + a;
-  return s;
-}
-
-bool Has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-std::vector<std::string> Tokens(const std::string& line) {
-  std::vector<std::string> t;
-  std::istringstream in(line);
-  for (std::string w; in >> w;) t.push_back(w);
-  return t;
-}
-
-std::set<std::string> Listing(const fs::path& dir) {
-  std::set<std::string> names;
-  for (const auto& e : fs::recursive_directory_iterator(dir))
-    names.insert(fs::relative(e.path(), dir).string());
-  return names;
-}
-
-// Fixture: a fresh directory per test; `dir` holds the inputs and is the working
-// directory of the command.
-class Cli : public ::testing::Test {
+class Cli : public isocost::testing::CliTest {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::path(::testing::TempDir()) / "isocost_cli_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    root_ = pattern;
-    dir = root_ / "work";
-    capture_ = root_ / "capture";
-    fs::create_directories(dir);
-    fs::create_directories(capture_);
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    if (!root_.empty()) fs::remove_all(root_, ignored);
-  }
-
   Outcome Isocost(const std::vector<std::string>& args, const std::string& stdout_path = "") {
-    return RunIsocost(args, dir, capture_, stdout_path);
+    isocost::testing::RunOptions options;
+    options.stdout_path = stdout_path;
+    return CliTest::Isocost(args, options);
   }
 
-  // Runs a command that must succeed quietly and returns its stdout.
-  std::string Ok(const std::vector<std::string>& args) {
-    const Outcome r = Isocost(args);
-    EXPECT_EQ(r.code, 0) << Show(args) << "\nstderr: " << r.err;
-    EXPECT_EQ(r.err, "") << Show(args);
-    return r.out;
-  }
-
-  // Runs a command that must succeed and print JSON; returns the parsed JSON.
-  json OkJson(const std::vector<std::string>& args) {
-    const std::string out = Ok(args);
-    try {
-      return json::parse(out);
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << Show(args) << ": stdout is not JSON (" << e.what() << "):\n" << out;
-      return json::object();
-    }
-  }
-
+  // Writes dir/name and returns its full path.
   std::string File(const std::string& name, const std::string& text) {
     WriteFile(dir / name, text);
     return (dir / name).string();
   }
-
-  fs::path dir;
-
- private:
-  fs::path root_, capture_;
 };
 
 // ---------------------------------------------------------------------------
@@ -196,14 +84,6 @@ std::string Exact(double v) {
   char buffer[32];
   const auto end = std::to_chars(buffer, buffer + sizeof buffer, v).ptr;
   return std::string(buffer, end);
-}
-
-double Num(const json& j) {
-  if (!j.is_number()) {
-    ADD_FAILURE() << "expected a number, got " << j.dump();
-    return std::numeric_limits<double>::quiet_NaN();
-  }
-  return j.get<double>();
 }
 
 // ---------------------------------------------------------------------------
@@ -1029,11 +909,6 @@ TEST_P(BadInput, OutputFileIsNeitherCreatedNorTouched) {
 }
 
 const std::vector<std::string> kSieve{"cut", "--model", "sieve", "--domain", "6:1000"};
-
-std::vector<std::string> Cat(std::vector<std::string> a, const std::vector<std::string>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
 
 const BadCase kBadCases[] = {
     // Parameters

@@ -31,6 +31,8 @@
 #include <string>
 #include <vector>
 
+#include "support/cli_runner.hpp"
+
 #ifndef ISOCOST_CLI
 #error "ISOCOST_CLI must be the absolute path of the isocost binary"
 #endif
@@ -43,94 +45,17 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 // ---------------------------------------------------------------------------
-// Running the command
+// Running the command (tests/support/cli_runner.hpp)
 
-struct Outcome {
-  int code = -1;    ///< exit status, or 128 + signal
-  std::string out;  ///< everything on stdout
-  std::string err;  ///< everything on stderr
-};
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-void WriteFile(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  ASSERT_TRUE(out.good()) << "cannot write " << path;
-}
-
-// Runs ISOCOST_CLI with `args` in `cwd`; stdout and stderr go to files in
-// `capture`. With `path_env`, the child's PATH is replaced by it.
-Outcome RunIsocost(const std::vector<std::string>& args, const fs::path& cwd,
-                   const fs::path& capture, const std::string* path_env = nullptr) {
-  const fs::path out_file = capture / "stdout", err_file = capture / "stderr";
-  std::vector<std::string> storage;
-  storage.push_back(ISOCOST_CLI);
-  storage.insert(storage.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& s : storage) argv.push_back(s.data());
-  argv.push_back(nullptr);
-  std::vector<std::string> env_storage;
-  for (char** e = environ; *e != nullptr; ++e)
-    if (!path_env || std::strncmp(*e, "PATH=", 5) != 0) env_storage.emplace_back(*e);
-  if (path_env) env_storage.push_back("PATH=" + *path_env);
-  std::vector<char*> envp;
-  for (auto& s : env_storage) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  const std::string out_target = out_file.string(), err_target = err_file.string(),
-                    dir = cwd.string();
-
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    ADD_FAILURE() << "fork failed";
-    return {};
-  }
-  if (pid == 0) {
-    const int o = ::open(out_target.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int e = ::open(err_target.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (o < 0 || e < 0 || ::dup2(o, 1) < 0 || ::dup2(e, 2) < 0 || ::chdir(dir.c_str()) != 0)
-      ::_exit(126);
-    ::close(o);
-    ::close(e);
-    ::execve(argv[0], argv.data(), envp.data());
-    ::_exit(127);
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-  }
-  Outcome r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = ReadFile(out_file);
-  r.err = ReadFile(err_file);
-  return r;
-}
-
-std::string Show(const std::vector<std::string>& args) {
-  std::string s = "isocost";
-  for (const auto& a : args) s += " " + a;
-  return s;
-}
-
-bool Has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-std::set<std::string> Listing(const fs::path& dir) {
-  std::set<std::string> names;
-  for (const auto& e : fs::recursive_directory_iterator(dir))
-    names.insert(fs::relative(e.path(), dir).string());
-  return names;
-}
+using isocost::testing::Cat;
+using isocost::testing::Has;
+using isocost::testing::Lines;
+using isocost::testing::Listing;
+using isocost::testing::Num;
+using isocost::testing::Outcome;
+using isocost::testing::ReadFile;
+using isocost::testing::Show;
+using isocost::testing::WriteFile;
 
 bool GnuplotOnPath() {
   const char* path = std::getenv("PATH");
@@ -147,25 +72,12 @@ bool IsPng(const fs::path& file) {
   return bytes.size() > 8 && bytes.compare(0, 8, kSignature, 8) == 0;
 }
 
-double Num(const json& j) {
-  if (!j.is_number()) {
-    ADD_FAILURE() << "expected a number, got " << j.dump();
-    return std::numeric_limits<double>::quiet_NaN();
-  }
-  return j.get<double>();
-}
-
 // The value of parameter `name` in a "parameters" array.
 double Param(const json& parameters, const std::string& name) {
   for (const auto& p : parameters)
     if (p.value("name", "") == name) return Num(p["value"]);
   ADD_FAILURE() << "no parameter " << name << " in " << parameters.dump();
   return std::numeric_limits<double>::quiet_NaN();
-}
-
-std::vector<std::string> Cat(std::vector<std::string> a, const std::vector<std::string>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
 }
 
 // ---------------------------------------------------------------------------
@@ -231,41 +143,12 @@ long double TrueCut(const Curve& t, long double lo, long double hi, int i, int P
 // ---------------------------------------------------------------------------
 // Fixture: a fresh directory per test, the working directory of the command.
 
-class CliFit : public ::testing::Test {
+class CliFit : public isocost::testing::CliTest {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::path(::testing::TempDir()) / "isocost_cli_fit_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    root_ = pattern;
-    dir = root_ / "work";
-    capture_ = root_ / "capture";
-    fs::create_directories(dir);
-    fs::create_directories(capture_);
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    if (!root_.empty()) fs::remove_all(root_, ignored);
-  }
-
   Outcome Isocost(const std::vector<std::string>& args, const std::string* path_env = nullptr) {
-    return RunIsocost(args, dir, capture_, path_env);
-  }
-
-  std::string Ok(const std::vector<std::string>& args) {
-    const Outcome r = Isocost(args);
-    EXPECT_EQ(r.code, 0) << Show(args) << "\nstderr: " << r.err;
-    EXPECT_EQ(r.err, "") << Show(args);
-    return r.out;
-  }
-
-  json OkJson(const std::vector<std::string>& args) {
-    const std::string out = Ok(args);
-    try {
-      return json::parse(out);
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << Show(args) << ": stdout is not JSON (" << e.what() << "):\n" << out;
-      return json::object();
-    }
+    isocost::testing::RunOptions options;
+    if (path_env) options.path_env = *path_env;
+    return CliTest::Isocost(args, options);
   }
 
   // Writes dir/name and returns `name` (the command runs in dir).
@@ -275,16 +158,7 @@ class CliFit : public ::testing::Test {
   }
 
   // A directory, outside `dir`, for fake executables.
-  fs::path Bin() {
-    const fs::path bin = root_ / "bin";
-    fs::create_directories(bin);
-    return bin;
-  }
-
-  fs::path dir;
-
- private:
-  fs::path root_, capture_;
+  fs::path Bin() { return Scratch("bin"); }
 };
 
 // ---------------------------------------------------------------------------
