@@ -8,6 +8,7 @@
 #include <deque>
 #include <mutex>
 #include <numbers>
+#include <optional>
 #include <string_view>
 #include <utility>
 
@@ -260,6 +261,132 @@ CostModel expression_model(const std::string& formula, const std::map<std::strin
                             assigned + " (numeric density)";
   return CostModel(std::make_shared<ExpressionModelImpl>(std::move(inner), std::move(description)),
                    lo, hi);
+}
+
+// ---------------------------------------------------------------------------
+// Densities from formulas in x, y, z.
+
+namespace {
+
+constexpr const char* kDensityVariables[] = {"x", "x, y", "x, y, z"};
+
+// A parameterless formula with its own parser, shared by every copy of the
+// density; muParser's Eval() writes to the parser, hence the lock. Never moved
+// once built: the parser holds pointers into it.
+struct DensityFormula {
+  DensityFormula(std::string text, int dims) : formula(std::move(text)) {
+    reject_assignment(formula);
+    std::vector<std::string> unknown;
+    try {
+      parser.DefineConst("_pi", std::numbers::pi);  // see Expression::Impl
+      for (int a = 0; a < dims; ++a) parser.DefineVar(std::string(1, "xyz"[a]), &point[a]);
+      // Unknown identifiers get a slot so that parsing can go on and name them all.
+      parser.SetVarFactory(
+          [](const char*, void* self) -> double* {
+            auto& slots = static_cast<DensityFormula*>(self)->storage;
+            slots.push_back(0.0);
+            return &slots.back();
+          },
+          this);
+      parser.SetExpr(formula);
+      for (const auto& [name, slot] : parser.GetUsedVar())
+        if (!(name.size() == 1 && name[0] >= 'x' && name[0] < 'x' + dims)) unknown.push_back(name);
+      if (unknown.empty()) {
+        parser.Eval();  // compile to bytecode now
+        if (parser.GetNumResults() != 1)
+          throw Error("expression density '" + formula + "': has " +
+                      std::to_string(parser.GetNumResults()) +
+                      " comma-separated expressions, expected one");
+      }
+    } catch (const mu::Parser::exception_type& e) {
+      throw syntax_error(formula, e);
+    }
+    if (!unknown.empty())
+      throw Error("expression density '" + formula + "': unknown identifier(s) " + join(unknown) +
+                  "; a " + std::to_string(dims) + "-D density is a formula in " +
+                  kDensityVariables[dims - 1] + " without parameters");
+  }
+  DensityFormula(const DensityFormula&) = delete;
+  DensityFormula& operator=(const DensityFormula&) = delete;
+
+  double operator()(std::span<const double> p) {
+    std::lock_guard lock(mutex);
+    std::copy(p.begin(), p.end(), point);
+    try {
+      return parser.Eval();
+    } catch (const mu::Parser::exception_type& e) {
+      std::string at;
+      for (double v : p) at += (at.empty() ? "" : ", ") + exact(v);
+      throw Error("expression density '" + formula + "': evaluation at (" + at +
+                  ") failed: " + e.GetMsg());
+    }
+  }
+
+  std::mutex mutex;
+  std::string formula;
+  double point[kMaxDims] = {0, 0, 0};
+  std::deque<double> storage;
+  mu::Parser parser;
+};
+
+// "analytic density: …" from the density underneath names something the user
+// never wrote: name the formula instead.
+Error renamed(const std::string& formula, const Error& e) {
+  const std::string prefix = "analytic density: ";
+  std::string message = e.what();
+  if (message.rfind(prefix, 0) == 0) message.erase(0, prefix.size());
+  return Error("expression density '" + formula + "': " + message);
+}
+
+// Delegates to the analytic density and renames it, as ExpressionModelImpl does.
+class ExpressionDensityImpl final : public detail::DensityImpl {
+ public:
+  ExpressionDensityImpl(Density inner, std::string formula, std::string description)
+      : inner_(std::move(inner)),
+        formula_(std::move(formula)),
+        description_(std::move(description)) {}
+  double mass(const Box& b) const override {
+    try {
+      return inner_.impl().mass(b);
+    } catch (const Error& e) {
+      throw renamed(formula_, e);
+    }
+  }
+  double cross_section(const Box& b, int axis, double x) const override {
+    try {
+      return inner_.impl().cross_section(b, axis, x);
+    } catch (const Error& e) {
+      throw renamed(formula_, e);
+    }
+  }
+  std::string describe() const override { return description_; }
+
+ private:
+  Density inner_;
+  std::string formula_, description_;
+};
+
+}  // namespace
+
+Density expression_density(const std::string& formula, const Box& box,
+                           const DensityOptions& options) {
+  box.validate("expression density '" + formula + "': box");
+  auto guarded = std::make_shared<DensityFormula>(formula, box.dims);
+  std::optional<Density> inner;
+  try {
+    inner = analytic_density([guarded](std::span<const double> p) { return (*guarded)(p); }, box,
+                             options);
+  } catch (const Error& e) {
+    throw renamed(formula, e);
+  }
+  // "analytic density (…) on …" becomes "expression density rho(x, y) = F (…) on …".
+  const std::string head = "analytic density";
+  std::string rest = inner->describe();
+  if (rest.rfind(head, 0) == 0) rest.erase(0, head.size());
+  std::string description = "expression density rho(" +
+                            std::string(kDensityVariables[box.dims - 1]) + ") = " + formula + rest;
+  return Density(std::make_shared<ExpressionDensityImpl>(*inner, formula, std::move(description)),
+                 box);
 }
 
 }  // namespace isocost

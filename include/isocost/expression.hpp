@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "isocost/cost_model.hpp"
+#include "isocost/density.hpp"
 
 namespace isocost {
 
@@ -70,5 +71,17 @@ class Expression {
 /// be used from several threads (serialised, not parallel).
 CostModel expression_model(const std::string& formula, const std::map<std::string, double>& values,
                            double lo, double hi);
+
+/// A Density rho(x, y[, z]) from a formula with no free parameters, e.g.
+/// "x + y" (Swartz §5) or "1 + exp(-((x-5)^2 + (y-5)^2))": the variables are
+/// x (1-D), x, y (2-D) or x, y, z (3-D boxes), with muParser's functions and
+/// constants as for Expression. Any other identifier (a parameter, or z on a
+/// 2-D box) is an Error listing them all; syntax errors name the position.
+/// Built on analytic_density with `options` (quadrature masses, the same
+/// lattice checks); its describe() shows the formula. Copies share one parser
+/// behind a mutex, so the density may be used from several threads
+/// (serialised, not parallel).
+Density expression_density(const std::string& formula, const Box& box,
+                           const DensityOptions& options = {});
 
 }  // namespace isocost

@@ -2,15 +2,19 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "isocost/decompose.hpp"
+#include "isocost/density.hpp"
 #include "isocost/error.hpp"
 #include "isocost/fit.hpp"
 #include "isocost/metrics.hpp"
+#include "isocost/partition.hpp"
 #include "isocost/samples.hpp"
 
 namespace isocost::cli {
@@ -32,6 +36,53 @@ void add_metrics_command(CLI::App& app);
 void add_fit_command(CLI::App& app);
 /// Adds `isocost plot` to the app.
 void add_plot_command(CLI::App& app);
+/// Adds `isocost partition` to the app.
+void add_partition_command(CLI::App& app);
+
+/// A density and its partition as typed on the command line, shared by
+/// `partition` and the heat-map mode of `plot` (all fields are raw text).
+struct DensityArgs {
+  std::string formula;     ///< --density FORMULA
+  std::string box;         ///< --box LO:HI,LO:HI[,LO:HI]
+  std::string weights;     ///< --weights FILE
+  std::string shape;       ///< --shape NXxNY[xNZ]
+  std::string quadrature;  ///< --quadrature gauss_kronrod|tanh_sinh
+  std::string tolerance;   ///< --tolerance T
+  std::string grid;        ///< --grid PXxPY[xPZ]|auto
+  std::string order;       ///< --order xy|yx|xyz|…
+  std::string ranks;       ///< --ranks P
+  std::string speeds;      ///< --speeds S,…
+  std::string node_types;  ///< --node-types NxR,…
+  std::string min_width;   ///< --min-width W[,W[,W]]
+  std::string method;      ///< --method newton|secant|bisection|toms748
+};
+/// Adds the options of DensityArgs to `cmd`; `ranks_help` describes --ranks.
+void add_density_options(CLI::App* cmd, DensityArgs& args, const std::string& ranks_help);
+/// True if --density or --weights was given.
+bool density_given(const DensityArgs& args);
+
+/// DensityArgs checked and parsed; nothing has been read or computed yet.
+struct DensityRequest {
+  int dims = 2;
+  bool gridded = false;  ///< --weights (else --density)
+  Box box;               ///< --density: the domain
+  GridShape shape;       ///< --weights: the cells
+  DensityOptions density_options;
+  bool partition = false;        ///< a partition was asked for (--grid, --ranks or speeds)
+  bool automatic = false;        ///< --grid auto (or no --grid): choose_grid()
+  ProcessGrid grid;              ///< the given grid, levels in --order
+  std::optional<Speeds> speeds;  ///< set whenever `partition` is
+  DecomposeOptions options;
+};
+/// Checks every field of `args` (an Error names the first bad value). With
+/// `need_partition`, a missing --grid/--ranks/--speeds is an Error; otherwise
+/// it just means "no partition".
+DensityRequest parse_density_request(const DensityArgs& args, bool need_partition);
+/// Builds the density: expression_density for --density, read_grid_density
+/// for --weights.
+Density build_density(const DensityArgs& args, const DensityRequest& request);
+/// decompose() for a given grid, choose_grid() for --grid auto.
+Decomposition partition_density(const Density& density, const DensityRequest& request);
 
 /// Fitting options shared by `fit`, `cut --fit` and `plot` (the model and the
 /// samples file are options of each command).
@@ -98,6 +149,10 @@ nlohmann::ordered_json stats_json(const LoadStats& s);
 /// Parses a finite double from a whole command-line field; throws Error naming
 /// `what` otherwise.
 double parse_double(const std::string& text, const std::string& what);
+/// Speeds from --speeds S,… or --node-types NxR,… (Swartz §4); empty when
+/// neither is given; Error when both are, or for a bad entry.
+std::optional<Speeds> parse_speeds(const std::string& speeds, const std::string& node_types);
+
 /// Splits "a,b,c" on commas.
 std::vector<std::string> split(const std::string& text, char separator);
 

@@ -131,26 +131,7 @@ CostModel build_model(const CutArgs& a) {
 }
 
 Speeds build_speeds(const CutArgs& a) {
-  if (!a.speeds.empty() && !a.node_types.empty())
-    throw Error("--speeds and --node-types both given; use one");
-  std::optional<Speeds> s;
-  if (!a.speeds.empty()) {
-    std::vector<double> v;
-    const auto items = split(a.speeds, ',');
-    for (std::size_t k = 0; k < items.size(); ++k)
-      v.push_back(parse_double(items[k], "--speeds entry " + std::to_string(k)));
-    s = Speeds::from_values(std::move(v));
-  } else if (!a.node_types.empty()) {
-    std::vector<NodeType> types;
-    for (const auto& item : split(a.node_types, ',')) {
-      const auto x = item.find('x');
-      if (x == std::string::npos)
-        throw Error("--node-types: expected COUNTxRATIO (e.g. 7x1,4x3), got '" + item + "'");
-      types.push_back({parse_int(item.substr(0, x), "--node-types count in '" + item + "'", 1),
-                       parse_double(item.substr(x + 1), "--node-types ratio in '" + item + "'")});
-    }
-    s = Speeds::from_node_types(types);
-  }
+  const std::optional<Speeds> s = parse_speeds(a.speeds, a.node_types);
   if (s) {
     if (!a.ranks.empty() && parse_int(a.ranks, "--ranks", 1) != s->ranks())
       throw Error("--ranks " + a.ranks + " does not match the " + std::to_string(s->ranks()) +

@@ -15,13 +15,14 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "isocost 0.1.0");
   isocost::cli::add_fit_command(app);
   isocost::cli::add_cut_command(app);
+  isocost::cli::add_partition_command(app);
   isocost::cli::add_plot_command(app);
   isocost::cli::add_metrics_command(app);
   try {
     app.parse(argc, argv);
     if (app.get_subcommands().empty())
       throw isocost::Error(
-          "a subcommand is required: fit, cut, plot or metrics (see isocost --help)");
+          "a subcommand is required: fit, cut, partition, plot or metrics (see isocost --help)");
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

@@ -10,6 +10,7 @@
 #include "cli.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
+#include "isocost/partition.hpp"
 
 namespace isocost::cli {
 
@@ -124,6 +125,34 @@ std::vector<std::string> split(const std::string& text, char separator) {
     start = next + 1;
   }
   return parts;
+}
+
+}  // namespace isocost::cli
+
+namespace isocost::cli {
+
+std::optional<Speeds> parse_speeds(const std::string& speeds, const std::string& node_types) {
+  if (!speeds.empty() && !node_types.empty())
+    throw Error("--speeds and --node-types both given; use one");
+  if (!speeds.empty()) {
+    std::vector<double> v;
+    const auto items = split(speeds, ',');
+    for (std::size_t k = 0; k < items.size(); ++k)
+      v.push_back(parse_double(items[k], "--speeds entry " + std::to_string(k)));
+    return Speeds::from_values(std::move(v));
+  }
+  if (!node_types.empty()) {
+    std::vector<NodeType> types;
+    for (const auto& item : split(node_types, ',')) {
+      const auto x = item.find('x');
+      if (x == std::string::npos)
+        throw Error("--node-types: expected COUNTxRATIO (e.g. 7x1,4x3), got '" + item + "'");
+      types.push_back({parse_int(item.substr(0, x), "--node-types count in '" + item + "'", 1),
+                       parse_double(item.substr(x + 1), "--node-types ratio in '" + item + "'")});
+    }
+    return Speeds::from_node_types(types);
+  }
+  return std::nullopt;
 }
 
 }  // namespace isocost::cli

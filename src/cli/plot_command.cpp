@@ -1,11 +1,14 @@
-// isocost plot: samples, the fitted t(x) and the cuts for P ranks, as a PNG
-// rendered by gnuplot.
+// isocost plot: samples, the fitted t(x) and the cuts for P ranks, or a 2-D
+// cost density as a heat map with each rank's box, as a PNG rendered by
+// gnuplot.
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <memory>
 
 #include "cli.hpp"
+#include "isocost/decompose.hpp"
+#include "isocost/density.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/partition.hpp"
@@ -20,11 +23,12 @@ namespace fs = std::filesystem;
 struct PlotArgs {
   std::string file;
   std::string model;
-  std::string ranks;
   std::string domain;
   std::string log = "auto";
   std::string output;
   FitArgs fit;
+  DensityArgs d;  // the heat-map mode; d.ranks is --ranks of both modes
+  const CLI::Option* log_option = nullptr;
 };
 
 std::string g(double v, int digits = 6) { return detail::fixed_digits(v, digits); }
@@ -49,10 +53,153 @@ bool wide(const std::vector<double>& v) {
   return lo > 0 && hi / lo >= 1e3;
 }
 
+// Pixels of the heat map along one axis and the cells each covers (grids:
+// whole cells, at most kMaxPixels pixels; formulas: kFormulaPixels along the
+// longer side).
+constexpr std::int64_t kMaxPixels = 600;
+constexpr int kFormulaPixels = 160;
+
+// The heat map of rho with the parts' boxes: for grids, each pixel is a block
+// of whole cells (one cell unless the grid is larger than kMaxPixels) and its
+// value the block's mass over its area, i.e. the cells' own rho; for formulas,
+// the mean of rho over each pixel of a regular lattice (mass / area).
+plot::HeatMap heat_map(const Density& d) {
+  plot::HeatMap map;
+  const Box& box = d.box();
+  map.x0 = box.lo[0];
+  map.x1 = box.hi[0];
+  map.y0 = box.lo[1];
+  map.y1 = box.hi[1];
+  if (const GridShape* grid = d.grid()) {
+    const std::int64_t nx = grid->cells[0], ny = grid->cells[1];
+    const std::int64_t bx = (nx + kMaxPixels - 1) / kMaxPixels,
+                       by = (ny + kMaxPixels - 1) / kMaxPixels;
+    map.nx = static_cast<int>((nx + bx - 1) / bx);
+    map.ny = static_cast<int>((ny + by - 1) / by);
+    // A last, partial block is drawn at full size: its pixel reaches past the
+    // box and is clipped there.
+    map.x1 = map.x0 + box.width(0) * static_cast<double>(map.nx * bx) / static_cast<double>(nx);
+    map.y1 = map.y0 + box.width(1) * static_cast<double>(map.ny * by) / static_cast<double>(ny);
+    const double cell_area =
+        box.width(0) / static_cast<double>(nx) * box.width(1) / static_cast<double>(ny);
+    for (std::int64_t j = 0; j < map.ny; ++j)
+      for (std::int64_t i = 0; i < map.nx; ++i) {
+        const std::array<std::int64_t, kMaxDims> c0{i * bx, j * by, 0};
+        const std::array<std::int64_t, kMaxDims> c1{std::min(nx, c0[0] + bx),
+                                                    std::min(ny, c0[1] + by), 1};
+        const double area = cell_area * static_cast<double>((c1[0] - c0[0]) * (c1[1] - c0[1]));
+        map.values.push_back(d.cell_mass(c0, c1) / area);
+      }
+    map.cblabel = "rho (cell weight / cell area)";
+  } else {
+    const double w = box.width(0), h = box.width(1);
+    const double longer = std::max(w, h);
+    map.nx = std::max(8, static_cast<int>(std::lround(kFormulaPixels * w / longer)));
+    map.ny = std::max(8, static_cast<int>(std::lround(kFormulaPixels * h / longer)));
+    for (int j = 0; j < map.ny; ++j)
+      for (int i = 0; i < map.nx; ++i) {
+        Box pixel = box;
+        pixel.lo[0] = box.lo[0] + w * i / map.nx;
+        pixel.hi[0] = i + 1 == map.nx ? box.hi[0] : box.lo[0] + w * (i + 1) / map.nx;
+        pixel.lo[1] = box.lo[1] + h * j / map.ny;
+        pixel.hi[1] = j + 1 == map.ny ? box.hi[1] : box.lo[1] + h * (j + 1) / map.ny;
+        map.values.push_back(d.mass(pixel) / pixel.volume());
+      }
+    map.cblabel = "rho (mean over each pixel)";
+  }
+  return map;
+}
+
+void run_heat_map(const PlotArgs& a) {
+  // Command line first, then gnuplot, then the density and its partition.
+  const char* one_d = !a.file.empty()              ? "a samples FILE"
+                      : !a.model.empty()           ? "--model"
+                      : !a.domain.empty()          ? "--domain"
+                      : a.log_option->count() > 0  ? "--log"
+                      : !a.fit.param_guess.empty() ? "--param-guess"
+                      : !a.fit.loss.empty()        ? "--loss"
+                      : !a.fit.select.empty()      ? "--select"
+                      : !a.fit.iterations.empty()  ? "--fit-iterations"
+                      : a.fit.absolute             ? "--absolute"
+                      : a.fit.repair               ? "--repair"
+                                                   : nullptr;
+  if (one_d)
+    throw Error(std::string(one_d) + " is for plotting samples and a fitted t(x), not with " +
+                (a.d.formula.empty() ? "--weights" : "--density") + " (a heat map)");
+  const DensityRequest req = parse_density_request(a.d, false);
+  if (req.dims != 2)
+    throw Error("plot: a heat map needs a 2-D density, but " +
+                (req.gridded ? "--shape " + a.d.shape : "--box " + a.d.box) + " has " +
+                std::to_string(req.dims) + " dimensions");
+  const std::string out = a.output.empty() ? "partition.png" : a.output;
+  if (req.gridded) {
+    std::error_code ec;
+    if (fs::exists(a.d.weights, ec) && fs::exists(out, ec) && fs::equivalent(a.d.weights, out, ec))
+      throw Error("-o " + out + ": the plot would overwrite the weights file " + a.d.weights);
+  }
+  if (!plot::gnuplot_available())
+    throw Error("plot: gnuplot is not on PATH (install gnuplot, e.g. Debian gnuplot-nox)");
+
+  const Density density = build_density(a.d, req);
+  std::optional<Decomposition> dec;
+  if (req.partition) dec = partition_density(density, req);
+
+  plot::HeatMap map = heat_map(density);
+  map.xlabel = "x";
+  map.ylabel = "y";
+  // The canvas follows the box's shape (the plot keeps equal scales).
+  const double aspect = density.box().width(1) / density.box().width(0);
+  map.height = static_cast<int>(std::lround(std::clamp(160 + 700 * aspect, 360.0, 1100.0)));
+  map.title = req.gridded ? a.d.weights + ": " + std::to_string(density.grid()->cells[0]) + "x" +
+                                std::to_string(density.grid()->cells[1]) + " cells"
+                          : "rho = " + a.d.formula;
+  if (dec) {
+    for (const auto& p : dec->parts)
+      map.rectangles.push_back({p.box.lo[0], p.box.lo[1], p.box.hi[0], p.box.hi[1],
+                                dec->ranks() <= 256 ? std::to_string(p.rank) : std::string()});
+    map.title += "; " + std::to_string(dec->ranks()) + " parts, grid " + dec->grid.name() +
+                 ", predicted L_E " + g(dec->predicted_le, 6) + " %";
+  }
+  plot::render_heat_map_png(map, out);
+  emit("wrote " + out + ": heat map of " + (req.gridded ? a.d.weights : "rho = " + a.d.formula) +
+           " (" + std::to_string(map.nx) + "x" + std::to_string(map.ny) + " pixels)" +
+           (dec ? ", " + std::to_string(dec->ranks()) + " parts, grid " + dec->grid.name() +
+                      ", predicted L_E " + g(dec->predicted_le, 6) + " %"
+                : std::string()) +
+           "\n",
+       "");
+}
+
 void run(const PlotArgs& a) {
+  if (density_given(a.d)) {
+    run_heat_map(a);
+    return;
+  }
+  if (a.file.empty())
+    throw Error(
+        "plot: expected a samples FILE with --model, or --density FORMULA --box … / "
+        "--weights FILE --shape … for a heat map");
+  if (a.model.empty()) throw Error("plot " + a.file + ": --model is required");
+  {
+    const std::pair<const std::string*, const char*> heat_map_only[] = {
+        {&a.d.box, "--box"},
+        {&a.d.shape, "--shape"},
+        {&a.d.grid, "--grid"},
+        {&a.d.order, "--order"},
+        {&a.d.speeds, "--speeds"},
+        {&a.d.node_types, "--node-types"},
+        {&a.d.min_width, "--min-width"},
+        {&a.d.quadrature, "--quadrature"},
+        {&a.d.tolerance, "--tolerance"},
+        {&a.d.method, "--method"}};
+    for (const auto& [value, name] : heat_map_only)
+      if (!value->empty())
+        throw Error(std::string(name) + " is for heat maps (--density or --weights), not " +
+                    "a samples file");
+  }
   // Command line first, then gnuplot, then the data.
   std::optional<int> ranks;
-  if (!a.ranks.empty()) ranks = parse_int(a.ranks, "--ranks", 1);
+  if (!a.d.ranks.empty()) ranks = parse_int(a.d.ranks, "--ranks", 1);
   if (a.log != "auto" && a.log != "none" && a.log != "x" && a.log != "y" && a.log != "xy")
     throw Error("--log: expected auto, none, x, y or xy, got '" + a.log + "'");
   FitOptions options;
@@ -153,20 +300,25 @@ void run(const PlotArgs& a) {
 void add_plot_command(CLI::App& app) {
   auto args = std::make_shared<PlotArgs>();
   auto* cmd = app.add_subcommand(
-      "plot", "Plot samples, the fitted t(x) and the cuts for P ranks to a PNG (gnuplot)");
-  cmd->add_option("file", args->file, "samples file (x,t or lo,hi,dt; CSV or JSON)")->required();
+      "plot",
+      "Plot samples, the fitted t(x) and the cuts for P ranks, or a 2-D density as a heat map "
+      "with each rank's box (--density/--weights), to a PNG (gnuplot)");
+  cmd->add_option("file", args->file, "samples file (x,t or lo,hi,dt; CSV or JSON); needs --model");
   cmd->add_option("--model", args->model,
-                  "sieve, sieve+c, power, poly:N, exp, expr:FORMULA, pchip, makima or auto")
-      ->required();
+                  "sieve, sieve+c, power, poly:N, exp, expr:FORMULA, pchip, makima or auto");
   add_fit_options(cmd, args->fit);
-  cmd->add_option("--ranks", args->ranks, "draw the cuts for P ranks");
   cmd->add_option("--domain", args->domain,
                   "domain LO:HI of the fitted model (default: the samples' span)");
-  cmd->add_option("--log", args->log,
-                  "logarithmic axes: auto (log-log when the samples are spread geometrically over "
-                  "3 decades or more), none, x, y or xy")
-      ->capture_default_str();
-  // -o: the PNG; default: FILE with its extension replaced by .png.
+  args->log_option =
+      cmd->add_option("--log", args->log,
+                      "logarithmic axes: auto (log-log when the samples are spread geometrically "
+                      "over 3 decades or more), none, x, y or xy")
+          ->capture_default_str();
+  add_density_options(cmd, args->d,
+                      "samples: draw the cuts for P ranks; heat map: partition for P ranks with "
+                      "--grid auto");
+  // -o: the PNG; default: FILE with its extension replaced by .png, or
+  // partition.png for a heat map.
   add_output_and_run(cmd, args->output, [args] { run(*args); });
 }
 

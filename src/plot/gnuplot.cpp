@@ -9,12 +9,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <sstream>
 
@@ -199,6 +201,58 @@ int run_gnuplot(const fs::path& script, const fs::path& err) {
   return status;
 }
 
+// Renders a PNG: a temporary file next to the target (created first, so that
+// an unwritable directory is reported by name), a script of the terminal
+// settings and `body` in `work`, gnuplot, a check that a PNG came out, and a
+// rename over the target.
+void render_script(const std::string& path, const TempDir& work, int width, int height,
+                   const std::function<void(std::ostream&)>& body) {
+  const fs::path script = work.path() / "plot.gp";
+  const fs::path err = work.path() / "stderr.txt";
+  const fs::path target(path);
+  const fs::path temp = target.parent_path() / (".isocost-" + std::to_string(::getpid()) + "-" +
+                                                target.filename().string() + ".tmp");
+  {
+    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0)
+      throw Error("cannot write '" + path + "': cannot create " + temp.string() + ": " +
+                  std::strerror(errno));
+    ::close(fd);
+  }
+  RemoveOnExit remove_temp(temp);
+
+  {
+    std::ofstream gp(script, std::ios::binary);
+    gp << "set terminal pngcairo noenhanced size " << width << "," << height
+       << " font 'Liberation Sans,10'\n";
+    gp << "set output " << quote(temp.string()) << "\n";
+    gp << "set encoding utf8\n";
+    body(gp);
+    gp << "set output\n";
+    gp.close();
+    if (!gp) throw Error("plot: cannot write the gnuplot script to " + script.string());
+  }
+
+  const int status = run_gnuplot(script, err);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    const std::string how = WIFEXITED(status) ? "exit status " + std::to_string(WEXITSTATUS(status))
+                                              : "signal " + std::to_string(WTERMSIG(status));
+    throw Error("cannot write '" + path + "': gnuplot failed (" + how +
+                "): " + one_line_message(read_text(err), script.string()));
+  }
+  // A successful gnuplot run must have left a PNG.
+  const std::string png = read_text(temp);
+  static const char kSignature[] = "\x89PNG\r\n\x1a\n";
+  if (png.size() < 8 || png.compare(0, 8, kSignature, 8) != 0)
+    throw Error("cannot write '" + path + "': gnuplot produced no PNG (" +
+                one_line_message(read_text(err), script.string()) + ")");
+
+  std::error_code ec;
+  fs::rename(temp, target, ec);
+  if (ec) throw Error("cannot write '" + path + "': " + ec.message());
+  remove_temp.release();
+}
+
 }  // namespace
 
 bool gnuplot_available() { return on_path("gnuplot"); }
@@ -212,8 +266,6 @@ void render_png(const Figure& figure, const std::string& path) {
 
   TempDir work;
   const fs::path data = work.path() / "data.txt";
-  const fs::path script = work.path() / "plot.gp";
-  const fs::path err = work.path() / "stderr.txt";
 
   // Data: one block per series (gnuplot `index`), blank line where a point is
   // left out so that lines break there.
@@ -243,26 +295,7 @@ void render_png(const Figure& figure, const std::string& path) {
   for (const bool p : plotted) any = any || p;
   if (!any) throw Error("plot: nothing to plot for '" + path + "' (no finite data point)");
 
-  // The PNG is rendered into a temporary file next to the target: created here
-  // first, so that an unwritable directory is reported by name.
-  const fs::path target(path);
-  const fs::path temp = target.parent_path() / (".isocost-" + std::to_string(::getpid()) + "-" +
-                                                target.filename().string() + ".tmp");
-  {
-    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0)
-      throw Error("cannot write '" + path + "': cannot create " + temp.string() + ": " +
-                  std::strerror(errno));
-    ::close(fd);
-  }
-  RemoveOnExit remove_temp(temp);
-
-  {
-    std::ofstream gp(script, std::ios::binary);
-    gp << "set terminal pngcairo noenhanced size " << figure.width << "," << figure.height
-       << " font 'Liberation Sans,10'\n";
-    gp << "set output " << quote(temp.string()) << "\n";
-    gp << "set encoding utf8\n";
+  render_script(path, work, figure.width, figure.height, [&](std::ostream& gp) {
     if (!figure.title.empty()) gp << "set title " << quote(figure.title) << "\n";
     if (!figure.xlabel.empty()) gp << "set xlabel " << quote(figure.xlabel) << "\n";
     if (!figure.ylabel.empty()) gp << "set ylabel " << quote(figure.ylabel) << "\n";
@@ -296,29 +329,90 @@ void render_png(const Figure& figure, const std::string& path) {
                       quote(figure.vertical_label));
     gp << "plot ";
     for (std::size_t k = 0; k < items.size(); ++k) gp << (k ? ", \\\n     " : "") << items[k];
-    gp << "\nset output\n";
-    gp.close();
-    if (!gp) throw Error("plot: cannot write the gnuplot script to " + script.string());
+    gp << "\n";
+  });
+}
+
+void render_heat_map_png(const HeatMap& map, const std::string& path) {
+  if (map.width < 16 || map.width > 20000 || map.height < 16 || map.height > 20000)
+    throw Error("plot: size " + std::to_string(map.width) + "x" + std::to_string(map.height) +
+                " outside [16, 20000] pixels");
+  if (map.nx < 1 || map.ny < 1 ||
+      map.values.size() != static_cast<std::size_t>(map.nx) * static_cast<std::size_t>(map.ny))
+    throw Error("plot: heat map of " + std::to_string(map.nx) + "x" + std::to_string(map.ny) +
+                " pixels has " + std::to_string(map.values.size()) + " values");
+  if (!(std::isfinite(map.x0) && std::isfinite(map.x1) && map.x0 < map.x1 &&
+        std::isfinite(map.y0) && std::isfinite(map.y1) && map.y0 < map.y1))
+    throw Error("plot: heat map extent [" + num(map.x0) + ", " + num(map.x1) + "] x [" +
+                num(map.y0) + ", " + num(map.y1) + "] is empty or not finite");
+  double vmin = map.values.front(), vmax = map.values.front();
+  for (const double v : map.values) {
+    if (!std::isfinite(v)) throw Error("plot: heat map value " + num(v) + " is not finite");
+    vmin = std::min(vmin, v);
+    vmax = std::max(vmax, v);
+  }
+  for (const auto& r : map.rectangles)
+    if (!(std::isfinite(r.x0) && std::isfinite(r.x1) && std::isfinite(r.y0) && std::isfinite(r.y1)))
+      throw Error("plot: rectangle '" + r.label + "' has a corner that is not finite");
+  if (path.empty()) throw Error("plot: expected an output file name, got ''");
+  if (!gnuplot_available())
+    throw Error("cannot write '" + path +
+                "': gnuplot is not on PATH (install gnuplot, e.g. Debian gnuplot-nox)");
+  if (!(vmax > vmin)) {  // a constant map: give the colour box some range
+    const double pad = vmin == 0 ? 1 : 0.01 * std::abs(vmin);
+    vmin -= pad;
+    vmax += pad;
   }
 
-  const int status = run_gnuplot(script, err);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    const std::string how = WIFEXITED(status) ? "exit status " + std::to_string(WEXITSTATUS(status))
-                                              : "signal " + std::to_string(WTERMSIG(status));
-    throw Error("cannot write '" + path + "': gnuplot failed (" + how +
-                "): " + one_line_message(read_text(err), script.string()));
+  TempDir work;
+  const fs::path data = work.path() / "data.txt";
+  {
+    // Pixel centres and values, one block per row (gnuplot `with image`).
+    std::ofstream out(data, std::ios::binary);
+    const double dx = (map.x1 - map.x0) / map.nx, dy = (map.y1 - map.y0) / map.ny;
+    for (int j = 0; j < map.ny; ++j) {
+      const double y = map.y0 + (j + 0.5) * dy;
+      for (int i = 0; i < map.nx; ++i)
+        out << num(map.x0 + (i + 0.5) * dx) << ' ' << num(y) << ' '
+            << num(map.values[static_cast<std::size_t>(i) +
+                              static_cast<std::size_t>(map.nx) * static_cast<std::size_t>(j)])
+            << '\n';
+      out << '\n';
+    }
+    out.close();
+    if (!out) throw Error("plot: cannot write data to " + data.string());
   }
-  // A successful gnuplot run must have left a PNG.
-  const std::string png = read_text(temp);
-  static const char kSignature[] = "\x89PNG\r\n\x1a\n";
-  if (png.size() < 8 || png.compare(0, 8, kSignature, 8) != 0)
-    throw Error("cannot write '" + path + "': gnuplot produced no PNG (" +
-                one_line_message(read_text(err), script.string()) + ")");
 
-  std::error_code ec;
-  fs::rename(temp, target, ec);
-  if (ec) throw Error("cannot write '" + path + "': " + ec.message());
-  remove_temp.release();
+  render_script(path, work, map.width, map.height, [&](std::ostream& gp) {
+    if (!map.title.empty()) gp << "set title " << quote(map.title) << "\n";
+    if (!map.xlabel.empty()) gp << "set xlabel " << quote(map.xlabel) << "\n";
+    if (!map.ylabel.empty()) gp << "set ylabel " << quote(map.ylabel) << "\n";
+    if (!map.cblabel.empty()) gp << "set cblabel " << quote(map.cblabel) << "\n";
+    // Equal scales unless the box is very elongated.
+    const double aspect = (map.y1 - map.y0) / (map.x1 - map.x0);
+    if (aspect >= 0.25 && aspect <= 4) gp << "set size ratio -1\n";
+    gp << "set xrange [" << num(map.x0) << ":" << num(map.x1) << "]\n";
+    gp << "set yrange [" << num(map.y0) << ":" << num(map.y1) << "]\n";
+    gp << "set cbrange [" << num(vmin) << ":" << num(vmax) << "]\n";
+    gp << "set tics out\n";
+    // Viridis, by its five anchor colours.
+    gp << "set palette defined (0 '#440154', 0.25 '#3b528b', 0.5 '#21918c', 0.75 '#5ec962', "
+          "1 '#fde725')\n";
+    gp << "set style textbox opaque fillcolor rgb 'white' noborder margins 1.5, 1\n";
+    int id = 1;
+    for (const auto& r : map.rectangles) {
+      gp << "set object " << id++ << " rect from " << num(r.x0) << "," << num(r.y0) << " to "
+         << num(r.x1) << "," << num(r.y1)
+         << " front fillstyle empty border lc rgb 'black' lw 1.5\n";
+    }
+    int label = 1;
+    for (const auto& r : map.rectangles) {
+      if (r.label.empty()) continue;
+      gp << "set label " << label++ << " " << quote(r.label) << " at " << num(0.5 * (r.x0 + r.x1))
+         << "," << num(0.5 * (r.y0 + r.y1)) << " center front boxed tc rgb 'black'\n";
+    }
+    gp << "plot " << quote(data.string()) << " using 1:2:3 with image notitle\n";
+  });
 }
 
 }  // namespace isocost::plot

@@ -36,6 +36,30 @@ struct Figure {
 /// unknown style, a size outside [16, 20000]).
 void render_png(const Figure& figure, const std::string& path);
 
+/// A rectangle drawn over a heat map, e.g. one rank's box, with a label at its
+/// centre (empty: none).
+struct Rectangle {
+  double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  std::string label;
+};
+
+/// A heat map: values on a regular nx × ny lattice of pixels tiling
+/// [x0, x1] × [y0, y1] (pixel (i, j) at index i + nx·j), with rectangles over it.
+struct HeatMap {
+  std::string title, xlabel = "x", ylabel = "y", cblabel;
+  double x0 = 0, x1 = 1, y0 = 0, y1 = 1;
+  int nx = 0, ny = 0;
+  std::vector<double> values;         ///< nx·ny finite values, x fastest
+  std::vector<Rectangle> rectangles;  ///< drawn in front, outlined, labelled
+  int width = 900, height = 800;
+};
+
+/// Renders a heat map to a PNG with gnuplot, like render_png (same atomic
+/// write and errors). Throws isocost::Error for a malformed map: values not
+/// nx·ny or not finite, an empty or inverted extent, a size outside
+/// [16, 20000].
+void render_heat_map_png(const HeatMap& map, const std::string& path);
+
 /// True if a `gnuplot` executable is on PATH.
 bool gnuplot_available();
 

@@ -1,0 +1,125 @@
+// isocost/decompose.hpp — multi-dimensional partitions of a Density: rows or
+// slabs, jagged (staggered) 2-D grids and 3-D recursive sectioning, each level
+// a 1-D partition of a marginal (Swartz §5: choose rows to reduce the problem to
+// one unknown; ParaDiS sections x, then y within x slabs, then z within columns).
+//
+//   auto rho = isocost::analytic_density(f, isocost::Box::of({0, 0}, {20, 20}));
+//   isocost::ProcessGrid rows{{4}, {1}};                   // 4 rows: cuts along y
+//   auto d = isocost::decompose(rho, rows, isocost::Speeds::uniform(4));
+//   // d.parts[i].box is rank i's box
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "isocost/density.hpp"
+#include "isocost/partition.hpp"
+
+namespace isocost {
+
+/// A recursive sectioning: level l cuts each piece of the previous level into
+/// counts[l] slabs along axis axes[l]. {{P}, {a}} is P slabs along axis a;
+/// {{px, py}, {0, 1}} is px columns in x, each cut into py parts along y (a
+/// jagged grid); {{px, py, pz}, {0, 1, 2}} is ParaDiS's x → y → z sectioning.
+/// Ranks are numbered lexicographically by level index (the last level
+/// fastest); a slab's share of the work is the sum of its ranks' speeds.
+struct ProcessGrid {
+  std::vector<int> counts;  ///< parts per level, each >= 1; product = P
+  std::vector<int> axes;    ///< the axis cut at each level; distinct, < dims
+
+  /// Product of the counts.
+  int ranks() const;
+  /// "4x4 along y,x" style name.
+  std::string name() const;
+  /// Throws Error unless counts and axes fit a density of `dims` dimensions.
+  void validate(int dims) const;
+};
+
+/// Parses "4x2" (counts in axis order x, y, z: level l cuts axis l) or "auto".
+/// Throws Error otherwise. "auto" gives an empty grid.
+ProcessGrid parse_process_grid(const std::string& text, int dims);
+
+/// Settings for decompose().
+struct DecomposeOptions {
+  /// Root finding for continuous densities (each level's marginal).
+  CutOptions cut;
+  /// Smallest width a part may have along each axis, in box units (e.g. a halo
+  /// of 2 cells is 2 on a cell-unit grid). Parts narrower than this are not
+  /// produced: the cuts are moved (minimising the heaviest part under the
+  /// constraint), or, when P parts of that width cannot fit, an Error says so.
+  /// On grids every part has at least one cell along each axis it is cut on.
+  std::array<double, kMaxDims> min_width{0, 0, 0};
+};
+
+/// One rank's part.
+struct Part {
+  int rank = 0;
+  Box box;
+  /// Gridded densities: the cell ranges [cell_lo, cell_hi) along each axis.
+  std::array<std::int64_t, kMaxDims> cell_lo{0, 0, 0};
+  std::array<std::int64_t, kMaxDims> cell_hi{0, 0, 0};
+  double cost = 0;     ///< ∫ rho over the box
+  double time = 0;     ///< cost / speed
+  double volume = 0;   ///< box volume
+  double surface = 0;  ///< area of the box's faces shared with other parts
+};
+
+/// A decomposition and what it predicts.
+struct Decomposition {
+  ProcessGrid grid;
+  std::vector<Part> parts;  ///< rank order
+  double total_cost = 0;
+  double predicted_le = 0;  ///< L_E of the parts' times, percent (Swartz eq. 3)
+  double max_time = 0;      ///< the heaviest part's cost / speed
+  double cut_surface = 0;   ///< total area of the internal cuts (each counted once)
+  bool on_grid_lines = false;
+  bool converged = true;  ///< every continuous cut reached its tolerance
+
+  int ranks() const noexcept { return static_cast<int>(parts.size()); }
+  /// Multi-line: grid, L_E, heaviest part, surface.
+  std::string brief_report() const;
+};
+
+/// Partitions `density` by the recursive sectioning `grid` for `speeds`
+/// (speeds.ranks() must equal grid.ranks()).
+///
+/// Continuous densities: each level solves t(x_i) = target_i on the marginal of
+/// its piece (Newton on marginal/cross_section, as the 1-D partitioner).
+/// Gridded densities: cuts fall on grid lines ("perfection complex", Swartz
+/// §5). Rule: at each level, the cuts of a piece are the grid lines that
+/// minimise its heaviest slab, max_j cost_j / S_j (S_j = the speeds of slab j's
+/// ranks), among all contiguous splits into counts[l] slabs of at least the
+/// minimum width (exact chains-on-chains: bisection on that bottleneck, each
+/// probe tracking every reachable boundary; of the optimal splits, the one
+/// whose boundaries are latest, back to front). Levels are solved one after
+/// another, coarsest first.
+Decomposition decompose(const Density& density, const ProcessGrid& grid, const Speeds& speeds,
+                        const DecomposeOptions& options = {});
+
+/// Every grid choose_grid() considers for P ranks in `dims` dimensions: all
+/// ordered factorisations of P into one factor per axis (factors of 1 allowed),
+/// with every axis order (levels with a count of 1 are dropped).
+std::vector<ProcessGrid> candidate_grids(int P, int dims);
+
+/// The candidate with the smallest predicted heaviest part (max cost/speed),
+/// then the smallest total cut surface (Swartz's area/volume remark), then the
+/// first in candidate_grids() order. Candidates whose parts cannot have the
+/// minimum widths (or, on grids, one cell each) are skipped; if none can,
+/// Error. Any other error propagates.
+Decomposition choose_grid(const Density& density, const Speeds& speeds,
+                          const DecomposeOptions& options = {});
+
+/// Optimal contiguous split of per-cell weights w into parts with capacities
+/// s_j (the chains-on-chains problem): returns the P + 1 boundaries b (b_0 = 0,
+/// b_P = n) minimising max_j (w[b_j] + … + w[b_{j+1} − 1]) / s_j, each part at
+/// least `min_cells` long; of the optimal splits, the one whose boundaries are
+/// latest (chosen back to front). O(P·n) per bisection step. Throws Error if
+/// P·min_cells > n. Exposed for tests and for users with 1-D cell weights.
+std::vector<std::int64_t> bottleneck_cuts(std::span<const double> prefix_sums,
+                                          std::span<const double> capacities,
+                                          std::int64_t min_cells = 0);
+
+}  // namespace isocost

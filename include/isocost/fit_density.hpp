@@ -1,0 +1,104 @@
+// isocost/fit_density.hpp — fitting a cost density rho(x, y[, z]) to measured
+// box costs (fitters layer, Ceres Solver), the multi-dimensional counterpart
+// of fit.hpp (Swartz §5: a time density rho(V) over the domain).
+//
+// Each sample is the cost of the work inside one box: a cell's, or one rank's
+// part of a decomposition. Residuals are taken on box masses, r_k =
+// ∫_{box_k} rho − cost_k, relative (r_k/cost_k) by default as in fit.hpp. The
+// box integrals of both forms are closed-form, so fitting needs no quadrature,
+// and the returned density has an exact antiderivative.
+//
+//   std::vector<isocost::BoxSample> s = …;   // {box, seconds} per rank
+//   auto fit = isocost::fit_density(s);      // separable, Bernstein degree 3
+//   std::cout << fit.summary.brief_report();
+//   double part = fit.density.mass(some_box);
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "isocost/density.hpp"
+#include "isocost/fit.hpp"
+
+namespace isocost {
+
+/// One measurement: the cost (e.g. seconds) of the work inside `box`.
+struct BoxSample {
+  Box box;
+  double cost = 0;
+};
+
+/// Forms fit_density() knows. Both work in scaled coordinates
+/// u_a = (x_a − lo_a)/width_a ∈ [0, 1] of the domain.
+enum class DensityForm {
+  /// rho = f_x(x)·f_y(y)[·f_z(z)], each factor Σ_k b_k·B_{k,n}(u) in the
+  /// Bernstein basis of degree n with every b_k >= 0 (Ceres bounds), so rho >= 0
+  /// by construction. The factors' common scale is fixed after the fit: f_y and
+  /// f_z have mean 1 over the domain, f_x carries the magnitude.
+  separable,
+  /// rho = Σ c_ijk·u^i·v^j·w^k over i + j + k <= n (total degree n), linear in
+  /// the coefficients; rho >= 0 is checked on a lattice after the fit.
+  polynomial,
+};
+
+/// Settings for fit_density() (Ceres-style: defaults at the declaration).
+struct DensityFitOptions {
+  DensityForm form = DensityForm::separable;
+  /// separable: the Bernstein degree of every factor, 0..10 (n + 1
+  /// coefficients per axis); polynomial: the total degree, 0..6.
+  int degree = 3;
+  /// The domain of the density; default: the bounding box of the samples.
+  /// Every sample box must lie inside it.
+  std::optional<Box> box;
+  /// Residuals relative to each cost (default) or absolute, in units of the
+  /// mean cost. Relative residuals need every cost > 0; absolute ones allow 0.
+  bool relative = true;
+  FitLoss loss = FitLoss::none;
+  /// Scale of the robust loss, in residual units (0.05 = 5 % for relative).
+  double loss_scale = 0.05;
+  /// Ceres iteration budget.
+  int max_iterations = 200;
+  /// Ceres function tolerance (relative decrease of the cost).
+  double function_tolerance = 1e-12;
+  /// polynomial: rho >= 0 is checked on a lattice of check_points per axis
+  /// (>= 2, the domain's corners included); a negative value is an Error.
+  int check_points = 41;
+  /// Settings of the returned density's quadrature. Masses and cross-sections
+  /// are closed-form; quadrature only checks the antiderivative when the
+  /// density is built.
+  DensityOptions density;
+
+  bool is_valid(std::string* error) const;
+  /// Throws Error naming the first bad setting.
+  void validate() const;
+};
+
+/// A fitted density and its summary.
+struct DensityFitResult {
+  /// An analytic density with the fitted rho and its exact antiderivative
+  /// (closed-form masses and cross-sections); thread-safe.
+  Density density;
+  /// model "separable:N" or "poly:N"; parameters named "x.b0"…"x.bN",
+  /// "y.b0"… (separable; no standard errors: the factors' common scale makes
+  /// them undefined) or "c00", "c10", "c01", … with the exponents of x, y(, z)
+  /// (polynomial, with standard errors from the linear least-squares
+  /// covariance); RMSE and AICc in the residual metric (relative, or absolute
+  /// in units of the mean cost), AICc with the number of free parameters
+  /// (d·(n + 1) − (d − 1) for separable); max relative error and R² on the
+  /// costs; iterations and Ceres' termination. The L_E fields are unset.
+  FitSummary summary;
+};
+
+/// Fits options.form to the samples. Throws Error for: no samples; boxes of
+/// different dimensions, with lo >= hi or outside options.box; a cost that is
+/// negative or not finite (or zero with relative residuals); fewer samples
+/// than free parameters + 1; separable fits whose boxes take fewer than n + 1
+/// distinct intervals along some axis (e.g. rows spanning all of x say nothing
+/// about f_x); polynomial fits whose samples do not determine every
+/// coefficient; a fit that does not converge; a polynomial negative somewhere
+/// on the check lattice (naming the point); a fitted density with zero total.
+DensityFitResult fit_density(const std::vector<BoxSample>& samples,
+                             const DensityFitOptions& options = {});
+
+}  // namespace isocost

@@ -1,0 +1,540 @@
+// Multi-dimensional decompositions by recursive sectioning: each level is a
+// 1-D partition of the marginal cost of a piece along one axis (Swartz §5).
+#include "isocost/decompose.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <numeric>
+#include <optional>
+#include <set>
+
+#include "cut_internal.hpp"
+#include "isocost/detail/text.hpp"
+#include "isocost/error.hpp"
+#include "isocost/metrics.hpp"
+
+namespace isocost {
+
+using detail::exact;
+
+namespace {
+const char* kAxisNames[] = {"x", "y", "z"};
+
+// A grid whose parts cannot have the required widths: choose_grid() skips such
+// candidates; any other error is a real failure and propagates.
+struct DoesNotFit : Error {
+  using Error::Error;
+};
+}  // namespace
+
+int ProcessGrid::ranks() const {
+  int p = 1;
+  for (int c : counts) p *= c;
+  return p;
+}
+
+std::string ProcessGrid::name() const {
+  if (counts.empty()) return "1 (whole box)";
+  std::string s, along;
+  for (std::size_t l = 0; l < counts.size(); ++l) {
+    s += (l ? "x" : "") + std::to_string(counts[l]);
+    along += std::string(l ? "," : "") +
+             (axes[l] >= 0 && axes[l] < kMaxDims ? kAxisNames[axes[l]] : "?");
+  }
+  return s + " along " + along;
+}
+
+void ProcessGrid::validate(int dims) const {
+  if (counts.size() != axes.size())
+    throw Error("process grid: " + std::to_string(counts.size()) + " counts but " +
+                std::to_string(axes.size()) + " axes");
+  if (static_cast<int>(counts.size()) > dims)
+    throw Error("process grid: " + std::to_string(counts.size()) + " levels for a " +
+                std::to_string(dims) + "-D density");
+  std::set<int> seen;
+  for (std::size_t l = 0; l < counts.size(); ++l) {
+    if (counts[l] < 1)
+      throw Error("process grid: level " + std::to_string(l) + " has " + std::to_string(counts[l]) +
+                  " parts; expected >= 1");
+    if (axes[l] < 0 || axes[l] >= dims)
+      throw Error("process grid: axis " + std::to_string(axes[l]) + " does not exist in " +
+                  std::to_string(dims) + "-D");
+    if (!seen.insert(axes[l]).second)
+      throw Error(std::string("process grid: axis ") + kAxisNames[axes[l]] + " is cut twice");
+  }
+  double p = 1;
+  for (int c : counts) p *= c;
+  if (p > std::numeric_limits<int>::max())
+    throw Error("process grid: too many ranks (" + exact(p) + ")");
+}
+
+ProcessGrid parse_process_grid(const std::string& text, int dims) {
+  if (text == "auto") return {};
+  std::vector<int> per_axis;
+  std::size_t start = 0;
+  while (true) {
+    const auto x = text.find('x', start);
+    const std::string part = text.substr(start, x == std::string::npos ? x : x - start);
+    double v = 0;
+    if (!detail::parse_number(part, v) || v != std::floor(v) || v < 1 || v > 1e9)
+      throw Error("--grid: expected counts like 4x2 (parts along x, y, z) or auto, got '" + text +
+                  "'");
+    per_axis.push_back(static_cast<int>(v));
+    if (x == std::string::npos) break;
+    start = x + 1;
+  }
+  if (static_cast<int>(per_axis.size()) != dims)
+    throw Error("--grid: '" + text + "' has " + std::to_string(per_axis.size()) + " counts for a " +
+                std::to_string(dims) + "-D domain");
+  ProcessGrid g;
+  for (int a = 0; a < dims; ++a)
+    if (per_axis[a] > 1) {
+      g.counts.push_back(per_axis[a]);
+      g.axes.push_back(a);
+    }
+  g.validate(dims);
+  return g;
+}
+
+std::string Decomposition::brief_report() const {
+  return "grid " + grid.name() + ", " + std::to_string(ranks()) + " parts, predicted L_E " +
+         detail::fixed_digits(predicted_le, 8) + " %, heaviest part " + exact(max_time) +
+         " (cost/speed), cut surface " + exact(cut_surface) +
+         (on_grid_lines ? ", cuts on grid lines" : "") + "\n";
+}
+
+// ---------------------------------------------------------------------------
+// The chains-on-chains solver for cell weights.
+
+namespace {
+
+// Can the cells be split into parts with cost_j <= B·s_j, each at least w
+// cells long? With minimum widths a greedy split is not enough (taking the
+// most for one part can push the next onto heavy cells it cannot hold), so
+// this tracks every reachable boundary: after part j, boundary k is reachable
+// if some reachable p in [L(k), k − w] exists, L(k) being the first p with
+// P[k] − P[p] <= B·s_j. O(m·n) with a running count. On success `cuts` holds
+// the split that puts every boundary as late as possible, front to back.
+bool probe(std::span<const double> P, std::span<const double> s, std::int64_t w, double B,
+           std::vector<std::int64_t>& cuts, std::vector<char>& reach) {
+  const auto n = static_cast<std::int64_t>(P.size()) - 1;
+  const auto m = static_cast<std::int64_t>(s.size());
+  if (w == 0) {
+    // Without widths the greedy split is optimal (each greedy boundary is at
+    // least as late as any feasible split's) and costs O(m log n).
+    cuts.assign(static_cast<std::size_t>(m) + 1, 0);
+    std::int64_t pos = 0;
+    for (std::int64_t j = 0; j + 1 < m; ++j) {
+      const double limit = P[pos] + B * s[j];
+      pos =
+          static_cast<std::int64_t>(std::upper_bound(P.begin() + pos, P.end(), limit) - P.begin()) -
+          1;
+      cuts[j + 1] = pos;
+    }
+    cuts[m] = n;
+    return P[n] - P[pos] <= B * s[m - 1];
+  }
+  // reach[j·(n+1) + k]: boundary k reachable after j parts (one flat buffer,
+  // reused across probes).
+  const auto row = static_cast<std::size_t>(n) + 1;
+  reach.assign((static_cast<std::size_t>(m) + 1) * row, 0);
+  reach[0] = 1;
+  std::vector<std::int64_t> count(static_cast<std::size_t>(n) + 2);
+  for (std::int64_t j = 0; j < m; ++j) {
+    const char* prev = reach.data() + static_cast<std::size_t>(j) * row;
+    char* cur = reach.data() + static_cast<std::size_t>(j + 1) * row;
+    count[0] = 0;
+    for (std::int64_t i = 0; i <= n; ++i) count[i + 1] = count[i] + prev[i];
+    std::int64_t L = 0;
+    for (std::int64_t k = 0; k <= n; ++k) {
+      while (L < k && P[k] - P[L] > B * s[j]) ++L;
+      const std::int64_t hi = k - w;
+      cur[k] = hi >= L && count[hi + 1] - count[L] > 0;
+    }
+  }
+  if (!reach[static_cast<std::size_t>(m) * row + static_cast<std::size_t>(n)]) return false;
+  cuts.assign(static_cast<std::size_t>(m) + 1, 0);
+  cuts[m] = n;
+  for (std::int64_t j = m - 1, k = n; j >= 0; --j) {
+    // The latest reachable start p of part j with P[k] − P[p] <= B·s_j.
+    std::int64_t p = k - w;
+    while (p >= 0 && !(reach[static_cast<std::size_t>(j) * row + static_cast<std::size_t>(p)] &&
+                       P[k] - P[p] <= B * s[j]))
+      --p;
+    cuts[j] = p;
+    k = p;
+  }
+  return true;
+}
+
+double bottleneck_of(std::span<const double> P, std::span<const double> s,
+                     const std::vector<std::int64_t>& cuts) {
+  double worst = 0;
+  for (std::size_t j = 0; j < s.size(); ++j)
+    worst = std::max(worst, (P[cuts[j + 1]] - P[cuts[j]]) / s[j]);
+  return worst;
+}
+
+}  // namespace
+
+std::vector<std::int64_t> bottleneck_cuts(std::span<const double> P, std::span<const double> s,
+                                          std::int64_t min_cells) {
+  if (P.size() < 2) throw Error("bottleneck_cuts: expected at least one cell");
+  if (s.empty()) throw Error("bottleneck_cuts: expected at least one part");
+  const auto n = static_cast<std::int64_t>(P.size()) - 1;
+  const auto m = static_cast<std::int64_t>(s.size());
+  if (min_cells < 0) throw Error("bottleneck_cuts: min_cells must be >= 0");
+  if (m * min_cells > n)
+    throw Error(std::to_string(m) + " parts of at least " + std::to_string(min_cells) +
+                " cells do not fit in " + std::to_string(n) + " cells");
+  for (double v : s)
+    if (!(v > 0) || !std::isfinite(v))
+      throw Error("bottleneck_cuts: capacities must be finite and > 0, got " + exact(v));
+  const double total = P[n] - P[0];
+  const double s_sum = std::accumulate(s.begin(), s.end(), 0.0);
+  const double s_min = *std::min_element(s.begin(), s.end());
+  if (min_cells > 0) {
+    // The unconstrained optimum is also optimal under the widths when it
+    // happens to respect them — the usual case, at O(m log n) a probe.
+    auto free = bottleneck_cuts(P, s, 0);
+    bool wide = true;
+    for (std::int64_t j = 0; j < m; ++j) wide = wide && free[j + 1] - free[j] >= min_cells;
+    if (wide) return free;
+  }
+  std::vector<std::int64_t> cuts, best;
+  std::vector<char> reach;
+  // B* lies in [total/S, total/s_min]: every split has each cost <= total, so
+  // the upper bound is feasible whenever the widths fit. Bisect on B.
+  double lo = total / s_sum * (1 - 1e-15), hi = total / s_min * (1 + 1e-15);
+  if (!probe(P, s, min_cells, hi, best, reach))
+    throw Error("bottleneck_cuts: no split of " + std::to_string(n) + " cells into " +
+                std::to_string(m) + " parts of >= " + std::to_string(min_cells) + " cells");
+  for (int it = 0; it < 200 && (hi - lo) > 1e-15 * hi; ++it) {
+    const double mid = 0.5 * (lo + hi);
+    if (mid <= lo || mid >= hi) break;
+    if (probe(P, s, min_cells, mid, cuts, reach)) {
+      hi = mid;
+      best = cuts;
+    } else {
+      lo = mid;
+    }
+  }
+  // Re-probe at the bottleneck actually achieved, so the split does not
+  // depend on how close hi got.
+  const double achieved = bottleneck_of(P, s, best);
+  if (probe(P, s, min_cells, achieved, cuts, reach)) best = cuts;
+  return best;
+}
+
+// ---------------------------------------------------------------------------
+namespace {
+
+// t(x) of a piece along one axis: the marginal cost, with the cross-section
+// integral as its derivative (Newton works as in 1-D).
+class MarginalImpl final : public detail::CostModelImpl {
+ public:
+  MarginalImpl(Density d, const Box& piece, int axis)
+      : d_(std::move(d)), piece_(piece), axis_(axis) {}
+  CostPoint evaluate(double x) const override {
+    return {cost(x), d_.cross_section(piece_, axis_, x)};
+  }
+  double cost(double x) const override { return d_.marginal(piece_, axis_, x); }
+  std::string kind() const override { return "marginal"; }
+  std::string describe() const override {
+    return std::string("marginal along ") + kAxisNames[axis_] + " of " + d_.describe();
+  }
+
+ private:
+  Density d_;
+  Box piece_;
+  int axis_;
+};
+
+struct Piece {
+  Box box;
+  std::array<std::int64_t, kMaxDims> c0{0, 0, 0}, c1{0, 0, 0};
+  int first_rank = 0;
+};
+
+class Decomposer {
+ public:
+  Decomposer(const Density& d, const ProcessGrid& g, const Speeds& s, const DecomposeOptions& o)
+      : d_(d), g_(g), speeds_(s), o_(o) {}
+
+  /// Whether every continuous cut reached its tolerance.
+  bool converged() const { return converged_; }
+
+  std::vector<Part> run() {
+    Piece whole{d_.box(), {0, 0, 0}, {0, 0, 0}, 0};
+    if (d_.grid())
+      for (int a = 0; a < d_.dims(); ++a) whole.c1[a] = d_.grid()->cells[a];
+    parts_.clear();
+    split(whole, 0);
+    return std::move(parts_);
+  }
+
+ private:
+  // Ranks below one slab of level l.
+  int ranks_per_slab(std::size_t level) const {
+    int q = 1;
+    for (std::size_t l = level + 1; l < g_.counts.size(); ++l) q *= g_.counts[l];
+    return q;
+  }
+
+  void split(const Piece& piece, std::size_t level) {
+    if (level == g_.counts.size()) {
+      leaf(piece);
+      return;
+    }
+    const int m = g_.counts[level], axis = g_.axes[level], q = ranks_per_slab(level);
+    std::vector<double> capacity(static_cast<std::size_t>(m), 0.0);
+    for (int j = 0; j < m; ++j)
+      for (int r = 0; r < q; ++r) capacity[j] += speeds_.speed(piece.first_rank + j * q + r);
+    const std::vector<double> cuts =
+        d_.grid() ? grid_cuts(piece, axis, capacity) : continuous_cuts(piece, axis, capacity);
+    for (int j = 0; j < m; ++j) {
+      Piece slab = piece;
+      slab.first_rank = piece.first_rank + j * q;
+      if (d_.grid()) {
+        slab.c0[axis] = static_cast<std::int64_t>(cuts[j]);
+        slab.c1[axis] = static_cast<std::int64_t>(cuts[j + 1]);
+        slab.box.lo[axis] = d_.grid_line(axis, slab.c0[axis]);
+        slab.box.hi[axis] = d_.grid_line(axis, slab.c1[axis]);
+      } else {
+        slab.box.lo[axis] = cuts[j];
+        slab.box.hi[axis] = cuts[j + 1];
+      }
+      split(slab, level + 1);
+    }
+  }
+
+  // Grid-line cuts (cell indices) minimising the heaviest slab.
+  std::vector<double> grid_cuts(const Piece& piece, int axis, const std::vector<double>& capacity) {
+    const std::int64_t n = piece.c1[axis] - piece.c0[axis];
+    std::vector<double> prefix(static_cast<std::size_t>(n) + 1, 0.0);
+    auto c1 = piece.c1;
+    for (std::int64_t k = 1; k <= n; ++k) {
+      c1[axis] = piece.c0[axis] + k;
+      prefix[k] = d_.cell_mass(piece.c0, c1);
+    }
+    const double cell = d_.box().width(axis) / static_cast<double>(d_.grid()->cells[axis]);
+    const double w = o_.min_width[axis];
+    // Widths are whole cells here: a part of k cells is k·cell wide.
+    // At least one cell per part: a rank with no cells is not a partition.
+    const auto min_cells =
+        std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(w / cell * (1 - 1e-12))));
+    if (static_cast<std::int64_t>(capacity.size()) * min_cells > n)
+      throw DoesNotFit(std::to_string(capacity.size()) + " parts of width >= " + exact(w) +
+                       " along " + kAxisNames[axis] + " do not fit in " + std::to_string(n) +
+                       " cells of width " + exact(cell) + " (" +
+                       exact(static_cast<double>(n) * cell) + " wide)");
+    const auto b = bottleneck_cuts(prefix, capacity, min_cells);
+    std::vector<double> cuts;
+    for (auto k : b) cuts.push_back(static_cast<double>(piece.c0[axis] + k));
+    return cuts;
+  }
+
+  // Continuous cuts: Swartz eq. (1) on the piece's marginal, then, if a slab
+  // is narrower than the minimum width, the bottleneck-optimal cuts under it.
+  std::vector<double> continuous_cuts(const Piece& piece, int axis,
+                                      const std::vector<double>& capacity) {
+    const double lo = piece.box.lo[axis], hi = piece.box.hi[axis], w = o_.min_width[axis];
+    const int m = static_cast<int>(capacity.size());
+    if (m * w > (hi - lo) * (1 + 1e-12))
+      throw DoesNotFit(std::to_string(m) + " parts of width >= " + exact(w) + " along " +
+                       kAxisNames[axis] + " do not fit in [" + exact(lo) + ", " + exact(hi) + "]");
+    std::vector<double> cuts(static_cast<std::size_t>(m) + 1);
+    if (d_.mass(piece.box) <= 0) {  // nothing to balance: split by width
+      for (int j = 0; j <= m; ++j) cuts[j] = j == m ? hi : lo + (hi - lo) * j / m;
+      return cuts;
+    }
+    const CostModel t(std::make_shared<MarginalImpl>(d_, piece.box, axis), lo, hi);
+    PartitionOptions po;
+    po.cut = o_.cut;
+    const Partition p = partition(t, Speeds::from_values(capacity), po);
+    converged_ = converged_ && p.converged;
+    cuts = p.cuts;
+    bool narrow = false;
+    for (int j = 0; j < m; ++j) narrow = narrow || cuts[j + 1] - cuts[j] < w;
+    if (narrow) cuts = constrained_cuts(t, capacity, w);
+    return cuts;
+  }
+
+  // The smallest bottleneck B with every slab at least w wide: bisection on B,
+  // each probe placing slabs greedily by root finding on t.
+  std::vector<double> constrained_cuts(const CostModel& t, const std::vector<double>& s, double w) {
+    const int m = static_cast<int>(s.size());
+    const double lo = t.lo(), hi = t.hi(), TT = t.total();
+    std::vector<double> cuts(static_cast<std::size_t>(m) + 1), best;
+    auto feasible = [&](double B) {
+      double x = lo, tx = 0;
+      cuts[0] = lo;
+      for (int j = 0; j < m; ++j) {
+        if (j == m - 1) {
+          cuts[m] = hi;
+          return TT - tx <= B * s[j] && hi - x >= w * (1 - 1e-12);
+        }
+        const double cap = hi - w * (m - 1 - j);  // room for the later slabs
+        const double target = tx + B * s[j];
+        double next = cap;
+        if (target < t.cost(cap))
+          next = detail::solve_cut_known(t, target, x, tx - target, cap, t.cost(cap) - target,
+                                         o_.cut, TT)
+                     .x;
+        if (next - x < w * (1 - 1e-12)) return false;
+        x = next;
+        tx = t.cost(x);
+        cuts[j + 1] = x;
+      }
+      return true;
+    };
+    double Blo = 0, Bhi = TT / *std::min_element(s.begin(), s.end()) * (1 + 1e-12);
+    if (!feasible(Bhi)) throw Error("no split with the minimum width exists");
+    best = cuts;
+    for (int it = 0; it < 100 && (Bhi - Blo) > 1e-13 * Bhi; ++it) {
+      const double mid = 0.5 * (Blo + Bhi);
+      if (feasible(mid)) {
+        Bhi = mid;
+        best = cuts;
+      } else {
+        Blo = mid;
+      }
+    }
+    return best;
+  }
+
+  void leaf(const Piece& piece) {
+    Part p;
+    p.rank = piece.first_rank;
+    p.box = piece.box;
+    p.cell_lo = piece.c0;
+    p.cell_hi = piece.c1;
+    p.cost = d_.grid() ? d_.cell_mass(piece.c0, piece.c1) : d_.mass(piece.box);
+    p.time = p.cost / speeds_.speed(p.rank);
+    p.volume = piece.box.volume();
+    // Faces on the domain's boundary are not shared with another part.
+    p.surface = piece.box.surface();
+    const Box& dom = d_.box();
+    if (piece.box.dims > 1) {
+      for (int a = 0; a < piece.box.dims; ++a) {
+        double face = 1;
+        for (int b = 0; b < piece.box.dims; ++b)
+          if (b != a) face *= piece.box.width(b);
+        if (piece.box.lo[a] <= dom.lo[a]) p.surface -= face;
+        if (piece.box.hi[a] >= dom.hi[a]) p.surface -= face;
+      }
+    } else {
+      p.surface = (piece.box.lo[0] > dom.lo[0] ? 1 : 0) + (piece.box.hi[0] < dom.hi[0] ? 1 : 0);
+    }
+    parts_.push_back(p);
+  }
+
+  const Density& d_;
+  const ProcessGrid& g_;
+  const Speeds& speeds_;
+  const DecomposeOptions& o_;
+  std::vector<Part> parts_;
+  bool converged_ = true;
+};
+
+}  // namespace
+
+Decomposition decompose(const Density& density, const ProcessGrid& grid, const Speeds& speeds,
+                        const DecomposeOptions& options) {
+  grid.validate(density.dims());
+  options.cut.validate();
+  if (speeds.ranks() != grid.ranks())
+    throw Error("the process grid " + grid.name() + " has " + std::to_string(grid.ranks()) +
+                " ranks but " + std::to_string(speeds.ranks()) + " speeds were given");
+  for (int a = 0; a < kMaxDims; ++a)
+    if (!(options.min_width[a] >= 0) || !std::isfinite(options.min_width[a]))
+      throw Error(std::string("min width along ") + kAxisNames[a] +
+                  " must be a finite number >= 0, got " + exact(options.min_width[a]));
+  Decomposition out;
+  out.grid = grid;
+  out.on_grid_lines = density.grid() != nullptr;
+  Decomposer decomposer(density, grid, speeds, options);
+  out.parts = decomposer.run();
+  out.converged = decomposer.converged();
+  out.total_cost = density.total();
+  std::vector<double> times;
+  double surface = 0;
+  for (const auto& p : out.parts) {
+    times.push_back(p.time);
+    surface += p.surface;
+  }
+  const auto stats = load_stats(times);
+  out.predicted_le = stats.le;
+  out.max_time = stats.max;
+  out.cut_surface = surface / 2;  // every internal face belongs to two parts
+  return out;
+}
+
+std::vector<ProcessGrid> candidate_grids(int P, int dims) {
+  if (P < 1) throw Error("ranks: expected an integer >= 1, got " + std::to_string(P));
+  if (dims < 1 || dims > kMaxDims)
+    throw Error("expected 1 to 3 dimensions, got " + std::to_string(dims));
+  std::vector<std::vector<int>> factorisations;  // one count per axis
+  std::vector<int> f(static_cast<std::size_t>(dims), 1);
+  // Ordered factorisations of P into `dims` factors.
+  std::function<void(int, int)> rec = [&](int axis, int rest) {
+    if (axis == dims - 1) {
+      f[axis] = rest;
+      factorisations.push_back(f);
+      return;
+    }
+    for (int d = 1; d <= rest; ++d)
+      if (rest % d == 0) {
+        f[axis] = d;
+        rec(axis + 1, rest / d);
+      }
+  };
+  rec(0, P);
+  std::vector<int> order(static_cast<std::size_t>(dims));
+  std::set<std::pair<std::vector<int>, std::vector<int>>> seen;
+  std::vector<ProcessGrid> out;
+  for (const auto& counts : factorisations) {
+    std::iota(order.begin(), order.end(), 0);
+    do {
+      ProcessGrid g;
+      for (int a : order)
+        if (counts[a] > 1) {
+          g.counts.push_back(counts[a]);
+          g.axes.push_back(a);
+        }
+      if (seen.insert({g.counts, g.axes}).second) out.push_back(g);
+    } while (std::next_permutation(order.begin(), order.end()));
+  }
+  return out;
+}
+
+Decomposition choose_grid(const Density& density, const Speeds& speeds,
+                          const DecomposeOptions& options) {
+  std::optional<Decomposition> best;
+  std::string last_error;
+  for (const auto& g : candidate_grids(speeds.ranks(), density.dims())) {
+    Decomposition d;
+    try {
+      d = decompose(density, g, speeds, options);
+    } catch (const DoesNotFit& e) {
+      last_error = e.what();
+      continue;
+    }
+    if (!best) {
+      best = std::move(d);
+      continue;
+    }
+    const double tol = 1e-12 * best->max_time;
+    if (d.max_time < best->max_time - tol ||
+        (d.max_time <= best->max_time + tol && d.cut_surface < best->cut_surface))
+      best = std::move(d);
+  }
+  if (!best)
+    throw Error("no process grid for " + std::to_string(speeds.ranks()) +
+                " ranks honours the minimum widths: " + last_error);
+  return *best;
+}
+
+}  // namespace isocost

@@ -1,0 +1,483 @@
+// Gridded densities: per-cell weights turned into a summed-area table in
+// place, O(1) box masses from it, and the text/raw weight file formats.
+//
+// Summed-area table. S(i, j, k) = mass of cells [0, i) × [0, j) × [0, k) for
+// 0 <= i <= nx etc. It is stored over the weights themselves: entry
+// (i, j, k) of the array holds S(i + 1, j + 1, k + 1), and S with any index 0
+// is the implicit zero border. So the table costs no memory beyond the moved-in
+// weights (DESIGN: ≤ 2× the grid for 256³).
+//
+// Precision. The table is built by running sums in double along x, then y,
+// then z. With nonnegative weights each entry carries a relative error of at
+// most ((nx − 1) + (ny − 1) + (nz − 1))·2^-53 (recursive summation, three
+// times), and is exact when every partial sum is representable, e.g. integer
+// weights with a total ≤ 2^53. A box mass is a signed combination of table
+// entries, so its absolute error is a few ulps of the total, not of the box:
+// a tiny box far from the origin has a large relative error. Masses are
+// clamped at 0 so that rounding never yields a negative cost.
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <sstream>
+
+#include "isocost/density.hpp"
+#include "isocost/detail/text.hpp"
+#include "isocost/error.hpp"
+#include "records.hpp"
+
+namespace isocost {
+
+using detail::exact;
+
+namespace {
+
+using Cells = std::array<std::int64_t, kMaxDims>;
+
+constexpr char kMagic[8] = {'I', 'S', 'O', 'C', 'O', 'S', 'T', 'W'};
+// Keeps the byte count of a raw file (8 per cell plus the header) in an int64.
+constexpr std::int64_t kMaxCells = std::numeric_limits<std::int64_t>::max() / 16;
+
+std::string shape_text(int dims, const Cells& cells) {
+  std::string s;
+  for (int a = 0; a < dims; ++a) s += (a ? "x" : "") + std::to_string(cells[a]);
+  return s;
+}
+std::string shape_text(const GridShape& shape) { return shape_text(shape.dims, shape.cells); }
+
+void validate_shape(const GridShape& shape, const std::string& what) {
+  if (shape.dims < 1 || shape.dims > kMaxDims)
+    throw Error(what + ": expected 1 to 3 dimensions, got " + std::to_string(shape.dims));
+  std::int64_t count = 1;
+  for (int a = 0; a < shape.dims; ++a) {
+    const std::int64_t n = shape.cells[a];
+    if (n < 1)
+      throw Error(what + ": cells along " + "xyz"[a] + " must be >= 1, got " + std::to_string(n));
+    if (n > kMaxCells / count)
+      throw Error(what + ": shape " + shape_text(shape) + " has more than " +
+                  std::to_string(kMaxCells) + " cells");
+    count *= n;
+  }
+}
+
+// Unused axes get one cell, so the table code can treat every grid as 3-D.
+GridShape normalized(GridShape shape) {
+  for (int a = shape.dims; a < kMaxDims; ++a) shape.cells[a] = 1;
+  return shape;
+}
+
+std::string cell_text(int dims, const Cells& n, std::int64_t index) {
+  Cells c{index % n[0], (index / n[0]) % n[1], index / (n[0] * n[1])};
+  std::string s = "(";
+  for (int a = 0; a < dims; ++a) s += (a ? ", " : "") + std::to_string(c[a]);
+  return s + ")";
+}
+
+bool valid_weight(double w) { return w >= 0 && w <= std::numeric_limits<double>::max(); }
+
+// The first negative or non-finite weight, as an error naming its cell;
+// `where` prefixes the message (a file and byte offset for raw files).
+void check_weights(const std::vector<double>& w, const GridShape& shape,
+                   const std::string& where = "", std::int64_t first_byte = -1) {
+  const std::size_t bad =
+      static_cast<std::size_t>(std::find_if_not(w.begin(), w.end(), valid_weight) - w.begin());
+  if (bad == w.size()) return;
+  const std::string at =
+      first_byte < 0 ? where
+                     : where + "byte " + std::to_string(first_byte + 8 * std::int64_t(bad)) + ": ";
+  throw Error(at + "grid density: weight of cell " +
+              cell_text(shape.dims, shape.cells, static_cast<std::int64_t>(bad)) + " is " +
+              exact(w[bad]) + ", expected a finite value >= 0");
+}
+
+// Running sums along x, then y, then z, over the weights themselves. Each
+// pass walks memory contiguously (whole rows, then whole slices), so the
+// inner loops vectorise.
+void build_table(std::vector<double>& w, const Cells& n) {
+  const std::int64_t nx = n[0], ny = n[1], nz = n[2];
+  double* s = w.data();
+  for (std::int64_t r = 0; r < ny * nz; ++r) {
+    double* row = s + r * nx;
+    for (std::int64_t i = 1; i < nx; ++i) row[i] += row[i - 1];
+  }
+  for (std::int64_t k = 0; k < nz; ++k)
+    for (std::int64_t j = 1; j < ny; ++j) {
+      double* row = s + nx * (j + ny * k);
+      const double* previous = row - nx;
+      for (std::int64_t i = 0; i < nx; ++i) row[i] += previous[i];
+    }
+  const std::int64_t plane = nx * ny;
+  for (std::int64_t k = 1; k < nz; ++k) {
+    double* slice = s + plane * k;
+    const double* previous = slice - plane;
+    for (std::int64_t q = 0; q < plane; ++q) slice[q] += previous[q];
+  }
+}
+
+// --------------------------------------------------------------------------
+class GridImpl final : public detail::DensityImpl {
+ public:
+  GridImpl(std::vector<double> table, const GridShape& shape, const Box& box)
+      : sat_(std::move(table)), shape_(shape), box_(box) {
+    for (int a = 0; a < kMaxDims; ++a) {
+      const double n = static_cast<double>(shape_.cells[a]);
+      // Grid-line coordinates (Density::grid_line) come back within a few
+      // ulps of an integer; snapping them makes whole-cell boxes exact.
+      snap_[a] =
+          a < shape_.dims
+              ? 16 * std::numeric_limits<double>::epsilon() * n *
+                    (1 + std::max(std::abs(box_.lo[a]), std::abs(box_.hi[a])) / box_.width(a))
+              : 0;
+    }
+  }
+
+  double mass(const Box& b) const override {
+    return combine({real_range(0, b.lo[0], b.hi[0]), real_range(1, b.lo[1], b.hi[1]),
+                    real_range(2, b.lo[2], b.hi[2])});
+  }
+
+  double cross_section(const Box& b, int axis, double x) const override {
+    // The marginal is linear inside a cell, with slope (mass of that cell's
+    // slab within b) / (cell width). On a grid line take the cell above —
+    // except at b's top (or the grid's), where the cell below is inside b.
+    const std::int64_t n = shape_.cells[axis];
+    const double u = coordinate(axis, x);
+    std::int64_t c = std::min(static_cast<std::int64_t>(u), n - 1);
+    if (u == static_cast<double>(c) && c > 0 && u >= coordinate(axis, b.hi[axis]) &&
+        coordinate(axis, b.lo[axis]) < u)
+      --c;
+    std::array<Terms, kMaxDims> t;
+    for (int a = 0; a < kMaxDims; ++a)
+      t[a] = a == axis ? cell_range(a, c, c + 1) : real_range(a, b.lo[a], b.hi[a]);
+    return combine(t) * static_cast<double>(n) / box_.width(axis);
+  }
+
+  std::string describe() const override {
+    std::string s = "grid " + shape_text(shape_) + " cells on ";
+    for (int a = 0; a < shape_.dims; ++a)
+      s += (a ? " x [" : "[") + exact(box_.lo[a]) + ", " + exact(box_.hi[a]) + "]";
+    return s;
+  }
+
+  double cell_mass(const Cells& c0, const Cells& c1) const override {
+    return combine(
+        {cell_range(0, c0[0], c1[0]), cell_range(1, c0[1], c1[1]), cell_range(2, c0[2], c1[2])});
+  }
+
+  std::span<const double> table() const { return sat_; }
+
+ private:
+  // Along one axis, a signed combination Σ coef·S(…, index, …) with index in
+  // 1..n (index 0 is the zero border and is dropped). At most four terms.
+  struct Terms {
+    int size = 0;
+    std::array<std::int64_t, 4> index{};
+    std::array<double, 4> coef{};
+    void add(std::int64_t i, double c) {
+      if (i == 0 || c == 0) return;
+      for (int k = 0; k < size; ++k)
+        if (index[k] == i) {
+          coef[k] += c;
+          return;
+        }
+      index[size] = i;
+      coef[size++] = c;
+    }
+  };
+
+  // x as a fractional cell coordinate in [0, n].
+  double coordinate(int axis, double x) const {
+    const double n = static_cast<double>(shape_.cells[axis]);
+    const double u = (x - box_.lo[axis]) / box_.width(axis) * n;
+    const double r = std::round(u);
+    return std::clamp(std::abs(u - r) <= snap_[axis] ? r : u, 0.0, n);
+  }
+
+  // The cumulative mass along an axis at cell coordinate u is the linear
+  // interpolation (1 − f)·S(i) + f·S(i + 1), i = ⌊u⌋, f = u − i, since rho is
+  // constant inside a cell; [x0, x1] is the difference of two of them.
+  Terms real_range(int axis, double x0, double x1) const {
+    Terms t;
+    if (axis >= shape_.dims) {
+      t.add(1, 1);
+      return t;
+    }
+    const std::int64_t n = shape_.cells[axis];
+    const double u0 = coordinate(axis, x0), u1 = coordinate(axis, x1);
+    const std::int64_t i0 = std::min(static_cast<std::int64_t>(u0), n - 1);
+    const std::int64_t i1 = std::min(static_cast<std::int64_t>(u1), n - 1);
+    const double f0 = u0 - static_cast<double>(i0), f1 = u1 - static_cast<double>(i1);
+    if (i0 == i1) {  // one cell: (f1 − f0)·(S(i + 1) − S(i)), without 1 − f rounding
+      t.add(i0 + 1, f1 - f0);
+      t.add(i0, f0 - f1);
+      return t;
+    }
+    t.add(i1 + 1, f1);
+    t.add(i1, 1 - f1);
+    t.add(i0 + 1, -f0);
+    t.add(i0, -(1 - f0));
+    return t;
+  }
+
+  Terms cell_range(int axis, std::int64_t c0, std::int64_t c1) const {
+    Terms t;
+    if (axis >= shape_.dims) {
+      t.add(1, 1);
+    } else {
+      t.add(c1, 1);
+      t.add(c0, -1);
+    }
+    return t;
+  }
+
+  // Σ over the product of the per-axis terms, innermost along x.
+  double combine(const std::array<Terms, kMaxDims>& t) const {
+    const std::int64_t nx = shape_.cells[0], ny = shape_.cells[1];
+    double total = 0;
+    for (int r = 0; r < t[2].size; ++r) {
+      const std::int64_t k = t[2].index[r] - 1;
+      double plane = 0;
+      for (int q = 0; q < t[1].size; ++q) {
+        // S(i, j, k) with indices from 1 sits at (i − 1) + nx·((j − 1) + ny·(k − 1)).
+        const std::int64_t row = nx * ((t[1].index[q] - 1) + ny * k) - 1;
+        double line = 0;
+        for (int p = 0; p < t[0].size; ++p)
+          line += t[0].coef[p] * sat_[static_cast<std::size_t>(row + t[0].index[p])];
+        plane += t[1].coef[q] * line;
+      }
+      total += t[2].coef[r] * plane;
+    }
+    return std::max(total, 0.0);
+  }
+
+  std::vector<double> sat_;
+  GridShape shape_;
+  Box box_;
+  std::array<double, kMaxDims> snap_{};
+};
+
+Box default_box(const GridShape& shape) {
+  Box b;
+  b.dims = shape.dims;
+  for (int a = 0; a < shape.dims; ++a) b.hi[a] = static_cast<double>(shape.cells[a]);
+  return b;
+}
+
+// `weights_checked`: the readers have already validated every value (and
+// named the line or byte offset), so skip the second scan.
+Density make_grid(std::vector<double> weights, const GridShape& raw_shape, const Box& box,
+                  bool weights_checked) {
+  validate_shape(raw_shape, "grid shape");
+  const GridShape shape = normalized(raw_shape);
+  if (static_cast<std::uint64_t>(weights.size()) != static_cast<std::uint64_t>(shape.count()))
+    throw Error("grid density: " + std::to_string(weights.size()) + " weights do not match the " +
+                shape_text(shape) + " grid, which has " + std::to_string(shape.count()) + " cells");
+  if (box.dims != shape.dims)
+    throw Error("grid density: the box has " + std::to_string(box.dims) +
+                " dimensions, the grid shape " + std::to_string(shape.dims));
+  box.validate("grid density box");
+  if (!weights_checked) check_weights(weights, shape);
+  build_table(weights, shape.cells);
+  const double total = weights.back();
+  if (total == 0) throw Error("grid density: all weights are zero; the total must be > 0");
+  if (!std::isfinite(total))
+    throw Error("grid density: the weights sum to " + exact(total) + "; the total must be finite");
+  return Density(std::make_shared<GridImpl>(std::move(weights), shape, box), box,
+                 std::make_shared<GridShape>(shape));
+}
+
+void require_little_endian(const std::string& path) {
+  if constexpr (std::endian::native != std::endian::little)
+    throw Error("'" + path +
+                "': raw weight files hold little-endian float64, and this host is not "
+                "little-endian (unsupported for raw files; use the text format)");
+}
+
+std::string rows_text(const GridShape& s) {
+  if (s.dims == 1) return "one row";
+  if (s.dims == 2) return "ny = " + std::to_string(s.cells[1]);
+  return "ny*nz = " + std::to_string(s.cells[1]) + "*" + std::to_string(s.cells[2]);
+}
+
+// One record per row of nx values along x; rows in y, then z order. Lines go
+// one at a time through the shared splitter, so memory stays at one row of
+// text however large the grid.
+std::vector<double> read_text(std::istream& in, const std::string& path, const GridShape& shape,
+                              std::uintmax_t file_size) {
+  const std::int64_t nx = shape.cells[0], rows = shape.count() / nx;
+  std::vector<double> w;
+  // Each value needs at least two characters, so a short file cannot ask for
+  // a huge allocation through a huge shape.
+  w.reserve(static_cast<std::size_t>(
+      std::min<std::uintmax_t>(static_cast<std::uintmax_t>(shape.count()), file_size / 2 + 1)));
+  std::string text;
+  std::size_t line = 0, first_extra = 0;
+  std::int64_t row = 0;
+  while (std::getline(in, text)) {
+    ++line;
+    std::istringstream one(text);
+    const auto records = detail::read_records(one);
+    if (records.empty()) continue;  // blank or comment
+    const auto& fields = records.front().fields;
+    if (row >= rows) {  // count the surplus for the message, parse nothing
+      if (!first_extra) first_extra = line;
+      ++row;
+      continue;
+    }
+    if (static_cast<std::int64_t>(fields.size()) != nx)
+      throw ParseError(path, line,
+                       "expected " + std::to_string(nx) + " values (one row of the " +
+                           shape_text(shape) + " grid along x), got " +
+                           std::to_string(fields.size()));
+    for (std::int64_t i = 0; i < nx; ++i) {
+      const std::string& f = fields[static_cast<std::size_t>(i)];
+      double v;
+      if (!detail::parse_number(f, v) || !std::isfinite(v))
+        throw ParseError(
+            path, line,
+            "value " + std::to_string(i + 1) + ": expected a finite number, got '" + f + "'");
+      if (v < 0)
+        throw ParseError(path, line,
+                         "weight of cell " + cell_text(shape.dims, shape.cells, row * nx + i) +
+                             " is " + f + ", expected a value >= 0");
+      w.push_back(v);
+    }
+    ++row;
+  }
+  if (in.bad()) throw Error("'" + path + "': read error");
+  if (row != rows)
+    throw ParseError(path, row > rows ? first_extra : std::max<std::size_t>(line, 1),
+                     "expected " + std::to_string(rows) + " rows of " + std::to_string(nx) +
+                         " values for the " + shape_text(shape) + " grid (" + rows_text(shape) +
+                         "), got " + std::to_string(row));
+  return w;
+}
+
+// "ISOCOSTW", uint32 dims, int64 cells[dims], float64 weights, little-endian.
+std::vector<double> read_raw(std::istream& in, const std::string& path, const GridShape& shape,
+                             std::uintmax_t file_size) {
+  require_little_endian(path);
+  const std::string at = path + ": ";
+  auto truncated_header = [&](std::uintmax_t need) {
+    return Error(at + "truncated header: the file has " + std::to_string(file_size) +
+                 " bytes, the header needs " + std::to_string(need));
+  };
+  if (file_size < 12) throw truncated_header(12);
+  in.seekg(8);
+  std::uint32_t dims;
+  in.read(reinterpret_cast<char*>(&dims), sizeof dims);
+  if (dims < 1 || dims > kMaxDims)
+    throw Error(at + "byte 8: header dims = " + std::to_string(dims) + ", expected 1 to 3");
+  const std::uintmax_t header = 12 + 8 * dims;
+  if (file_size < header) throw truncated_header(header);
+  Cells cells{1, 1, 1};
+  in.read(reinterpret_cast<char*>(cells.data()), static_cast<std::streamsize>(8 * dims));
+  if (!in) throw Error(at + "read error in the header");
+  bool same = static_cast<int>(dims) == shape.dims;
+  for (int a = 0; same && a < shape.dims; ++a) same = cells[a] == shape.cells[a];
+  if (!same)
+    throw Error(at + "byte 12: header shape " + shape_text(static_cast<int>(dims), cells) +
+                " differs from the expected shape " + shape_text(shape));
+  const std::uintmax_t count = static_cast<std::uintmax_t>(shape.count());
+  const std::uintmax_t expected = header + 8 * count;
+  if (file_size != expected)
+    throw Error(at + "file size " + std::to_string(file_size) + " bytes does not match the " +
+                shape_text(shape) + " grid: expected " + std::to_string(expected) + " bytes (" +
+                std::to_string(header) + "-byte header + 8 bytes x " + std::to_string(count) +
+                " cells)");
+  std::vector<double> w(static_cast<std::size_t>(count));
+  in.read(reinterpret_cast<char*>(w.data()), static_cast<std::streamsize>(8 * count));
+  if (!in) throw Error(at + "read error in the weights");
+  check_weights(w, shape, at, static_cast<std::int64_t>(header));
+  return w;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+Density grid_density(std::vector<double> weights, const GridShape& shape) {
+  validate_shape(shape, "grid shape");
+  return make_grid(std::move(weights), shape, default_box(shape), false);
+}
+
+Density grid_density(std::vector<double> weights, const GridShape& shape, const Box& box) {
+  return make_grid(std::move(weights), shape, box, false);
+}
+
+Density read_grid_density(const std::string& path, const GridShape& raw_shape) {
+  validate_shape(raw_shape, "grid shape");
+  const GridShape shape = normalized(raw_shape);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot open '" + path + "' for reading");
+  in.seekg(0, std::ios::end);
+  const auto end = in.tellg();
+  if (end < 0) throw Error("'" + path + "': cannot determine the file size");
+  const auto file_size = static_cast<std::uintmax_t>(end);
+  in.seekg(0);
+  char magic[sizeof kMagic] = {};
+  in.read(magic, sizeof magic);
+  const bool raw = in.gcount() == sizeof magic && std::memcmp(magic, kMagic, sizeof magic) == 0;
+  in.clear();
+  in.seekg(0);
+  auto weights = raw ? read_raw(in, path, shape, file_size) : read_text(in, path, shape, file_size);
+  return make_grid(std::move(weights), shape, default_box(shape), true);
+}
+
+void write_grid_weights(const std::string& path, const std::vector<double>& weights,
+                        const GridShape& raw_shape) {
+  require_little_endian(path);
+  validate_shape(raw_shape, "grid shape");
+  const GridShape shape = normalized(raw_shape);
+  if (static_cast<std::uint64_t>(weights.size()) != static_cast<std::uint64_t>(shape.count()))
+    throw Error("write_grid_weights: " + std::to_string(weights.size()) +
+                " weights do not match the " + shape_text(shape) + " grid, which has " +
+                std::to_string(shape.count()) + " cells");
+  // Never write a file that read_grid_density would refuse.
+  check_weights(weights, shape);
+
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  const fs::path temp =
+      target.parent_path() / (".isocost-" + std::to_string(std::random_device{}()) + "-" +
+                              target.filename().string() + ".tmp");
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out) throw Error("cannot write '" + path + "': cannot create " + temp.string());
+    const auto dims = static_cast<std::uint32_t>(shape.dims);
+    out.write(kMagic, sizeof kMagic);
+    out.write(reinterpret_cast<const char*>(&dims), sizeof dims);
+    out.write(reinterpret_cast<const char*>(shape.cells.data()),
+              static_cast<std::streamsize>(8 * dims));
+    out.write(reinterpret_cast<const char*>(weights.data()),
+              static_cast<std::streamsize>(8 * weights.size()));
+    out.close();
+    if (!out) {
+      std::error_code ignored;
+      fs::remove(temp, ignored);
+      throw Error("cannot write '" + path + "': write to " + temp.string() + " failed");
+    }
+  }
+  std::error_code ec;
+  fs::rename(temp, target, ec);
+  if (ec) {
+    std::error_code ignored;
+    fs::remove(temp, ignored);
+    throw Error("cannot write '" + path + "': " + ec.message());
+  }
+}
+
+namespace detail {
+/// The summed-area table of a gridded density, empty for other densities.
+/// Not in a header: tests use it to check the table reuses the weights'
+/// memory; fast paths may use it later.
+std::span<const double> grid_table(const Density& density) {
+  const auto* grid = dynamic_cast<const GridImpl*>(&density.impl());
+  return grid ? grid->table() : std::span<const double>{};
+}
+}  // namespace detail
+
+}  // namespace isocost
