@@ -30,11 +30,11 @@ using isocost::testing::expect_error;
 Density swartz(bool with_antiderivative) {
   return isocost::analytic_density(
       [](std::span<const double> p) { return p[0] + p[1]; }, Box::of({0, 0}, {20, 20}), {},
-      with_antiderivative ? std::function<double(std::span<const double>)>(
-                                [](std::span<const double> p) {
-                                  return 0.5 * (p[0] * p[0] * p[1] + p[0] * p[1] * p[1]);
-                                })
-                          : std::function<double(std::span<const double>)>());
+      with_antiderivative
+          ? std::function<double(std::span<const double>)>([](std::span<const double> p) {
+              return 0.5 * (p[0] * p[0] * p[1] + p[0] * p[1] * p[1]);
+            })
+          : std::function<double(std::span<const double>)>());
 }
 
 TEST(Decompose, SwartzSection5Rows) {
@@ -161,13 +161,14 @@ void expect_cover(const isocost::Decomposition& d, const Density& rho) {
 }
 
 TEST(Decompose, PartsCoverTheBoxExactly) {
-  expect_cover(isocost::decompose(swartz(true), {{3, 5}, {0, 1}}, Speeds::uniform(15)), swartz(true));
+  expect_cover(isocost::decompose(swartz(true), {{3, 5}, {0, 1}}, Speeds::uniform(15)),
+               swartz(true));
   std::mt19937_64 rng(6);
   std::vector<double> w(13 * 11 * 7);
   for (auto& v : w) v = static_cast<double>(rng() % 100);
   const auto g = isocost::grid_density(w, GridShape{3, {13, 11, 7}});
-  for (const ProcessGrid& pg : {ProcessGrid{{3, 2, 2}, {0, 1, 2}}, ProcessGrid{{4, 3}, {2, 0}},
-                                ProcessGrid{{5}, {1}}})
+  for (const ProcessGrid& pg :
+       {ProcessGrid{{3, 2, 2}, {0, 1, 2}}, ProcessGrid{{4, 3}, {2, 0}}, ProcessGrid{{5}, {1}}})
     expect_cover(isocost::decompose(g, pg, Speeds::uniform(pg.ranks())), g);
 }
 
@@ -285,8 +286,8 @@ TEST(Decompose, MinimumWidthIsHonouredOrAnError) {
   double heaviest_equal_widths = 0;
   for (int i = 0; i < 4; ++i) {
     EXPECT_GE(d.parts[i].box.width(0), 0.15 * (1 - 1e-9)) << i;
-    heaviest_equal_widths = std::max(
-        heaviest_equal_widths, steep.mass(Box::of({0.25 * i, 0}, {0.25 * (i + 1), 1})));
+    heaviest_equal_widths =
+        std::max(heaviest_equal_widths, steep.mass(Box::of({0.25 * i, 0}, {0.25 * (i + 1), 1})));
   }
   expect_cover(d, steep);
   // Not worse than an obvious feasible split (equal widths), and the constraint
@@ -296,8 +297,11 @@ TEST(Decompose, MinimumWidthIsHonouredOrAnError) {
   for (const auto& p : d.parts) thinnest = std::min(thinnest, p.box.width(0));
   EXPECT_NEAR(thinnest, 0.15, 1e-6);
   o.min_width = {0.3, 0, 0};
-  expect_error([&] { isocost::decompose(steep, {{4}, {0}}, Speeds::uniform(4), o); },
-               {"4 parts of width >= 0.3", "do not fit"});
+  expect_error(
+      [&] {
+        isocost::decompose(steep, {{4}, {0}}, Speeds::uniform(4), o);
+      },
+      {"4 parts of width >= 0.3", "do not fit"});
   // On a grid: widths in cells.
   std::vector<double> w(20, 1.0);
   w[19] = 100;
@@ -307,8 +311,11 @@ TEST(Decompose, MinimumWidthIsHonouredOrAnError) {
   const auto e = isocost::decompose(g, {{5}, {0}}, Speeds::uniform(5), og);
   for (const auto& p : e.parts) EXPECT_GE(p.cell_hi[0] - p.cell_lo[0], 3);
   og.min_width = {5, 0, 0};
-  expect_error([&] { isocost::decompose(g, {{5}, {0}}, Speeds::uniform(5), og); },
-               {"5 parts of width >= 5", "20 cells"});
+  expect_error(
+      [&] {
+        isocost::decompose(g, {{5}, {0}}, Speeds::uniform(5), og);
+      },
+      {"5 parts of width >= 5", "20 cells"});
 }
 
 TEST(ChooseGrid, SmallestHeaviestPartThenLeastSurface) {
@@ -346,12 +353,18 @@ TEST(ProcessGrid, ParsingAndValidation) {
   expect_error([] { isocost::parse_process_grid("0x2", 2); }, {"--grid"});
   expect_error([] { ProcessGrid{{2, 2}, {0, 0}}.validate(2); }, {"axis x is cut twice"});
   expect_error([] { ProcessGrid{{2}, {2}}.validate(2); }, {"axis 2 does not exist"});
-  expect_error([] { isocost::decompose(swartz(true), {{2, 2}, {0, 1}}, Speeds::uniform(5)); },
-               {"has 4 ranks but 5 speeds"});
+  expect_error(
+      [] {
+        isocost::decompose(swartz(true), {{2, 2}, {0, 1}}, Speeds::uniform(5));
+      },
+      {"has 4 ranks but 5 speeds"});
   DecomposeOptions o;
   o.min_width = {std::nan(""), 0, 0};
-  expect_error([&] { isocost::decompose(swartz(true), {{2}, {0}}, Speeds::uniform(2), o); },
-               {"min width along x", "nan"});
+  expect_error(
+      [&] {
+        isocost::decompose(swartz(true), {{2}, {0}}, Speeds::uniform(2), o);
+      },
+      {"min width along x", "nan"});
 }
 
 }  // namespace
@@ -363,8 +376,11 @@ namespace {
 TEST(Decompose, GridPartsHaveAtLeastOneCell) {
   std::vector<double> w(5 * 40, 1.0);
   const auto g = isocost::grid_density(w, GridShape{2, {5, 40, 1}});
-  expect_error([&] { isocost::decompose(g, {{8}, {0}}, Speeds::uniform(8)); },
-               {"8 parts of width >= 0", "5 cells"});
+  expect_error(
+      [&] {
+        isocost::decompose(g, {{8}, {0}}, Speeds::uniform(8));
+      },
+      {"8 parts of width >= 0", "5 cells"});
   const auto c = isocost::choose_grid(g, Speeds::uniform(8));
   for (const auto& p : c.parts)
     for (int a = 0; a < 2; ++a) EXPECT_GE(p.cell_hi[a] - p.cell_lo[a], 1);
