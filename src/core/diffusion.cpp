@@ -1,0 +1,481 @@
+// Diffusion schemes on a process graph (Watts ch. 2, Eijkhout §2) and
+// Pearce's diffusion simulator (Alg. 2).
+#include "isocost/diffusion.hpp"
+
+#include <Eigen/IterativeLinearSolvers>
+#include <Eigen/SparseCholesky>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <sstream>
+
+#include "diffusion_internal.hpp"
+#include "isocost/detail/text.hpp"
+#include "isocost/error.hpp"
+
+namespace isocost {
+
+using detail::exact;
+
+// ---------------------------------------------------------------------------
+// Graphs
+
+double ProcessGraph::max_degree() const {
+  if (!mesh.empty()) {
+    double n = 0;
+    for (int m : mesh) n += m > 1 ? 2 : 0;
+    return n;
+  }
+  std::vector<double> degree(static_cast<std::size_t>(nodes), 0.0);
+  for (const auto& e : edges) {
+    degree[e.i] += e.weight;
+    degree[e.j] += e.weight;
+  }
+  return degree.empty() ? 0 : *std::max_element(degree.begin(), degree.end());
+}
+
+void ProcessGraph::validate() const {
+  if (nodes < 1)
+    throw Error("process graph: expected at least one node, got " + std::to_string(nodes));
+  for (std::size_t k = 0; k < edges.size(); ++k) {
+    const auto& e = edges[k];
+    if (e.i < 0 || e.j < 0 || e.i >= nodes || e.j >= nodes)
+      throw Error("process graph: edge " + std::to_string(k) + " (" + std::to_string(e.i) + ", " +
+                  std::to_string(e.j) + ") has an endpoint outside [0, " + std::to_string(nodes) +
+                  ")");
+    if (e.i == e.j)
+      throw Error("process graph: edge " + std::to_string(k) + " is a self-loop at node " +
+                  std::to_string(e.i));
+    if (!(e.weight > 0) || !std::isfinite(e.weight))
+      throw Error("process graph: edge " + std::to_string(k) + " has weight " + exact(e.weight) +
+                  ", expected a finite number > 0");
+  }
+  // Connected components by union–find.
+  std::vector<int> parent(static_cast<std::size_t>(nodes));
+  std::iota(parent.begin(), parent.end(), 0);
+  auto find = [&](int x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  for (const auto& e : edges) parent[find(e.i)] = find(e.j);
+  std::vector<std::vector<int>> components;
+  std::vector<int> index(static_cast<std::size_t>(nodes), -1);
+  for (int v = 0; v < nodes; ++v) {
+    const int r = find(v);
+    if (index[r] < 0) {
+      index[r] = static_cast<int>(components.size());
+      components.emplace_back();
+    }
+    components[index[r]].push_back(v);
+  }
+  if (components.size() > 1) {
+    std::string list;
+    for (std::size_t c = 0; c < components.size() && c < 4; ++c) {
+      list += c ? ", {" : "{";
+      for (std::size_t k = 0; k < components[c].size() && k < 6; ++k)
+        list += (k ? ", " : "") + std::to_string(components[c][k]);
+      if (components[c].size() > 6) list += ", …";
+      list += "}";
+    }
+    if (components.size() > 4) list += ", …";
+    throw Error("process graph is disconnected: " + std::to_string(components.size()) +
+                " components " + list + "; diffusion cannot move work between them");
+  }
+}
+
+ProcessGraph mesh_graph(const std::vector<int>& dims, bool torus) {
+  if (dims.empty() || dims.size() > 3)
+    throw Error("mesh: expected 1 to 3 dimensions, got " + std::to_string(dims.size()));
+  long long n = 1;
+  for (std::size_t a = 0; a < dims.size(); ++a) {
+    if (dims[a] < 1)
+      throw Error("mesh: dimension " + std::to_string(a) + " must be >= 1, got " +
+                  std::to_string(dims[a]));
+    n *= dims[a];
+    if (n > 100000000) throw Error("mesh: more than 10^8 nodes");
+  }
+  ProcessGraph g;
+  g.nodes = static_cast<int>(n);
+  g.mesh = dims;
+  g.torus = torus;
+  const int d = static_cast<int>(dims.size());
+  // Strides of C order, the last index fastest.
+  std::vector<long long> stride(static_cast<std::size_t>(d), 1);
+  for (int a = d - 2; a >= 0; --a) stride[a] = stride[a + 1] * dims[a + 1];
+  for (long long v = 0; v < n; ++v) {
+    for (int a = 0; a < d; ++a) {
+      const long long coord = (v / stride[a]) % dims[a];
+      if (coord + 1 < dims[a]) {
+        // On a wrapped axis of length 2 both neighbours are the same node:
+        // the direct edge is also the wrap-around edge, so it counts twice.
+        const double weight = torus && dims[a] == 2 ? 2.0 : 1.0;
+        g.edges.push_back({static_cast<int>(v), static_cast<int>(v + stride[a]), weight});
+      } else if (torus && dims[a] > 2) {
+        // The wrap-around edge back to coordinate 0.
+        const long long w = v - coord * stride[a];
+        g.edges.push_back(
+            {static_cast<int>(std::min(v, w)), static_cast<int>(std::max(v, w)), 1.0});
+      }
+    }
+  }
+  g.validate();
+  return g;
+}
+
+ProcessGraph edge_graph(int nodes, const std::vector<std::pair<int, int>>& edges) {
+  ProcessGraph g;
+  g.nodes = nodes;
+  std::vector<ProcessGraph::Edge> list;
+  for (std::size_t k = 0; k < edges.size(); ++k) {
+    auto [i, j] = edges[k];
+    if (i == j)
+      throw Error("process graph: edge " + std::to_string(k) + " is a self-loop at node " +
+                  std::to_string(i));
+    list.push_back({std::min(i, j), std::max(i, j), 1.0});
+  }
+  std::sort(list.begin(), list.end(),
+            [](const auto& a, const auto& b) { return a.i != b.i ? a.i < b.i : a.j < b.j; });
+  for (const auto& e : list) {
+    if (!g.edges.empty() && g.edges.back().i == e.i && g.edges.back().j == e.j)
+      g.edges.back().weight += 1;  // a repeated edge doubles the coupling
+    else
+      g.edges.push_back(e);
+  }
+  g.validate();
+  return g;
+}
+
+// ---------------------------------------------------------------------------
+std::string_view to_string(DiffusionScheme scheme) {
+  switch (scheme) {
+    case DiffusionScheme::explicit_euler:
+      return "explicit";
+    case DiffusionScheme::implicit:
+      return "implicit";
+    case DiffusionScheme::crank_nicolson:
+      return "cn";
+    case DiffusionScheme::least_squares:
+      return "lsq";
+  }
+  return "?";
+}
+
+DiffusionScheme parse_diffusion_scheme(std::string_view name) {
+  for (auto s : {DiffusionScheme::explicit_euler, DiffusionScheme::implicit,
+                 DiffusionScheme::crank_nicolson, DiffusionScheme::least_squares})
+    if (name == to_string(s)) return s;
+  throw Error("unknown scheme '" + std::string(name) + "', expected cn, implicit, explicit or lsq");
+}
+
+bool DiffusionOptions::is_valid(std::string* error) const {
+  auto fail = [&](std::string m) {
+    if (error) *error = std::move(m);
+    return false;
+  };
+  if (!(alpha > 0 && alpha < 1)) return fail("alpha must be in (0, 1), got " + exact(alpha));
+  if (max_steps < 1) return fail("max_steps must be >= 1, got " + std::to_string(max_steps));
+  if (sweeps < 0) return fail("sweeps must be >= 0, got " + std::to_string(sweeps));
+  if (direct_limit < 0)
+    return fail("direct_limit must be >= 0, got " + std::to_string(direct_limit));
+  return true;
+}
+
+void DiffusionOptions::validate() const {
+  std::string e;
+  if (!is_valid(&e)) throw Error("diffusion: " + e);
+}
+
+std::string DiffusionSummary::brief_report() const {
+  std::ostringstream out;
+  out << "scheme " << to_string(scheme) << ": " << steps << " steps";
+  if (sweeps_per_step) out << " x " << sweeps_per_step << " Jacobi sweeps";
+  out << " (" << jacobi_sweeps << " sweeps in all), transfer volume " << exact(transfer_volume)
+      << ", imbalance " << detail::fixed_digits(initial_imbalance, 6) << " -> "
+      << detail::fixed_digits(final_imbalance, 6) << (converged ? "" : " (NOT converged)") << "\n";
+  return out.str();
+}
+
+// ---------------------------------------------------------------------------
+// The arithmetic shared with the distributed version.
+
+namespace detail {
+
+double node_degree_sum(const DiffusionStencil& s, std::span<const double> u, int v) {
+  // Neighbour loads in the stencil's fixed order, then the padding copies of
+  // the node's own load: the same order of additions everywhere.
+  double sum = 0;
+  for (int k = s.offset[v]; k < s.offset[v + 1]; ++k) sum += s.weight[k] * u[s.neighbour[k]];
+  return sum + (s.n - s.degree[v]) * u[v];
+}
+
+DiffusionStencil make_stencil(const ProcessGraph& g) {
+  DiffusionStencil s;
+  s.n = g.max_degree();
+  const auto N = static_cast<std::size_t>(g.nodes);
+  std::vector<std::vector<std::pair<int, double>>> adj(N);
+  for (const auto& e : g.edges) {
+    adj[e.i].push_back({e.j, e.weight});
+    adj[e.j].push_back({e.i, e.weight});
+  }
+  s.offset.assign(N + 1, 0);
+  s.degree.assign(N, 0.0);
+  for (std::size_t v = 0; v < N; ++v) {
+    std::sort(adj[v].begin(), adj[v].end());
+    s.offset[v + 1] = s.offset[v] + static_cast<int>(adj[v].size());
+    for (const auto& [w, weight] : adj[v]) {
+      s.neighbour.push_back(w);
+      s.weight.push_back(weight);
+      s.degree[v] += weight;
+    }
+  }
+  return s;
+}
+
+int watts_sweeps(DiffusionScheme scheme, double alpha, double n) {
+  // ν = ⌈ln α / ln ρ⌉ (Watts eq. 2.10), ρ the Jacobi spectral radius bound.
+  double rho = 0;
+  if (scheme == DiffusionScheme::implicit) rho = n * alpha / (1 + n * alpha);
+  if (scheme == DiffusionScheme::crank_nicolson) {
+    const double a = std::sqrt(alpha);
+    rho = (n / 2) * a / (1 + (n / 2) * a);
+  }
+  if (!(rho > 0)) return 0;
+  return std::max(1, static_cast<int>(std::ceil(std::log(alpha) / std::log(rho))));
+}
+
+}  // namespace detail
+
+namespace {
+
+void check_loads(const ProcessGraph& g, std::span<const double> loads, double& total) {
+  if (static_cast<int>(loads.size()) != g.nodes)
+    throw Error("diffusion: " + std::to_string(loads.size()) + " loads for a graph of " +
+                std::to_string(g.nodes) + " nodes");
+  total = 0;
+  for (std::size_t i = 0; i < loads.size(); ++i) {
+    if (!std::isfinite(loads[i]) || loads[i] < 0)
+      throw Error("diffusion: load of node " + std::to_string(i) + " = " + exact(loads[i]) +
+                  ", expected a finite number >= 0");
+    total += loads[i];
+  }
+  if (!(total > 0)) throw Error("diffusion: all loads are zero; nothing to balance");
+}
+
+double imbalance(std::span<const double> u, double avg) {
+  return *std::max_element(u.begin(), u.end()) / avg - 1;
+}
+
+// Loads after applying transfers: u0 − Σ_out t + Σ_in t (antisymmetric, so
+// the total is conserved to rounding).
+std::vector<double> applied(const ProcessGraph& g, std::span<const double> u0,
+                            const std::vector<double>& t) {
+  std::vector<double> u(u0.begin(), u0.end());
+  for (std::size_t k = 0; k < g.edges.size(); ++k) {
+    u[g.edges[k].i] -= t[k];
+    u[g.edges[k].j] += t[k];
+  }
+  return u;
+}
+
+void least_squares(const ProcessGraph& g, std::span<const double> u0, double avg,
+                   const DiffusionOptions& o, DiffusionSummary& out) {
+  // Laplacian L = A·Aᵀ (weighted) grounded at node 0, which makes it positive
+  // definite on a connected graph; T = Aᵀφ is then the minimum-norm solution
+  // of A·T = L̄ (Eijkhout §2).
+  const int N = g.nodes;
+  out.transfers.assign(g.edges.size(), 0.0);
+  if (N == 1) return;
+  std::vector<Eigen::Triplet<double>> entries;
+  for (const auto& e : g.edges) {
+    if (e.i > 0) entries.emplace_back(e.i - 1, e.i - 1, e.weight);
+    if (e.j > 0) entries.emplace_back(e.j - 1, e.j - 1, e.weight);
+    if (e.i > 0 && e.j > 0) {
+      entries.emplace_back(e.i - 1, e.j - 1, -e.weight);
+      entries.emplace_back(e.j - 1, e.i - 1, -e.weight);
+    }
+  }
+  Eigen::SparseMatrix<double> L(N - 1, N - 1);
+  L.setFromTriplets(entries.begin(), entries.end());
+  Eigen::VectorXd rhs(N - 1);
+  for (int v = 1; v < N; ++v) rhs[v - 1] = u0[v] - avg;
+  Eigen::VectorXd phi;
+  if (N - 1 <= o.direct_limit) {
+    Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> solver(L);
+    if (solver.info() != Eigen::Success)
+      throw Error("least squares: Cholesky factorisation failed");
+    phi = solver.solve(rhs);
+  } else {
+    Eigen::ConjugateGradient<Eigen::SparseMatrix<double>, Eigen::Lower | Eigen::Upper> cg(L);
+    cg.setTolerance(1e-13);
+    cg.setMaxIterations(std::max(1000, 10 * N));
+    phi = cg.solve(rhs);
+    out.jacobi_sweeps = cg.iterations();
+    if (cg.info() != Eigen::Success)
+      throw Error("least squares: conjugate gradients did not converge in " +
+                  std::to_string(cg.iterations()) + " iterations (error " + exact(cg.error()) +
+                  ")");
+  }
+  auto potential = [&](int v) { return v == 0 ? 0.0 : phi[v - 1]; };
+  for (std::size_t k = 0; k < g.edges.size(); ++k) {
+    const auto& e = g.edges[k];
+    out.transfers[k] = e.weight * (potential(e.i) - potential(e.j));
+  }
+  out.steps = 1;
+}
+
+}  // namespace
+
+DiffusionSummary diffuse(const ProcessGraph& graph, std::span<const double> loads,
+                         const DiffusionOptions& options) {
+  options.validate();
+  graph.validate();
+  double total = 0;
+  check_loads(graph, loads, total);
+  const double avg = total / graph.nodes;
+  DiffusionSummary out;
+  out.scheme = options.scheme;
+  out.initial_imbalance = imbalance(loads, avg);
+  const double n = graph.max_degree();
+  if (options.scheme == DiffusionScheme::explicit_euler && n > 0 && options.alpha > 1 / n)
+    throw Error("explicit diffusion: alpha=" + exact(options.alpha) +
+                " exceeds its stability limit 1/n = " + exact(1 / n) + " (n = " + exact(n) +
+                " neighbours; Watts's footnote gives the stricter 2^-d); use a smaller alpha or "
+                "an implicit scheme");
+
+  if (options.scheme == DiffusionScheme::least_squares) {
+    least_squares(graph, loads, avg, options, out);
+  } else {
+    detail::DiffusionState state(graph, loads, options);
+    while (!state.balanced(avg) && out.steps < options.max_steps) {
+      state.step();
+      ++out.steps;
+    }
+    out.transfers = state.transfers();
+    out.sweeps_per_step = state.sweeps_per_step();
+    out.jacobi_sweeps = static_cast<long long>(out.steps) * out.sweeps_per_step;
+  }
+  out.loads = applied(graph, loads, out.transfers);
+  for (double t : out.transfers) out.transfer_volume += std::abs(t);
+  out.final_imbalance = imbalance(out.loads, avg);
+  out.converged = options.scheme == DiffusionScheme::least_squares
+                      ? true
+                      : out.final_imbalance <= options.alpha * (1 + 1e-9);
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+namespace detail {
+
+DiffusionState::DiffusionState(const ProcessGraph& g, std::span<const double> loads,
+                               const DiffusionOptions& o)
+    : g_(g), s_(make_stencil(g)), o_(o), u_(loads.begin(), loads.end()), t_(g.edges.size(), 0.0) {
+  nu_ = o.scheme == DiffusionScheme::explicit_euler
+            ? 0
+            : (o.sweeps > 0 ? o.sweeps : watts_sweeps(o.scheme, o.alpha, s_.n));
+}
+
+bool DiffusionState::balanced(double avg) const {
+  return *std::max_element(u_.begin(), u_.end()) <= (1 + o_.alpha) * avg;
+}
+
+double edge_flux(double c, double w, double ui, double uj, const double* vi, const double* vj) {
+  // c·w·(u_i − u_j) [+ c·w·(v_i − v_j)]: one rounding sequence for both ends,
+  // so the flux seen from j is exactly the negation of the flux from i.
+  const double f = c * w * (ui - uj);
+  return vi ? f + c * w * (*vi - *vj) : f;
+}
+
+void DiffusionState::step() {
+  const int N = g_.nodes;
+  const double n = s_.n, a = o_.alpha;
+  // The state is always the loads the accumulated transfers imply, so the
+  // convergence test judges what will actually be applied. The Jacobi iterate
+  // only supplies the implicit half of the flux (Watts Fig. 2.2 and 2.3).
+  std::vector<double> v;  // the implicit solution estimate
+  double c = a;
+  if (o_.scheme != DiffusionScheme::explicit_euler) {
+    const bool cn = o_.scheme == DiffusionScheme::crank_nicolson;
+    c = cn ? std::sqrt(a) / 2 : a;  // ᾱ/2 for Crank–Nicolson
+    std::vector<double> b(u_.size());
+    for (int x = 0; x < N; ++x)
+      b[x] = cn ? u_[x] + c * (node_degree_sum(s_, u_, x) - n * u_[x]) : u_[x];
+    v = b;
+    std::vector<double> next(u_.size());
+    const double diag = 1 + c * n;
+    for (int k = 0; k < nu_; ++k) {
+      for (int x = 0; x < N; ++x) next[x] = (b[x] + c * node_degree_sum(s_, v, x)) / diag;
+      v.swap(next);
+    }
+  }
+  const bool cn = o_.scheme == DiffusionScheme::crank_nicolson;
+  const bool implicit = o_.scheme == DiffusionScheme::implicit;
+  auto flux = [&](int x, int y, double w) {
+    if (implicit) return edge_flux(c, w, v[x], v[y], nullptr, nullptr);
+    return edge_flux(c, w, u_[x], u_[y], cn ? &v[x] : nullptr, cn ? &v[y] : nullptr);
+  };
+  for (std::size_t k = 0; k < g_.edges.size(); ++k)
+    t_[k] += flux(g_.edges[k].i, g_.edges[k].j, g_.edges[k].weight);
+  std::vector<double> next(u_.size());
+  for (int x = 0; x < N; ++x) {
+    double out = 0;  // net outflow, neighbours in increasing order
+    for (int k = s_.offset[x]; k < s_.offset[x + 1]; ++k)
+      out += flux(x, s_.neighbour[k], s_.weight[k]);
+    next[x] = u_[x] - out;
+  }
+  u_.swap(next);
+}
+
+}  // namespace detail
+
+// ---------------------------------------------------------------------------
+Simulation simulate_diffusion(const ProcessGraph& graph, std::span<const double> loads,
+                              std::span<const double> elements, const SimulationOptions& o) {
+  graph.validate();
+  double total = 0;
+  check_loads(graph, loads, total);
+  if (elements.size() != loads.size())
+    throw Error("simulation: " + std::to_string(elements.size()) + " element counts for " +
+                std::to_string(loads.size()) + " loads");
+  for (std::size_t i = 0; i < elements.size(); ++i)
+    if (!std::isfinite(elements[i]) || elements[i] < 0)
+      throw Error("simulation: element count of node " + std::to_string(i) + " = " +
+                  exact(elements[i]) + ", expected a finite number >= 0");
+  if (!(o.gamma > 0 && o.gamma <= 1))
+    throw Error("simulation: gamma must be in (0, 1], got " + exact(o.gamma));
+  if (!(o.threshold >= 0) || !std::isfinite(o.threshold))
+    throw Error("simulation: threshold must be a finite number >= 0, got " + exact(o.threshold));
+  if (o.max_steps < 1) throw Error("simulation: max_steps must be >= 1");
+  const double avg = total / graph.nodes;
+  const double rate = o.gamma / (graph.max_degree() + 1);
+  std::vector<double> L(loads.begin(), loads.end()), E(elements.begin(), elements.end());
+  Simulation out;
+  while (out.steps.size() < static_cast<std::size_t>(o.max_steps)) {
+    if (*std::max_element(L.begin(), L.end()) <= (1 + o.threshold) * avg) {
+      out.converged = true;
+      break;
+    }
+    std::vector<double> dL(L.size(), 0.0), in(L.size(), 0.0), dE(L.size(), 0.0);
+    for (const auto& e : graph.edges) {
+      const double flow = rate * e.weight * (L[e.i] - L[e.j]);  // i → j when > 0
+      const int from = flow > 0 ? e.i : e.j, to = flow > 0 ? e.j : e.i;
+      const double amount = std::abs(flow);
+      const double moved = L[from] > 0 ? amount * E[from] / L[from] : 0;  // elements per load
+      dL[from] -= amount;
+      dL[to] += amount;
+      dE[from] -= moved;
+      dE[to] += moved;
+      in[to] += moved;
+    }
+    for (std::size_t v = 0; v < L.size(); ++v) {
+      L[v] += dL[v];
+      E[v] += dE[v];
+    }
+    out.steps.push_back(
+        {*std::max_element(L.begin(), L.end()), *std::max_element(in.begin(), in.end())});
+  }
+  out.convergence_steps = static_cast<int>(out.steps.size());
+  return out;
+}
+
+}  // namespace isocost
