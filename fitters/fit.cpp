@@ -14,6 +14,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "ceres_support.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/expression.hpp"
@@ -669,10 +670,7 @@ FitResult fit(const Samples& samples, const FitSpec& spec, const FitOptions& opt
   ceres::Problem::Options problem_options;
   problem_options.loss_function_ownership = ceres::DO_NOT_TAKE_OWNERSHIP;
   ceres::Problem problem(problem_options);
-  std::unique_ptr<ceres::LossFunction> loss;
-  if (options.loss == FitLoss::huber) loss = std::make_unique<ceres::HuberLoss>(options.loss_scale);
-  if (options.loss == FitLoss::cauchy)
-    loss = std::make_unique<ceres::CauchyLoss>(options.loss_scale);
+  const auto loss = detail::make_loss(options.loss, options.loss_scale);
   const bool batch = !family.expression && !loss;
   if (batch)
     problem.AddResidualBlock(new IntervalCost(family, samples, w, 0, samples.size()), nullptr,
@@ -704,26 +702,15 @@ FitResult fit(const Samples& samples, const FitSpec& spec, const FitOptions& opt
     problem.SetManifold(theta.data(),
                         new ceres::SubsetManifold(static_cast<int>(theta.size()), constant));
 
-  ceres::Solver::Options solver;
-  solver.linear_solver_type = ceres::DENSE_QR;
-  solver.max_num_iterations = options.max_iterations;
-  solver.function_tolerance = options.function_tolerance;
-  solver.parameter_tolerance = 1e-14;
-  solver.gradient_tolerance = 1e-16;
-  solver.logging_type = ceres::SILENT;
+  const ceres::Solver::Options solver =
+      detail::solver_options(options.max_iterations, options.function_tolerance);
   ceres::Solver::Summary summary;
   ceres::Solve(solver, &problem, &summary);
 
   FitSummary out;
   out.model = spec.name();
   out.formula = family.formula;
-  out.iterations = static_cast<int>(summary.iterations.size()) - 1;
-  out.solve_seconds = summary.total_time_in_seconds;
-  out.termination = std::string(ceres::TerminationTypeToString(summary.termination_type)) + " (" +
-                    summary.message + ")";
-  if (summary.termination_type != ceres::CONVERGENCE &&
-      summary.termination_type != ceres::USER_SUCCESS)
-    throw Error("fit of " + spec.name() + " did not converge: " + out.termination);
+  detail::record_solve(summary, "fit of " + spec.name(), out);
 
   std::vector<std::optional<double>> std_error(theta.size());
   if (options.covariance && static_cast<int>(samples.size()) > k)

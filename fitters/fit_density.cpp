@@ -16,6 +16,7 @@
 #include <span>
 #include <utility>
 
+#include "ceres_support.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 
@@ -591,10 +592,7 @@ DensityFitResult fit_density(const std::vector<BoxSample>& samples,
   ceres::Problem::Options problem_options;
   problem_options.loss_function_ownership = ceres::DO_NOT_TAKE_OWNERSHIP;
   ceres::Problem problem(problem_options);
-  std::unique_ptr<ceres::LossFunction> loss;
-  if (options.loss == FitLoss::huber) loss = std::make_unique<ceres::HuberLoss>(options.loss_scale);
-  if (options.loss == FitLoss::cauchy)
-    loss = std::make_unique<ceres::CauchyLoss>(options.loss_scale);
+  const auto loss = detail::make_loss(options.loss, options.loss_scale);
   std::vector<double*> blocks_ptr;
   for (int a = 0; a < blocks; ++a) blocks_ptr.push_back(theta[a].data());
   auto cost = [&](std::size_t first, std::size_t count) -> ceres::CostFunction* {
@@ -610,25 +608,14 @@ DensityFitResult fit_density(const std::vector<BoxSample>& samples,
     for (int a = 0; a < d; ++a)
       for (int j = 0; j <= n; ++j) problem.SetParameterLowerBound(theta[a].data(), j, 0.0);
 
-  ceres::Solver::Options solver;
-  solver.linear_solver_type = ceres::DENSE_QR;
-  solver.max_num_iterations = options.max_iterations;
-  solver.function_tolerance = options.function_tolerance;
-  solver.parameter_tolerance = 1e-14;
-  solver.gradient_tolerance = 1e-16;
-  solver.logging_type = ceres::SILENT;
+  const ceres::Solver::Options solver =
+      detail::solver_options(options.max_iterations, options.function_tolerance);
   ceres::Solver::Summary summary;
   ceres::Solve(solver, &problem, &summary);
 
   FitSummary out;
   out.model = model;
-  out.iterations = static_cast<int>(summary.iterations.size()) - 1;
-  out.solve_seconds = summary.total_time_in_seconds;
-  out.termination = std::string(ceres::TerminationTypeToString(summary.termination_type)) + " (" +
-                    summary.message + ")";
-  if (summary.termination_type != ceres::CONVERGENCE &&
-      summary.termination_type != ceres::USER_SUCCESS)
-    throw Error("fit_density of " + model + " did not converge: " + out.termination);
+  detail::record_solve(summary, "fit_density of " + model, out);
 
   if (separable) {
     // Fix the common scale: f_y, f_z get mean 1 over the domain (a Bernstein

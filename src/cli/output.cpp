@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "cli.hpp"
+#include "isocost/detail/file.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/partition.hpp"
@@ -50,28 +51,7 @@ void emit(const std::string& text, const std::string& path) {
     if (!std::cout) throw OutputFailed("cannot write the result to standard output");
     return;
   }
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  const fs::path temp = target.parent_path() / (".isocost-" + std::to_string(::getpid()) + "-" +
-                                                target.filename().string() + ".tmp");
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error("cannot write '" + path + "': cannot create " + temp.string());
-    out << text;
-    out.close();
-    if (!out) {
-      std::error_code ignored;
-      fs::remove(temp, ignored);
-      throw Error("cannot write '" + path + "': write to " + temp.string() + " failed");
-    }
-  }
-  std::error_code ec;
-  fs::rename(temp, target, ec);
-  if (ec) {
-    std::error_code ignored;
-    fs::remove(temp, ignored);
-    throw Error("cannot write '" + path + "': " + ec.message());
-  }
+  detail::write_atomically(path, [&](std::ostream& out) { out << text; });
 }
 
 nlohmann::ordered_json number(double value) {

@@ -26,6 +26,7 @@
 #include <sstream>
 
 #include "isocost/density.hpp"
+#include "isocost/detail/file.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "records.hpp"
@@ -439,14 +440,7 @@ void write_grid_weights(const std::string& path, const std::vector<double>& weig
   // Never write a file that read_grid_density would refuse.
   check_weights(weights, shape);
 
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  const fs::path temp =
-      target.parent_path() / (".isocost-" + std::to_string(std::random_device{}()) + "-" +
-                              target.filename().string() + ".tmp");
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error("cannot write '" + path + "': cannot create " + temp.string());
+  detail::write_atomically(path, [&](std::ostream& out) {
     const auto dims = static_cast<std::uint32_t>(shape.dims);
     out.write(kMagic, sizeof kMagic);
     out.write(reinterpret_cast<const char*>(&dims), sizeof dims);
@@ -454,20 +448,7 @@ void write_grid_weights(const std::string& path, const std::vector<double>& weig
               static_cast<std::streamsize>(8 * dims));
     out.write(reinterpret_cast<const char*>(weights.data()),
               static_cast<std::streamsize>(8 * weights.size()));
-    out.close();
-    if (!out) {
-      std::error_code ignored;
-      fs::remove(temp, ignored);
-      throw Error("cannot write '" + path + "': write to " + temp.string() + " failed");
-    }
-  }
-  std::error_code ec;
-  fs::rename(temp, target, ec);
-  if (ec) {
-    std::error_code ignored;
-    fs::remove(temp, ignored);
-    throw Error("cannot write '" + path + "': " + ec.message());
-  }
+  });
 }
 
 namespace detail {

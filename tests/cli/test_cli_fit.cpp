@@ -48,7 +48,9 @@ using nlohmann::json;
 // Running the command (tests/support/cli_runner.hpp)
 
 using isocost::testing::Cat;
+using isocost::testing::GnuplotOnPath;
 using isocost::testing::Has;
+using isocost::testing::IsPng;
 using isocost::testing::Lines;
 using isocost::testing::Listing;
 using isocost::testing::Num;
@@ -56,21 +58,6 @@ using isocost::testing::Outcome;
 using isocost::testing::ReadFile;
 using isocost::testing::Show;
 using isocost::testing::WriteFile;
-
-bool GnuplotOnPath() {
-  const char* path = std::getenv("PATH");
-  if (path == nullptr) return false;
-  std::istringstream dirs(path);
-  for (std::string d; std::getline(dirs, d, ':');)
-    if (::access((fs::path(d.empty() ? "." : d) / "gnuplot").c_str(), X_OK) == 0) return true;
-  return false;
-}
-
-bool IsPng(const fs::path& file) {
-  const std::string bytes = ReadFile(file);
-  static const char kSignature[] = "\x89PNG\r\n\x1a\n";
-  return bytes.size() > 8 && bytes.compare(0, 8, kSignature, 8) == 0;
-}
 
 // The value of parameter `name` in a "parameters" array.
 double Param(const json& parameters, const std::string& name) {

@@ -42,7 +42,9 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 using isocost::testing::Cat;
+using isocost::testing::GnuplotOnPath;
 using isocost::testing::Has;
+using isocost::testing::IsPng;
 using isocost::testing::Lines;
 using isocost::testing::Listing;
 using isocost::testing::Num;
@@ -51,26 +53,6 @@ using isocost::testing::ReadFile;
 using isocost::testing::Show;
 using isocost::testing::Tokens;
 using isocost::testing::WriteFile;
-
-bool GnuplotOnPath() {
-  const char* path = std::getenv("PATH");
-  if (path == nullptr) return false;
-  std::string dirs = path;
-  std::size_t start = 0;
-  while (start <= dirs.size()) {
-    const auto end = std::min(dirs.find(':', start), dirs.size());
-    const fs::path candidate = fs::path(dirs.substr(start, end - start)) / "gnuplot";
-    std::error_code ec;
-    if (fs::is_regular_file(candidate, ec)) return true;
-    start = end + 1;
-  }
-  return false;
-}
-
-bool IsPng(const fs::path& p) {
-  const std::string s = ReadFile(p);
-  return s.size() > 8 && s.compare(0, 8, "\x89PNG\r\n\x1a\n", 8) == 0;
-}
 
 class Partition : public isocost::testing::CliTest {
  protected:

@@ -154,6 +154,22 @@ inline std::vector<std::string> Cat(std::vector<std::string> a, const std::vecto
   return a;
 }
 
+/// True if a `gnuplot` executable is on PATH (plot tests skip without it).
+inline bool GnuplotOnPath() {
+  const char* path = std::getenv("PATH");
+  if (path == nullptr) return false;
+  std::istringstream dirs(path);
+  for (std::string d; std::getline(dirs, d, ':');)
+    if (::access((fs::path(d.empty() ? "." : d) / "gnuplot").c_str(), X_OK) == 0) return true;
+  return false;
+}
+
+/// True if the file starts with the 8-byte PNG signature.
+inline bool IsPng(const fs::path& file) {
+  const std::string bytes = ReadFile(file);
+  return bytes.size() > 8 && bytes.compare(0, 8, "\x89PNG\r\n\x1a\n", 8) == 0;
+}
+
 /// Fixture: a fresh directory per test; `dir` holds the inputs and is the
 /// working directory of the command.
 class CliTest : public ::testing::Test {
