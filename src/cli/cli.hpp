@@ -38,6 +38,8 @@ void add_fit_command(CLI::App& app);
 void add_plot_command(CLI::App& app);
 /// Adds `isocost partition` to the app.
 void add_partition_command(CLI::App& app);
+/// Adds `isocost diffuse` to the app.
+void add_diffuse_command(CLI::App& app);
 
 /// A density and its partition as typed on the command line, shared by
 /// `partition` and the heat-map mode of `plot` (all fields are raw text).
@@ -152,6 +154,21 @@ double parse_double(const std::string& text, const std::string& what);
 /// Speeds from --speeds S,… or --node-types NxR,… (Swartz §4); empty when
 /// neither is given; Error when both are, or for a bad entry.
 std::optional<Speeds> parse_speeds(const std::string& speeds, const std::string& node_types);
+
+/// A 1-D cost model as typed on the command line (`isocost cut`'s model
+/// options; all fields raw text).
+struct ModelArgs {
+  std::string model;    ///< --model sieve|power|polynomial|pchip|makima|linear|discrete
+  std::string params;   ///< --param NAME=VALUE,…
+  std::string domain;   ///< --domain LO:HI
+  std::string samples;  ///< --samples FILE (pchip, makima, linear)
+  std::string weights;  ///< --weights FILE (discrete)
+};
+/// Builds the model, rejecting options that do not fit it; Error names the
+/// first bad value.
+CostModel build_cost_model(const ModelArgs& args);
+/// Parses --domain LO:HI.
+std::pair<double, double> parse_domain(const std::string& text);
 
 /// Splits "a,b,c" on commas.
 std::vector<std::string> split(const std::string& text, char separator);

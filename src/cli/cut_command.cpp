@@ -1,9 +1,7 @@
 // isocost cut: one-dimensional partition of a cost model over P ranks.
 #include <cmath>
-#include <map>
 #include <memory>
 #include <optional>
-#include <set>
 
 #include "cli.hpp"
 #include "isocost/cost_model.hpp"
@@ -42,92 +40,8 @@ double parse_nonnegative(const std::string& text, const std::string& what) {
   return v;
 }
 
-// "A=3.9e-7,p=1.43" → {A: 3.9e-7, p: 1.43}, checked against the allowed names.
-std::map<std::string, double> parse_params(const std::string& text, const std::string& model,
-                                           const std::set<std::string>& allowed) {
-  std::map<std::string, double> out;
-  if (text.empty()) return out;
-  std::string names;
-  for (const auto& n : allowed) names += (names.empty() ? "" : ", ") + n;
-  for (const auto& item : split(text, ',')) {
-    const auto eq = item.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw Error("--param: expected NAME=VALUE, got '" + item + "'");
-    const std::string name = item.substr(0, eq);
-    if (!allowed.count(name))
-      throw Error("--param: unknown parameter '" + name + "' for model " + model + "; expected " +
-                  names);
-    if (out.count(name)) throw Error("--param: parameter '" + name + "' given twice");
-    out[name] = parse_double(item.substr(eq + 1), "--param " + name);
-  }
-  return out;
-}
-
-std::pair<double, double> parse_domain(const std::string& text) {
-  const auto parts = split(text, ':');
-  if (parts.size() != 2) throw Error("--domain: expected LO:HI, got '" + text + "'");
-  return {parse_double(parts[0], "--domain lo"), parse_double(parts[1], "--domain hi")};
-}
-
 CostModel build_model(const CutArgs& a) {
-  const bool tabulated = a.model == "pchip" || a.model == "makima" || a.model == "linear";
-  const bool discrete = a.model == "discrete";
-  const bool analytic = a.model == "sieve" || a.model == "power" || a.model == "polynomial";
-  if (!tabulated && !discrete && !analytic)
-    throw Error("--model: unknown model '" + a.model +
-                "', expected sieve, power, polynomial, pchip, makima, linear or discrete");
-  if (!tabulated && !a.samples.empty())
-    throw Error("--samples is for --model pchip|makima|linear, not " + a.model);
-  if (!discrete && !a.weights.empty())
-    throw Error("--weights is for --model discrete, not " + a.model);
-  if (tabulated || discrete) {
-    if (!a.domain.empty())
-      throw Error("--domain: model " + a.model + " takes its domain from the data file");
-    if (!a.params.empty()) throw Error("--param: model " + a.model + " has no parameters");
-  }
-  if (tabulated) {
-    if (a.samples.empty()) throw Error("--model " + a.model + " needs --samples FILE (x,t rows)");
-    auto s = read_cumulative_samples(a.samples);
-    try {
-      return tabulated_model(std::move(s.x), std::move(s.t), parse_interpolation(a.model));
-    } catch (const Error& e) {
-      throw Error(a.samples + ": " + e.what());  // samples are numbered from 0
-    }
-  }
-  if (discrete) {
-    if (a.weights.empty())
-      throw Error("--model discrete needs --weights FILE (one weight per line)");
-    try {
-      return discrete_model(read_column(a.weights, "weight", true));
-    } catch (const ParseError&) {
-      throw;
-    } catch (const Error& e) {
-      throw Error(a.weights + ": " + e.what());  // weights are numbered from 0
-    }
-  }
-  if (a.domain.empty()) throw Error("--model " + a.model + " needs --domain LO:HI");
-  const auto [lo, hi] = parse_domain(a.domain);
-  if (a.model == "sieve") {
-    auto p = parse_params(a.params, a.model, {"A", "p", "c", "q"});
-    SieveParams sp;  // Swartz eq. (4) values unless given
-    if (p.count("A")) sp.A = p["A"];
-    if (p.count("p")) sp.p = p["p"];
-    if (p.count("c")) sp.c = p["c"];
-    if (p.count("q")) sp.q = p["q"];
-    return sieve_model(sp, lo, hi);
-  }
-  if (a.model == "power") {
-    auto p = parse_params(a.params, a.model, {"A", "p", "B"});
-    if (!p.count("p")) throw Error("--model power needs --param p=VALUE (A defaults to 1, B to 0)");
-    return power_model(p.count("A") ? p["A"] : 1.0, p["p"], p.count("B") ? p["B"] : 0.0, lo, hi);
-  }
-  std::set<std::string> names;
-  for (int k = 0; k <= 32; ++k) names.insert("c" + std::to_string(k));
-  auto p = parse_params(a.params, a.model, names);
-  if (p.empty()) throw Error("--model polynomial needs --param c0=..,c1=..,…");
-  std::vector<double> c(33, 0.0);
-  for (const auto& [name, value] : p) c[std::stoul(name.substr(1))] = value;
-  return polynomial_model(std::move(c), lo, hi);
+  return build_cost_model({a.model, a.params, a.domain, a.samples, a.weights});
 }
 
 Speeds build_speeds(const CutArgs& a) {

@@ -18,11 +18,13 @@ int main(int argc, char** argv) {
   isocost::cli::add_partition_command(app);
   isocost::cli::add_plot_command(app);
   isocost::cli::add_metrics_command(app);
+  isocost::cli::add_diffuse_command(app);
   try {
     app.parse(argc, argv);
     if (app.get_subcommands().empty())
       throw isocost::Error(
-          "a subcommand is required: fit, cut, partition, plot or metrics (see isocost --help)");
+          "a subcommand is required: fit, cut, partition, plot, metrics or diffuse (see isocost "
+          "--help)");
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
