@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <optional>
@@ -15,6 +16,7 @@
 #include "isocost/error.hpp"
 #include "isocost/io.hpp"
 #include "isocost/shift.hpp"
+#include "isocost/tasks.hpp"
 
 namespace isocost::cli {
 
@@ -23,18 +25,22 @@ namespace {
 using json = nlohmann::ordered_json;
 
 struct DiffuseArgs {
-  std::string mesh;       // --mesh 8x8
-  std::string graph;      // --graph FILE
-  std::string loads;      // --loads FILE
-  std::string alpha;      // --alpha (default 0.05)
-  std::string scheme;     // --scheme (default cn)
-  std::string max_steps;  // --max-steps
-  std::string sweeps;     // --sweeps
-  std::string gamma;      // --gamma (--simulate, --cuts)
-  std::string elements;   // --elements FILE (--simulate)
-  std::string cuts;       // --cuts FILE
-  std::string min_width;  // --min-width (--cuts)
-  ModelArgs model;        // --model … (--cuts)
+  std::string mesh;              // --mesh 8x8
+  std::string graph;             // --graph FILE
+  std::string loads;             // --loads FILE
+  std::string alpha;             // --alpha (default 0.05)
+  std::string scheme;            // --scheme (default cn)
+  std::string max_steps;         // --max-steps
+  std::string sweeps;            // --sweeps
+  std::string gamma;             // --gamma (--simulate, --cuts)
+  std::string elements;          // --elements FILE (--simulate)
+  std::string cuts;              // --cuts FILE
+  std::string min_width;         // --min-width (--cuts)
+  std::string tasks;             // --tasks FILE
+  std::string selection;         // --selection (--tasks)
+  std::string exhaustive_limit;  // --exhaustive-limit (--tasks)
+  std::string trim_epsilon;      // --trim-epsilon (--tasks)
+  ModelArgs model;               // --model … (--cuts)
   std::string output;
   bool torus = false;
   bool simulate = false;
@@ -58,53 +64,68 @@ std::vector<int> parse_mesh(const std::string& text) {
   return dims;
 }
 
+// The fields of one line of a small text table (commas, tabs or blanks
+// separate; '#' starts a comment line). Empty for blank and comment lines.
+std::vector<std::string> fields_of(std::string line) {
+  for (char& c : line)
+    if (c == ',' || c == '\t' || c == '\r') c = ' ';
+  std::vector<std::string> fields;
+  const auto first = line.find_first_not_of(' ');
+  if (first == std::string::npos || line[first] == '#') return fields;
+  for (std::size_t pos = first; pos != std::string::npos;) {
+    const auto end = line.find(' ', pos);
+    fields.push_back(line.substr(pos, end == std::string::npos ? end : end - pos));
+    pos = end == std::string::npos ? end : line.find_first_not_of(' ', end);
+  }
+  return fields;
+}
+
+// A whole number in [0, limit), or ParseError naming `what`.
+long long parse_index(const std::string& path, std::size_t line, const std::string& field,
+                      const std::string& what, double limit) {
+  double v = 0;
+  if (!detail::parse_number(field, v) || v != std::floor(v) || v < 0 || v >= limit)
+    throw ParseError(path, line, "expected " + what + " (an integer >= 0), got '" + field + "'");
+  return static_cast<long long>(v);
+}
+
 // An edge list, "i j" per line (commas or blanks; '#' comments), over the
-// `nodes` ranks the loads file gives.
+// `nodes` ranks the loads file gives (nodes < 0: as many as the edges name).
 ProcessGraph read_graph(const std::string& path, int nodes) {
   std::ifstream in(path);
   if (!in) throw Error("cannot open '" + path + "' for reading");
   std::vector<std::pair<int, int>> edges;
   std::string line;
   std::size_t number = 0;
+  int highest = -1;
   while (std::getline(in, line)) {
     ++number;
-    for (char& c : line)
-      if (c == ',' || c == '\t' || c == '\r') c = ' ';
-    const auto first = line.find_first_not_of(' ');
-    if (first == std::string::npos || line[first] == '#') continue;
-    std::vector<std::string> fields;
-    for (std::size_t pos = first; pos < line.size();) {
-      const auto end = line.find(' ', pos);
-      fields.push_back(line.substr(pos, end == std::string::npos ? end : end - pos));
-      if (end == std::string::npos) break;
-      pos = line.find_first_not_of(' ', end);
-      if (pos == std::string::npos) break;
-    }
+    const auto fields = fields_of(line);
+    if (fields.empty()) continue;
     if (fields.size() != 2)
-      throw ParseError(
-          path, number,
-          "expected an edge as two node numbers 'i j', got '" + line.substr(first) + "'");
+      throw ParseError(path, number,
+                       "expected an edge as two node numbers 'i j', got '" +
+                           line.substr(line.find_first_not_of(" \t")) + "'");
     int ends[2] = {0, 0};
     for (int k = 0; k < 2; ++k) {
-      double v = 0;
-      if (!detail::parse_number(fields[k], v) || v != std::floor(v) || v < 0)
-        throw ParseError(path, number,
-                         "expected a node number (an integer >= 0), got '" + fields[k] + "'");
-      if (v >= nodes)
+      ends[k] = static_cast<int>(parse_index(path, number, fields[k], "a node number", 1e8));
+      if (nodes >= 0 && ends[k] >= nodes)
         throw ParseError(path, number,
                          "node " + fields[k] + " does not exist: the loads give " +
                              std::to_string(nodes) + " ranks, nodes 0.." +
                              std::to_string(nodes - 1));
-      ends[k] = static_cast<int>(v);
+      highest = std::max(highest, ends[k]);
     }
     if (ends[0] == ends[1])
       throw ParseError(path, number, "self-loop at node " + std::to_string(ends[0]));
     edges.emplace_back(ends[0], ends[1]);
   }
   if (in.bad()) throw Error("cannot read '" + path + "'");
-  if (edges.empty() && nodes > 1)
-    throw Error(path + ": no edges; " + std::to_string(nodes) +
-                " ranks need edges to exchange work");
+  if (nodes < 0) nodes = highest + 1;
+  if (edges.empty() && nodes != 1)
+    throw Error(path + ": no edges" +
+                (nodes > 1 ? "; " + std::to_string(nodes) + " ranks need edges to exchange work"
+                           : std::string()));
   try {
     return edge_graph(nodes, edges);
   } catch (const ParseError&) {
@@ -112,6 +133,60 @@ ProcessGraph read_graph(const std::string& path, int nodes) {
   } catch (const Error& e) {
     throw Error(path + ": " + e.what());
   }
+}
+
+// Tasks, "rank,id,load[,immobile]" per line (commas or blanks; '#' comments;
+// an optional header line starting with "rank"); immobile is 0 or 1. One list
+// per rank 0..R-1, R = the highest rank named + 1, in file order.
+std::vector<std::vector<Task>> read_tasks(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error("cannot open '" + path + "' for reading");
+  std::vector<std::vector<Task>> tasks;
+  std::map<std::int64_t, std::size_t> seen;  // id → line
+  std::string line;
+  std::size_t number = 0;
+  bool any = false;
+  while (std::getline(in, line)) {
+    ++number;
+    const auto f = fields_of(line);
+    if (f.empty()) continue;
+    if (!any && f[0] == "rank") {  // the header
+      any = true;
+      continue;
+    }
+    any = true;
+    if (f.size() != 3 && f.size() != 4)
+      throw ParseError(
+          path, number,
+          "expected 'rank,id,load[,immobile]', got " + std::to_string(f.size()) + " fields");
+    const auto rank = parse_index(path, number, f[0], "a rank", 1e8);
+    double id = 0;
+    if (!detail::parse_number(f[1], id) || id != std::floor(id) || std::fabs(id) > 9e15)
+      throw ParseError(path, number, "expected a task id (an integer), got '" + f[1] + "'");
+    double load = 0;
+    if (!detail::parse_number(f[2], load) || !std::isfinite(load) || load < 0)
+      throw ParseError(
+          path, number,
+          "task " + f[1] + ": expected a load (a finite number >= 0), got '" + f[2] + "'");
+    bool immobile = false;
+    if (f.size() == 4) {
+      if (f[3] != "0" && f[3] != "1")
+        throw ParseError(path, number,
+                         "task " + f[1] + ": expected immobile 0 or 1, got '" + f[3] + "'");
+      immobile = f[3] == "1";
+    }
+    const auto key = static_cast<std::int64_t>(id);
+    if (const auto it = seen.find(key); it != seen.end())
+      throw ParseError(
+          path, number,
+          "task id " + f[1] + " given twice (first on line " + std::to_string(it->second) + ")");
+    seen[key] = number;
+    if (tasks.size() <= static_cast<std::size_t>(rank)) tasks.resize(rank + 1);
+    tasks[rank].push_back({key, load, immobile});
+  }
+  if (in.bad()) throw Error("cannot read '" + path + "'");
+  if (seen.empty()) throw Error(path + ": no tasks");
+  return tasks;
 }
 
 std::string mesh_name(const std::vector<int>& dims) {
@@ -172,13 +247,149 @@ void reject(bool given, const std::string& option, const std::string& why) {
   if (given) throw Error(option + " " + why);
 }
 
+// --tasks: diffusion on the ranks' task loads, then task selection
+// (tasks.hpp): which task moves from which rank to which.
+void run_tasks(const DiffuseArgs& a, const DiffusionOptions& options,
+               const std::optional<std::vector<int>>& dims) {
+  TaskSelectionOptions so;
+  if (!a.selection.empty()) {
+    try {
+      so.method = parse_task_selection_method(a.selection);
+    } catch (const Error& e) {
+      throw Error(std::string("--selection: ") + e.what());
+    }
+  }
+  if (!a.exhaustive_limit.empty())
+    so.exhaustive_limit = parse_int(a.exhaustive_limit, "--exhaustive-limit", 0);
+  if (so.exhaustive_limit > 40)
+    throw Error("--exhaustive-limit: expected an integer in [0, 40], got '" + a.exhaustive_limit +
+                "'");
+  if (!a.trim_epsilon.empty()) {
+    so.trim_epsilon = parse_double(a.trim_epsilon, "--trim-epsilon");
+    if (!(so.trim_epsilon > 0 && so.trim_epsilon <= 1))
+      throw Error("--trim-epsilon: expected a number in (0, 1], got '" + a.trim_epsilon + "'");
+  }
+  std::vector<std::vector<Task>> tasks = read_tasks(a.tasks);
+  ProcessGraph g;
+  if (dims) {
+    g = mesh_graph(*dims, a.torus);
+    if (static_cast<int>(tasks.size()) > g.nodes)
+      throw Error(a.tasks + ": tasks on rank " + std::to_string(tasks.size() - 1) + ", but the " +
+                  mesh_name(*dims) + " mesh has ranks 0.." + std::to_string(g.nodes - 1));
+  } else {
+    g = read_graph(a.graph, -1);
+    if (static_cast<int>(tasks.size()) > g.nodes)
+      throw Error(a.tasks + ": tasks on rank " + std::to_string(tasks.size() - 1) + ", but " +
+                  a.graph + " has nodes 0.." + std::to_string(g.nodes - 1));
+  }
+  tasks.resize(static_cast<std::size_t>(g.nodes));  // ranks without tasks
+  const std::vector<double> loads = node_loads(tasks);
+  const double total = std::accumulate(loads.begin(), loads.end(), 0.0);
+  if (!(total > 0)) throw Error(a.tasks + ": every task's load is zero; nothing to balance");
+  const double avg = total / static_cast<double>(g.nodes);
+  const DiffusionSummary d = diffuse(g, loads, options);
+  const TaskSelection s = select_tasks(g, tasks, d.transfers, so);
+  const double after = *std::max_element(s.loads.begin(), s.loads.end()) / avg - 1;
+  std::vector<int> count_before(static_cast<std::size_t>(g.nodes)), count_after;
+  std::size_t immobile = 0, n_tasks = 0;
+  for (int v = 0; v < g.nodes; ++v) {
+    count_before[v] = static_cast<int>(tasks[v].size());
+    n_tasks += tasks[v].size();
+    for (const auto& t : tasks[v]) immobile += t.immobile ? 1 : 0;
+  }
+  count_after = count_before;
+  for (const auto& mv : s.moves) {
+    --count_after[mv.from];
+    ++count_after[mv.to];
+  }
+  std::string text;
+  if (a.json) {
+    json moves = json::array(), rows = json::array();
+    for (const auto& mv : s.moves)
+      moves.push_back({{"id", mv.id}, {"from", mv.from}, {"to", mv.to}, {"load", mv.load}});
+    for (int v = 0; v < g.nodes; ++v)
+      rows.push_back({{"rank", v},
+                      {"tasks_before", count_before[v]},
+                      {"load_before", loads[v]},
+                      {"diffused", d.loads[v]},
+                      {"tasks_after", count_after[v]},
+                      {"load_after", s.loads[v]}});
+    const json j = {
+        {"command", "diffuse"},
+        {"mode", "tasks"},
+        {"graph", graph_json(g, a.graph)},
+        {"tasks", n_tasks},
+        {"immobile", immobile},
+        {"scheme", to_string(options.scheme)},
+        {"alpha", options.alpha},
+        {"diffusion", diffusion_json(d)},
+        {"selection",
+         {{"method", to_string(so.method)},
+          {"exhaustive_limit", so.exhaustive_limit},
+          {"passes", s.passes},
+          {"exchanges", s.exchanges},
+          {"exhaustive_searches", s.exhaustive_searches},
+          {"approximate_searches", s.approximate_searches},
+          {"marker_hops", s.marker_hops},
+          {"requested_volume", s.requested_volume},
+          {"achieved_volume", s.achieved_volume},
+          {"error_volume", s.error_volume},
+          {"max_edge_error", s.max_edge_error},
+          {"max_task_load", s.max_task_load},
+          {"terminated", s.terminated}}},
+        {"total_load", total},
+        {"average_load", avg},
+        {"imbalance",
+         {{"initial", d.initial_imbalance}, {"diffused", d.final_imbalance}, {"tasks", after}}},
+        {"moves", moves},
+        {"ranks", rows}};
+    text = j.dump(2) + "\n";
+  } else {
+    text = graph_line(g, a.graph);
+    text += "tasks: " + std::to_string(n_tasks) + " (" + std::to_string(immobile) +
+            " immobile), total load " + num(total) + ", average " + num(avg) + "\n";
+    text += diffusion_line(d, options.alpha);
+    text += s.brief_report();
+    text += "imbalance (max/avg - 1): " + num(d.initial_imbalance, 6) + " -> diffusion " +
+            num(d.final_imbalance, 6) + " -> tasks " + num(after, 6) + "\n\n";
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& mv : s.moves)
+      rows.push_back(
+          {std::to_string(mv.id), std::to_string(mv.from), std::to_string(mv.to), num(mv.load)});
+    if (!rows.empty()) text += table({"task", "from", "to", "load"}, rows) + "\n";
+    rows.clear();
+    for (int v = 0; v < g.nodes; ++v)
+      rows.push_back({std::to_string(v), std::to_string(count_before[v]), num(loads[v]),
+                      num(d.loads[v]), std::to_string(count_after[v]), num(s.loads[v])});
+    text += table({"rank", "tasks", "load", "diffused", "tasks after", "load after"}, rows);
+  }
+  emit(text, a.output);
+  if (!d.converged)
+    throw NotConverged("diffusion did not reach alpha within --max-steps " +
+                       std::to_string(options.max_steps) + " (final imbalance " +
+                       num(d.final_imbalance, 6) + ")");
+  if (!s.terminated) throw NotConverged("task selection did not terminate within its pass limit");
+}
+
 void run(const DiffuseArgs& a) {
   const bool cuts_mode = !a.cuts.empty();
   const ModelArgs& m = a.model;
   const bool model_given = !m.model.empty() || !m.params.empty() || !m.domain.empty() ||
                            !m.samples.empty() || !m.weights.empty();
   // Which options go together, before any file is read.
-  if (a.loads.empty()) throw Error("--loads FILE is required (one load per rank)");
+  const bool tasks_mode = !a.tasks.empty();
+  if (tasks_mode) {
+    reject(!a.loads.empty(), "--loads",
+           "does not apply with --tasks (the loads are the tasks' sums)");
+    reject(cuts_mode, "--cuts", "does not apply with --tasks");
+    reject(a.simulate, "--simulate", "does not apply with --tasks");
+  } else {
+    if (a.loads.empty())
+      throw Error("--loads FILE is required (one load per rank), or --tasks FILE");
+    reject(!a.selection.empty(), "--selection", "is for --tasks FILE");
+    reject(!a.exhaustive_limit.empty(), "--exhaustive-limit", "is for --tasks FILE");
+    reject(!a.trim_epsilon.empty(), "--trim-epsilon", "is for --tasks FILE");
+  }
   if (cuts_mode) {
     reject(!a.mesh.empty(), "--mesh", "does not apply with --cuts (the ranks form a chain)");
     reject(!a.graph.empty(), "--graph", "does not apply with --cuts (the ranks form a chain)");
@@ -244,6 +455,7 @@ void run(const DiffuseArgs& a) {
   }
   std::optional<std::vector<int>> dims;
   if (!a.mesh.empty()) dims = parse_mesh(a.mesh);
+  if (tasks_mode) return run_tasks(a, options, dims);
   std::optional<CostModel> model;
   if (cuts_mode) model = build_cost_model(m);
 
@@ -452,8 +664,7 @@ void run(const DiffuseArgs& a) {
                   {"graph", graph_json(g, a.graph)},
                   {"scheme", to_string(options.scheme)},
                   {"alpha", alpha}};
-        const json summary = diffusion_json(d);
-        for (const auto& [key, value] : summary.items()) j[key] = value;
+        j["diffusion"] = diffusion_json(d);
         j["total_load"] = total;
         j["average_load"] = avg;
         j["transfers"] = transfers;
@@ -528,8 +739,20 @@ void add_diffuse_command(CLI::App& app) {
                   "--cuts: cumulative samples x,t (pchip, makima, linear)");
   cmd->add_option("--weights", args->model.weights,
                   "--cuts: per-cell weights, one per line (discrete)");
-  cmd->add_option("--min-width", args->min_width,
-                  "--cuts: smallest width a boundary may leave the range it enters [0]");
+  cmd->add_option(
+      "--min-width", args->min_width,
+      "--cuts: smallest width of a new range (a range already narrower keeps its width) [0]");
+  cmd->add_option("--tasks", args->tasks,
+                  "tasks instead of --loads: 'rank,id,load[,immobile]' rows; diffuse the ranks' "
+                  "sums on --mesh/--graph and choose the tasks that move");
+  cmd->add_option("--selection", args->selection,
+                  "--tasks: first-fit | trimming, for edges with at least --exhaustive-limit "
+                  "tasks [first-fit]");
+  cmd->add_option("--exhaustive-limit", args->exhaustive_limit,
+                  "--tasks: exhaustive exchange search below this many tasks on an edge, 0..40 "
+                  "[20]");
+  cmd->add_option("--trim-epsilon", args->trim_epsilon,
+                  "--tasks: the trimming method's epsilon in (0, 1] [0.01]");
   cmd->add_flag("--json", args->json, "print JSON instead of tables");
   add_output_and_run(cmd, args->output, [args] { run(*args); });
 }

@@ -9,6 +9,15 @@
 //     L_max after step k is 2 + (1/3)^k; the load (= elements) moved in step
 //     k is (2/3)·(1/3)^(k−1). The threshold 0.05 is met once (1/3)^k <= 0.1,
 //     at k = 3.
+//   - Cuts 0,2,4,6,8,10 on t(x) = x with loads 3,1,1,1,1 (avg 1.4): least
+//     squares on a chain sends T_b = Σ_{r<=b}(u_r − avg) over boundary b+1:
+//     1.6, 1.2, 0.8, 0.4. The load-corrected model is L(x) = 1.5x on [0, 2]
+//     (3 units of load on 2 of cost) and 3 + (x − 2)/2 above, and each cut
+//     moves to L(x') = L(x) − T: x' = 1.4/1.5, 2.8/1.5, 2 + 2·1.2, 2 + 2·2.6.
+//     Every rank is then predicted to carry 1.4. With γ = 0.25 each cut moves
+//     at most 0.25 × 2 = 0.5 toward the sender: 1.5, 3.5, 5.5, 7.5, all capped.
+//   - Tasks: loads in multiples of 0.5 totalling 12.5 on 4 ranks, so no rank
+//     can carry less than 3.5 at the maximum (4 × 3 < 12.5).
 //   - Meshes: an M_0×M_1 mesh has M_0(M_1 − 1) + M_1(M_0 − 1) edges, a torus
 //     2·M_0·M_1 when both sides exceed 2.
 // Bad input: exit 2, one line "isocost: error: …" naming the value, nothing on
@@ -18,9 +27,11 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -89,9 +100,9 @@ void ExpectConsistent(const json& j, const std::vector<double>& u, double alpha)
   for (const auto& e : j.at("transfers")) volume += std::fabs(Num(e.at("transfer")));
   EXPECT_NEAR(sum, total, 1e-12 * total);
   EXPECT_NEAR(Num(j.at("total_load")), total, 1e-12 * total);
-  EXPECT_NEAR(Num(j.at("final_imbalance")), max / avg - 1, 1e-12);
-  EXPECT_NEAR(Num(j.at("transfer_volume")), volume, 1e-12 * volume);
-  EXPECT_TRUE(j.at("converged").get<bool>());
+  EXPECT_NEAR(Num(j.at("diffusion").at("final_imbalance")), max / avg - 1, 1e-12);
+  EXPECT_NEAR(Num(j.at("diffusion").at("transfer_volume")), volume, 1e-12 * volume);
+  EXPECT_TRUE(j.at("diffusion").at("converged").get<bool>());
   EXPECT_LE(max, (1 + alpha) * avg * (1 + 1e-12));
 }
 
@@ -147,7 +158,7 @@ TEST_F(Diffuse, LeastSquaresOnTwoRanksSendsHalfTheDifference) {
   const json j = Run({"--mesh", "2", "--loads", loads, "--scheme", "lsq"});
   ASSERT_EQ(j.at("transfers").size(), 1u);
   EXPECT_NEAR(Num(j.at("transfers")[0].at("transfer")), (7.5 - 2.25) / 2, 1e-14);
-  EXPECT_EQ(j.at("steps").get<int>(), 1);
+  EXPECT_EQ(j.at("diffusion").at("steps").get<int>(), 1);
 }
 
 TEST_F(Diffuse, TextOutputListsEveryEdgeAndRank) {
@@ -202,7 +213,7 @@ TEST_F(Diffuse, EdgeListGraphMatchesTheSameTorus) {
     EXPECT_EQ(g.at("graph").at("kind"), "edges");
     EXPECT_EQ(Num(g.at("graph").at("neighbours")), 4);
     ExpectConsistent(g, u, std::stod(alpha));
-    EXPECT_EQ(g.at("steps"), m.at("steps"));
+    EXPECT_EQ(g.at("diffusion").at("steps"), m.at("diffusion").at("steps"));
     ASSERT_EQ(g.at("transfers").size(), 9u);
     ASSERT_EQ(m.at("transfers").size(), 9u);
     // The same edges (i, j), with their weights and transfers, in any order.
@@ -243,7 +254,142 @@ TEST_F(Diffuse, SimulatorOnTwoRanksFollowsTheClosedForm) {
 }
 
 // ---------------------------------------------------------------------------
-// 4. Bad input
+// 4. A 1-D partition's cuts
+
+TEST_F(Diffuse, CutsMoveToTheClosedFormOfTheLoadCorrectedModel) {
+  const auto cuts = File("cuts.txt", "0\n2\n4\n6\n8\n10\n");
+  const auto loads = File("loads.txt", "3\n1\n1\n1\n1\n");
+  const std::vector<std::string> base{"--cuts", cuts,      "--loads", loads,      "--model",
+                                      "power",  "--param", "p=1",     "--domain", "0:10"};
+  const json j = Run(Cat(base, {"--scheme", "lsq"}));
+  EXPECT_EQ(j.at("mode"), "cuts");
+  const std::vector<double> expect{0, 1.4 / 1.5, 2.8 / 1.5, 4.4, 7.2, 10};
+  const std::vector<double> transfer{1.6, 1.2, 0.8, 0.4};
+  ASSERT_EQ(j.at("cuts").size(), expect.size());
+  for (std::size_t k = 0; k < expect.size(); ++k)
+    EXPECT_NEAR(Num(j.at("cuts")[k]), expect[k], 1e-12) << k;
+  ASSERT_EQ(j.at("boundaries").size(), 4u);
+  for (std::size_t b = 0; b < 4; ++b) {
+    const auto& e = j.at("boundaries")[b];
+    EXPECT_NEAR(Num(e.at("transfer")), transfer[b], 1e-12);
+    EXPECT_NEAR(Num(e.at("load_moved")), transfer[b], 1e-12);
+    EXPECT_NEAR(Num(e.at("cost_moved")), Num(e.at("x_old")) - Num(e.at("x_new")), 1e-12);
+    EXPECT_FALSE(e.at("capped").get<bool>());
+  }
+  for (const auto& p : j.at("parts")) EXPECT_NEAR(Num(p.at("predicted_load")), 1.4, 1e-12);
+  EXPECT_TRUE(j.at("gamma").is_null());
+
+  // Pearce's γ caps each move at γ × the width of the range it enters.
+  const json c = Run(Cat(base, {"--scheme", "lsq", "--gamma", "0.25"}));
+  const std::vector<double> capped{0, 1.5, 3.5, 5.5, 7.5, 10};
+  for (std::size_t k = 0; k < capped.size(); ++k)
+    EXPECT_NEAR(Num(c.at("cuts")[k]), capped[k], 1e-12) << k;
+  for (const auto& e : c.at("boundaries")) EXPECT_TRUE(e.at("capped").get<bool>());
+
+  // Crank–Nicolson: the predicted loads are the diffusion's final loads, which
+  // conserve the total and meet α.
+  const json n = Run(base);
+  double sum = 0, max = 0;
+  for (const auto& p : n.at("parts")) {
+    sum += Num(p.at("predicted_load"));
+    max = std::max(max, Num(p.at("predicted_load")));
+  }
+  EXPECT_NEAR(sum, 7, 1e-12);
+  EXPECT_LE(max, 1.05 * 1.4 * (1 + 1e-12));
+  EXPECT_NEAR(Num(n.at("predicted").at("imbalance_after")), max / 1.4 - 1, 1e-12);
+}
+
+TEST_F(Diffuse, DiscreteCutsStayIntegers) {
+  std::string w;
+  for (int k = 0; k < 40; ++k) w += std::to_string(1 + k % 7) + "\n";
+  const auto weights = File("w.txt", w);
+  const auto cuts = File("cuts.txt", "0\n10\n20\n30\n40\n");
+  const auto loads = File("loads.txt", "5\n1\n1\n1\n");
+  const json j =
+      Run({"--cuts", cuts, "--loads", loads, "--model", "discrete", "--weights", weights});
+  double last = -1;
+  for (const auto& x : j.at("cuts")) {
+    const double v = Num(x);
+    EXPECT_EQ(v, std::floor(v));
+    EXPECT_GE(v, last);
+    last = v;
+  }
+  EXPECT_EQ(Num(j.at("cuts")[0]), 0);
+  EXPECT_EQ(Num(j.at("cuts")[4]), 40);
+  EXPECT_LT(Num(j.at("cuts")[1]), 10);  // rank 0 gives work away
+}
+
+// ---------------------------------------------------------------------------
+// 5. Tasks
+
+TEST_F(Diffuse, TasksReachTheBestPossibleMaximumAndImmobileTasksStay) {
+  const auto tasks = File("tasks.csv",
+                          "rank,id,load,immobile\n0,1,3.0\n0,2,2.5\n0,3,2.0\n0,4,1.5,1\n"
+                          "0,5,1.0\n1,6,1.0\n2,7,0.5\n3,8,1.0\n");
+  const std::map<int, std::pair<int, double>> where{{1, {0, 3.0}}, {2, {0, 2.5}}, {3, {0, 2.0}},
+                                                    {4, {0, 1.5}}, {5, {0, 1.0}}, {6, {1, 1.0}},
+                                                    {7, {2, 0.5}}, {8, {3, 1.0}}};
+  const json j = Run({"--tasks", tasks, "--mesh", "2x2"});
+  EXPECT_EQ(j.at("mode"), "tasks");
+  EXPECT_EQ(j.at("tasks").get<int>(), 8);
+  EXPECT_EQ(j.at("immobile").get<int>(), 1);
+  std::vector<double> load(4, 0.0);
+  std::map<int, int> rank_of;
+  for (const auto& [id, rl] : where) {
+    load[rl.first] += rl.second;
+    rank_of[id] = rl.first;
+  }
+  std::set<int> moved;
+  for (const auto& m : j.at("moves")) {
+    const int id = m.at("id").get<int>();
+    EXPECT_TRUE(moved.insert(id).second) << "task " << id << " moves twice";
+    EXPECT_NE(id, 4) << "the immobile task moved";
+    EXPECT_EQ(m.at("from").get<int>(), rank_of.at(id));
+    EXPECT_EQ(Num(m.at("load")), where.at(id).second);
+    load[m.at("from").get<int>()] -= where.at(id).second;
+    load[m.at("to").get<int>()] += where.at(id).second;
+  }
+  double max = 0;
+  for (int v = 0; v < 4; ++v) {
+    EXPECT_EQ(Num(j.at("ranks")[v].at("load_after")), load[v]) << v;
+    max = std::max(max, load[v]);
+  }
+  EXPECT_EQ(max, 3.5);
+  EXPECT_NEAR(Num(j.at("imbalance").at("tasks")), 3.5 / 3.125 - 1, 1e-12);
+  EXPECT_TRUE(j.at("selection").at("terminated").get<bool>());
+  EXPECT_GT(j.at("selection").at("exhaustive_searches").get<int>(), 0);
+}
+
+TEST_F(Diffuse, TasksOnAGraphWithFirstFitAndTrimming) {
+  // 60 tasks on rank 0 of a ring of 6, none elsewhere: each edge carries more
+  // than 20 tasks, so the chosen approximate method runs.
+  std::string text;
+  for (int k = 0; k < 60; ++k)
+    text +=
+        "0," + std::to_string(100 + k) + "," + std::to_string(0.5 + (k * 37 % 11) / 10.0) + "\n";
+  const auto tasks = File("tasks.csv", text);
+  const auto ring = File("ring.txt", "0 1\n1 2\n2 3\n3 4\n4 5\n5 0\n");
+  for (const std::string method : {"first-fit", "trimming"}) {
+    const json j = Run({"--tasks", tasks, "--graph", ring, "--selection", method});
+    SCOPED_TRACE(method);
+    EXPECT_EQ(j.at("selection").at("method"), method);
+    EXPECT_GT(j.at("selection").at("approximate_searches").get<int>(), 0);
+    double sum = 0, max = 0;
+    for (const auto& r : j.at("ranks")) {
+      sum += Num(r.at("load_after"));
+      max = std::max(max, Num(r.at("load_after")));
+    }
+    const double total = Num(j.at("total_load"));
+    EXPECT_NEAR(sum, total, 1e-12 * total);
+    // Within one largest task (1.5) of the diffused maximum.
+    double diffused = 0;
+    for (const auto& r : j.at("ranks")) diffused = std::max(diffused, Num(r.at("diffused")));
+    EXPECT_LE(max, diffused + 1.5);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// 6. Bad input
 
 struct BadCase {
   const char* name;
@@ -267,6 +413,16 @@ class BadDiffuseInput : public Diffuse, public ::testing::WithParamInterface<Bad
     File("badnode.txt", "0 1\n1 7\n");
     File("malformed.txt", "0 1 2\n");
     File("elements3.txt", "1\n2\n3\n");
+    File("cuts5.txt", "0\n2\n4\n6\n8\n10\n");
+    File("cuts_down.txt", "0\n2\n1\n6\n8\n10\n");
+    File("cuts_out.txt", "0\n2\n4\n6\n8\n12\n");
+    File("five.txt", "3\n1\n1\n1\n1\n");
+    File("tasks_neg.csv", "0,1,2\n1,2,-1\n");
+    File("tasks_dup.csv", "0,1,2\n1,1,3\n");
+    File("tasks_far.csv", "0,1,2\n7,2,3\n");
+    File("tasks_imm.csv", "0,1,2,2\n");
+    File("tasks_nan.csv", "0,1,nan\n");
+    File("tasks_zero.csv", "0,1,0\n1,2,0\n");
   }
 };
 
@@ -338,6 +494,53 @@ const BadCase kBadCases[] = {
     {"CutsWithMesh",
      {"diffuse", "--mesh", "2x2", "--loads", "four.txt", "--cuts", "four.txt"},
      {"--mesh", "--cuts"}},
+    // A 1-D partition.
+    {"CutsDecreasing",
+     {"diffuse", "--cuts", "cuts_down.txt", "--loads", "five.txt", "--model", "power", "--param",
+      "p=1", "--domain", "0:10"},
+     {"cut 2", "1", "nondecreasing"}},
+    {"CutOutsideDomain",
+     {"diffuse", "--cuts", "cuts_out.txt", "--loads", "five.txt", "--model", "power", "--param",
+      "p=1", "--domain", "0:10"},
+     {"cut 5", "12", "[0, 10]"}},
+    {"CutsLoadsMismatch",
+     {"diffuse", "--cuts", "cuts5.txt", "--loads", "four.txt", "--model", "power", "--param", "p=1",
+      "--domain", "0:10"},
+     {"4 loads", "5 ranks"}},
+    {"CutsWithoutModel", {"diffuse", "--cuts", "cuts5.txt", "--loads", "five.txt"}, {"--model"}},
+    {"CutsGammaZero",
+     {"diffuse", "--cuts", "cuts5.txt", "--loads", "five.txt", "--model", "power", "--param", "p=1",
+      "--domain", "0:10", "--gamma", "0"},
+     {"--gamma", "'0'"}},
+    // Tasks.
+    {"TaskNegativeLoad",
+     {"diffuse", "--tasks", "tasks_neg.csv", "--mesh", "2"},
+     {"tasks_neg.csv:2", "task 2", "'-1'"}},
+    {"TaskNaNLoad",
+     {"diffuse", "--tasks", "tasks_nan.csv", "--mesh", "2"},
+     {"tasks_nan.csv:1", "'nan'"}},
+    {"TaskDuplicateId",
+     {"diffuse", "--tasks", "tasks_dup.csv", "--mesh", "2"},
+     {"tasks_dup.csv:2", "id 1", "line 1"}},
+    {"TaskRankOutsideMesh",
+     {"diffuse", "--tasks", "tasks_far.csv", "--mesh", "2x2"},
+     {"rank 7", "0..3"}},
+    {"TaskImmobileNotZeroOrOne",
+     {"diffuse", "--tasks", "tasks_imm.csv", "--mesh", "2"},
+     {"tasks_imm.csv:1", "immobile", "'2'"}},
+    {"TasksAllZero", {"diffuse", "--tasks", "tasks_zero.csv", "--mesh", "2"}, {"zero"}},
+    {"TasksAndLoads",
+     {"diffuse", "--tasks", "tasks_dup.csv", "--loads", "four.txt", "--mesh", "2"},
+     {"--loads", "--tasks"}},
+    {"SelectionUnknown",
+     {"diffuse", "--tasks", "tasks_far.csv", "--mesh", "2x4", "--selection", "greedy"},
+     {"--selection", "'greedy'"}},
+    {"ExhaustiveLimitTooLarge",
+     {"diffuse", "--tasks", "tasks_far.csv", "--mesh", "2x4", "--exhaustive-limit", "41"},
+     {"--exhaustive-limit", "'41'"}},
+    {"SelectionWithoutTasks",
+     {"diffuse", "--mesh", "2x2", "--loads", "four.txt", "--selection", "trimming"},
+     {"--selection", "--tasks"}},
 };
 
 TEST_P(BadDiffuseInput, ExitsTwoWithOneLineAndWritesNothing) {
