@@ -1,0 +1,277 @@
+// isocost/strategy.hpp — when to rebalance and how: the "Initiate" and
+// "Choose" phases of the balancing pipeline, as pure functions on numbers.
+// No MPI: the mpi layer reduces per-rank loads and calls these on every rank
+// (or on one), getting the same answer everywhere.
+//
+//   - check_trigger: every k steps, drift (T_max − T_min)/T_avg > threshold
+//     (Swartz §6) and/or efficiency T_avg/T_max < mineff (Watts §3.2.3);
+//   - fit_comm_model: C = α + β·bytes from timed messages (Pearce eq. 6);
+//   - assess_profitability: saving (T_max − T_avg)·steps ahead versus the
+//     cost of a rebalance, measured or modelled (Watts §2.2.2);
+//   - choose_strategy: predicted run time with no balancing, one global
+//     repartition, or diffusion, from Pearce's cost model (eqs 5–11) and
+//     diffusion simulator (Alg. 2, diffusion.hpp).
+//
+//   isocost::TriggerOptions trigger;               // every 10 steps, drift > 10 %
+//   auto t = isocost::check_trigger(step, loads, trigger);
+//   if (t.fired) {
+//     auto c = isocost::choose_strategy(graph, loads, elements, options);
+//     log(c.to_json());
+//     if (c.choice == isocost::Strategy::global) repartition();
+//   }
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "isocost/diffusion.hpp"
+
+namespace isocost {
+
+// ---------------------------------------------------------------------------
+// Initiate: the trigger
+
+/// When check_trigger() fires. At least one criterion must be set.
+struct TriggerOptions {
+  /// k: check every k-th step (steps k, 2k, …), >= 1. Each check costs a
+  /// global reduction, so it cannot run every step (Swartz §6: "every 10th").
+  int every = 10;
+  /// Fire when (T_max − T_min)/T_avg > drift_threshold (Swartz §6: 10 %);
+  /// finite, >= 0. Empty: drift is not checked.
+  std::optional<double> drift_threshold = 0.10;
+  /// Fire when the efficiency T_avg/T_max < min_efficiency (Watts's
+  /// `mineff`, §3.2.3); in (0, 1]. Empty: efficiency is not checked.
+  std::optional<double> min_efficiency;
+
+  bool is_valid(std::string* error) const;
+  void validate() const;
+};
+
+/// True when `step` (steps completed, >= 0) is a check step: step > 0 and
+/// step % every == 0. Throws Error if every < 1 or step < 0.
+bool is_check_step(long long step, int every);
+
+/// The outcome of one check, with the numbers it was decided on.
+struct TriggerCheck {
+  long long step = 0;
+  bool due = false;               ///< a check step (is_check_step)
+  bool drift_fired = false;       ///< due and drift > drift_threshold
+  bool efficiency_fired = false;  ///< due and efficiency < min_efficiency
+  bool fired = false;             ///< drift_fired || efficiency_fired
+  double t_min = 0, t_avg = 0, t_max = 0;
+  double drift = 0;       ///< (T_max − T_min)/T_avg, 0 when all loads are 0 (Swartz §6)
+  double efficiency = 1;  ///< T_avg/T_max, 1 when all loads are 0 (Watts)
+  std::optional<double> drift_threshold, min_efficiency;  ///< the criteria used
+
+  std::string brief_report() const;
+};
+
+/// Checks the load of every rank at `step`. Throws Error on invalid options,
+/// step < 0, or loads that are empty, negative or not finite.
+TriggerCheck check_trigger(long long step, std::span<const double> loads,
+                           const TriggerOptions& options = {});
+/// The same from reduced numbers (what one MPI_Allreduce gives): requires
+/// 0 <= t_min <= t_avg <= t_max, all finite.
+TriggerCheck check_trigger(long long step, double t_min, double t_avg, double t_max,
+                           const TriggerOptions& options = {});
+
+// ---------------------------------------------------------------------------
+// The communication model (Pearce eq. 6)
+
+/// C(bytes) = α + β·bytes seconds: latency α, inverse bandwidth β (Pearce
+/// eq. 6, with ElementsMoved·elementsize as the bytes).
+struct CommModel {
+  double alpha = 0;  ///< seconds per message, >= 0
+  double beta = 0;   ///< seconds per byte, >= 0
+  double seconds(double bytes) const { return alpha + beta * bytes; }
+};
+
+/// One timed message (or exchange) of `bytes` taking `seconds`.
+struct CommSample {
+  double bytes = 0;    ///< finite, >= 0
+  double seconds = 0;  ///< finite, >= 0 (> 0 with relative weighting)
+};
+
+/// What fit_comm_model() does with a negative fitted coefficient.
+enum class NegativeCoefficient {
+  /// Refit with that coefficient fixed at 0: the constrained least-squares
+  /// solution (negative α is common when latency drowns in the noise of
+  /// large messages; negative β means time falls with size — no bandwidth
+  /// term can be trusted, so the model becomes the mean time).
+  clamp,
+  error,  ///< throw Error naming the fitted values
+};
+
+/// Settings for fit_comm_model().
+struct CommFitOptions {
+  /// Minimise relative residuals Σ((ŷ − y)/y)² instead of absolute ones.
+  /// Timings span decades of sizes: an absolute fit is ruled by the largest
+  /// messages and leaves α (the small-message cost) to chance.
+  bool relative = true;
+  NegativeCoefficient negative = NegativeCoefficient::clamp;
+};
+
+/// What fit_comm_model() found.
+struct CommFit {
+  CommModel model;                 ///< the model to use (after any clamp)
+  double alpha_unconstrained = 0;  ///< the least-squares α before clamping
+  double beta_unconstrained = 0;   ///< the least-squares β before clamping
+  bool alpha_clamped = false, beta_clamped = false;
+  std::size_t samples = 0, distinct_sizes = 0;
+  double rms_residual = 0;           ///< seconds, of `model`
+  double max_relative_residual = 0;  ///< max |ŷ − y|/y over samples with y > 0
+
+  std::string brief_report() const;
+};
+
+/// Least-squares fit of α + β·bytes (Eigen, column-pivoting QR on scaled
+/// columns). Throws Error for fewer than 2 distinct sizes, negative or
+/// non-finite values, a zero time with relative weighting, or (with
+/// NegativeCoefficient::error) a negative coefficient.
+CommFit fit_comm_model(std::span<const CommSample> samples, const CommFitOptions& options = {});
+
+// ---------------------------------------------------------------------------
+// Initiate: profitability (Watts §2.2.2)
+
+/// Settings for assess_profitability().
+struct ProfitabilityOptions {
+  /// Steps over which a rebalance pays off (>= 1): the steps until the next
+  /// check, or the remaining steps of the run.
+  int steps_ahead = 100;
+  /// Fraction of T_max − T_avg a rebalance is expected to remove, in (0, 1].
+  /// Watts §2.2.2: 1 assumes 100 % efficiency afterwards; the history of past
+  /// rebalances gives a sharper value.
+  double expected_improvement = 1.0;
+  /// Before any rebalance was measured: the cost is comm.seconds(bytes) +
+  /// decision_seconds (Pearce eqs 5–6), `bytes` received by the busiest rank.
+  CommModel comm;
+  double decision_seconds = 0;  ///< C_LbDecision, finite, >= 0
+
+  bool is_valid(std::string* error) const;
+  void validate() const;
+};
+
+/// Where Profitability::cost came from.
+enum class CostSource {
+  measured,  ///< the mean of the measured costs of earlier rebalances
+  modelled,  ///< comm-model estimate plus the decision cost
+};
+/// "measured", "modelled".
+std::string_view to_string(CostSource source);
+
+/// The verdict with its numbers.
+struct Profitability {
+  double saving = 0;  ///< (T_max − T_avg)·steps_ahead·expected_improvement, seconds
+  double cost = 0;    ///< predicted cost of the rebalance, seconds
+  CostSource source = CostSource::modelled;
+  std::size_t measured_count = 0;  ///< earlier rebalances averaged (0: modelled)
+  double data_seconds = 0;         ///< modelled: comm.seconds(bytes)
+  double decision_seconds = 0;     ///< modelled: the decision cost
+  bool profitable = false;         ///< saving > cost
+
+  std::string brief_report() const;
+};
+
+/// Decides whether rebalancing pays off: saving = (t_max − t_avg)·steps_ahead
+/// ·expected_improvement against the mean of `measured_costs` (seconds of
+/// earlier rebalances) when any, else comm.seconds(bytes_to_move) +
+/// decision_seconds. Profitable only if saving > cost. Throws Error on
+/// invalid options, t_avg > t_max, or negative or non-finite numbers.
+Profitability assess_profitability(double t_avg, double t_max, double bytes_to_move,
+                                   std::span<const double> measured_costs,
+                                   const ProfitabilityOptions& options = {});
+
+// ---------------------------------------------------------------------------
+// Choose: Pearce's cost model (§5.2, eqs 5–11)
+
+/// The balancing strategies compared.
+enum class Strategy {
+  none,       ///< no balancing (eq. 11)
+  global,     ///< one global repartition now (eq. 9)
+  diffusion,  ///< diffusion every step until balanced (eq. 10)
+};
+/// "none", "global", "diffusion".
+std::string_view to_string(Strategy strategy);
+Strategy parse_strategy(std::string_view name);
+
+/// Settings for choose_strategy(). Costs in seconds.
+struct StrategyOptions {
+  /// Pearce's `steps`: the horizon over which the strategies are compared, >= 1.
+  int steps = 100;
+  /// Bytes per element (Pearce eq. 6 elementsize), finite, >= 0.
+  double element_bytes = 8;
+  /// α, β of Pearce eq. 6 (seconds, seconds per byte).
+  CommModel comm;
+  /// C_LbDecision of the global repartition (eq. 5), once.
+  double global_decision_seconds = 0;
+  /// C_LbDecision of one diffusion step (eq. 5), per step while diffusing.
+  double diffusion_decision_seconds = 0;
+  /// γ, threshold and step budget of the diffusion simulator (Alg. 2). The
+  /// simulation runs at most min(simulation.max_steps, steps) steps.
+  SimulationOptions simulation;
+
+  bool is_valid(std::string* error) const;
+  void validate() const;
+};
+
+/// Predicted application times and the choice (Pearce eqs 9–11).
+///
+/// Eq. 7 as printed, Elements_max·L_ave/(L_max − L_ave), has the ratio upside
+/// down: it grows without bound as the imbalance vanishes and is below
+/// Elements_max only when L_max > 2·L_ave. With the paper's own assumption
+/// (constant load per element on the heaviest rank, "proportional to the
+/// load imbalance"), that rank must shed L_max − L_ave of load at
+/// L_max/Elements_max per element, so we use
+///   ElementsMoved_global = Elements_max·(L_max − L_ave)/L_max,
+/// which is 0 when balanced and at most Elements_max.
+///
+/// Sums run over `steps` steps (eq. 8's Σ_{i=0}^{steps} counts one too many).
+/// Diffusion (eq. 10): each simulated step i costs C_diff_i + L_max_i with
+/// C_diff_i = diffusion_decision_seconds + α + β·ElementsMoved_max_i·
+/// element_bytes (eqs 5–6) and L_max_i the simulated maximum after the step.
+/// Once the simulation stops (converged, or its budget spent) the remaining
+/// steps run at the last simulated L_max (today's L_max if no step was
+/// needed) at no further balancing cost: a diffusive balancer stops within
+/// its threshold, so the loads stay where it left them. (Charging L_ave
+/// instead would make diffusion beat "none" for free whenever the imbalance
+/// is already under the threshold.) Global is charged L_ave per eq. 9, so a
+/// simulation threshold ε leaves diffusion up to ε·L_ave per step behind;
+/// choose ε as the imbalance global repartitioning actually reaches.
+/// Ties go to the cheaper intervention: none, then diffusion, then global.
+struct StrategyChoice {
+  Strategy choice = Strategy::none;
+  double time_none = 0;       ///< eq. 11: steps·L_max
+  double time_global = 0;     ///< eq. 9: C_global + steps·L_ave
+  double time_diffusion = 0;  ///< eq. 10
+
+  double l_max = 0, l_avg = 0;  ///< current L_max and L_ave
+  double elements_max = 0;      ///< elements of the (first) rank holding L_max
+  int steps = 0;                ///< the horizon used
+
+  double global_elements_moved = 0;  ///< corrected eq. 7
+  double global_data_seconds = 0;    ///< α + β·moved·element_bytes (eq. 6)
+  double global_cost = 0;            ///< C_global = decision + data (eq. 5)
+
+  double diffusion_cost = 0;         ///< Σ_i C_diff_i over the simulated steps
+  int diffusion_steps = 0;           ///< simulated steps used in eq. 10
+  bool diffusion_converged = false;  ///< the simulation reached its threshold
+  bool diffusion_truncated = false;  ///< unconverged, simulation.max_steps < steps
+  Simulation simulation;             ///< Alg. 2's per-step L_max and elements moved
+
+  /// One line: the three times, the choice and the numbers behind them.
+  std::string brief_report() const;
+  /// One JSON object on one line (no per-step simulation rows), for logs.
+  std::string to_json() const;
+};
+
+/// Compares none, global and diffusion for `loads` (one per node of `graph`,
+/// finite, >= 0, not all zero) and `elements` (elements per node, finite,
+/// >= 0). Throws Error on invalid options or input.
+StrategyChoice choose_strategy(const ProcessGraph& graph, std::span<const double> loads,
+                               std::span<const double> elements,
+                               const StrategyOptions& options = {});
+
+}  // namespace isocost

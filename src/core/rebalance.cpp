@@ -1,0 +1,414 @@
+// New 1-D block distributions from measured loads: global (interpolated or
+// modelled cumulative cost, Swartz §2), from per-element weights, and by
+// diffusion on the chain of ranks with boundary shifts (shift.hpp).
+#include "isocost/rebalance.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <optional>
+#include <sstream>
+
+#include "isocost/detail/text.hpp"
+#include "isocost/error.hpp"
+
+namespace isocost {
+
+using detail::exact;
+
+bool BlockRebalanceOptions::is_valid(std::string* error) const {
+  auto fail = [&](std::string m) {
+    if (error) *error = std::move(m);
+    return false;
+  };
+  for (std::size_t r = 0; r < speeds.size(); ++r)
+    if (!(speeds[r] > 0) || !std::isfinite(speeds[r]))
+      return fail("speed of rank " + std::to_string(r) + " = " + exact(speeds[r]) +
+                  ", expected a finite number > 0");
+  std::string e;
+  if (!cut.is_valid(&e)) return fail(e);
+  if (!diffusion.is_valid(&e)) return fail(e);
+  if (!shift.is_valid(&e)) return fail(e);
+  return true;
+}
+
+void BlockRebalanceOptions::validate() const {
+  std::string e;
+  if (!is_valid(&e)) throw Error("rebalance: " + e);
+}
+
+std::string BlockRebalance::brief_report() const {
+  std::ostringstream out;
+  out << method << ": " << offsets.size() - 1 << " ranks, imbalance " << exact(measured_imbalance)
+      << " measured -> " << exact(predicted_imbalance) << " predicted; " << elements_moved
+      << " elements change owner (at most " << max_elements_received << " into one rank)"
+      << (converged ? "" : " (NOT converged)");
+  return out.str();
+}
+
+void validate_block_offsets(std::span<const std::int64_t> o) {
+  if (o.size() < 2)
+    throw Error("block distribution: expected at least 2 offsets (one rank), got " +
+                std::to_string(o.size()));
+  if (o[0] != 0)
+    throw Error("block distribution: offset 0 = " + std::to_string(o[0]) + ", expected 0");
+  for (std::size_t k = 1; k < o.size(); ++k)
+    if (o[k] < o[k - 1])
+      throw Error("block distribution: offset " + std::to_string(k) + " = " + std::to_string(o[k]) +
+                  " is below offset " + std::to_string(k - 1) + " = " + std::to_string(o[k - 1]) +
+                  "; offsets must be nondecreasing");
+}
+
+std::pair<std::int64_t, std::int64_t> block_elements_moved(std::span<const std::int64_t> from,
+                                                           std::span<const std::int64_t> to) {
+  validate_block_offsets(from);
+  validate_block_offsets(to);
+  if (from.size() != to.size() || from.back() != to.back())
+    throw Error("block distribution: " + std::to_string(from.size() - 1) + " ranks and " +
+                std::to_string(from.back()) + " elements before, " + std::to_string(to.size() - 1) +
+                " and " + std::to_string(to.back()) + " after; expected the same");
+  std::int64_t moved = 0, most = 0;
+  for (std::size_t r = 0; r + 1 < to.size(); ++r) {
+    const std::int64_t kept =
+        std::max<std::int64_t>(0, std::min(from[r + 1], to[r + 1]) - std::max(from[r], to[r]));
+    const std::int64_t received = (to[r + 1] - to[r]) - kept;
+    moved += received;  // every element that changes owner is received once
+    most = std::max(most, received);
+  }
+  return {moved, most};
+}
+
+namespace {
+
+// Checks loads (one per rank, finite, >= 0, not all zero); returns their sum.
+double check_loads(std::span<const double> loads, std::size_t P) {
+  if (loads.size() != P)
+    throw Error("rebalance: " + std::to_string(loads.size()) + " loads for " + std::to_string(P) +
+                " ranks");
+  double total = 0;
+  for (std::size_t r = 0; r < P; ++r) {
+    if (!(loads[r] >= 0) || !std::isfinite(loads[r]))
+      throw Error("rebalance: load of rank " + std::to_string(r) + " = " + exact(loads[r]) +
+                  ", expected a finite number >= 0");
+    total += loads[r];
+  }
+  if (!(total > 0)) throw Error("rebalance: every load is zero; nothing to balance by");
+  return total;
+}
+
+Speeds speeds_of(const BlockRebalanceOptions& o, std::size_t P) {
+  if (o.speeds.empty()) return Speeds::uniform(static_cast<int>(P));
+  if (o.speeds.size() != P)
+    throw Error("rebalance: " + std::to_string(o.speeds.size()) + " speeds for " +
+                std::to_string(P) + " ranks");
+  return Speeds::from_values(o.speeds);
+}
+
+double imbalance(std::span<const double> v) {
+  const double sum = std::accumulate(v.begin(), v.end(), 0.0);
+  if (!(sum > 0)) return 0;
+  return *std::max_element(v.begin(), v.end()) / (sum / static_cast<double>(v.size())) - 1;
+}
+
+// Cuts `model` into P integer ranges, warm-started from the current offsets,
+// and fills the result's distribution and predictions.
+BlockRebalance cut_model(const CostModel& model, const Speeds& speeds,
+                         std::span<const std::int64_t> offsets, const BlockRebalanceOptions& o,
+                         std::string method) {
+  PartitionOptions po;
+  po.cut = o.cut;
+  po.integer = true;
+  po.initial_cuts.assign(offsets.begin(), offsets.end());
+  const Partition p = partition(model, speeds, po);
+  BlockRebalance out;
+  out.method = std::move(method);
+  out.offsets.resize(offsets.size());
+  for (std::size_t k = 0; k < offsets.size(); ++k)
+    out.offsets[k] = static_cast<std::int64_t>(std::llround(p.cuts[k]));
+  out.offsets.front() = 0;
+  out.offsets.back() = offsets.back();
+  out.predicted_time = p.time;
+  out.predicted_imbalance = imbalance(out.predicted_time);
+  out.converged = p.converged;
+  std::tie(out.elements_moved, out.max_elements_received) =
+      block_elements_moved(offsets, out.offsets);
+  return out;
+}
+
+// The cumulative speed-1 cost (samples_from_partition's conversion: cost =
+// time·speed) through the ends of the non-empty ranges, appended to x, t.
+void cumulative_points(std::span<const std::int64_t> offsets, std::span<const double> loads,
+                       const Speeds& speeds, std::vector<double>& x, std::vector<double>& t) {
+  x.assign(1, 0.0);
+  t.assign(1, 0.0);
+  for (std::size_t r = 0; r + 1 < offsets.size(); ++r) {
+    if (offsets[r + 1] == offsets[r]) continue;
+    x.push_back(static_cast<double>(offsets[r + 1]));
+    t.push_back(t.back() + loads[r] * speeds.speed(static_cast<int>(r)));
+  }
+}
+
+// The interpolated cumulative cost of the current round, with the points of
+// earlier rounds (BlockRebalanceOptions::history) merged in.
+CostModel cumulative_model(std::span<const std::int64_t> offsets, std::span<const double> loads,
+                           const Speeds& speeds, Interpolation interpolation,
+                           std::span<const BlockRound> history = {}) {
+  std::vector<double> x, t;
+  cumulative_points(offsets, loads, speeds, x, t);
+  if (!history.empty()) {
+    const double total = t.back();
+    struct Point {
+      double x, t, w;
+    };
+    std::vector<Point> points;
+    for (std::size_t k = 0; k < x.size(); ++k) points.push_back({x[k], t[k], 2.0});
+    for (const BlockRound& h : history) {
+      std::vector<double> hx, ht;
+      cumulative_points(h.offsets, h.loads, speeds, hx, ht);
+      if (!(ht.back() > 0)) continue;  // an idle round says nothing about the shape
+      for (std::size_t k = 1; k + 1 < hx.size(); ++k)
+        points.push_back({hx[k], ht[k] * (total / ht.back()), 1.0});
+    }
+    std::stable_sort(points.begin(), points.end(),
+                     [](const Point& a, const Point& b) { return a.x < b.x; });
+    // Equal x: one point at the weighted mean; then isotonic t; the ends are
+    // the current round's (0 and the total).
+    std::vector<double> px, pt, pw;
+    for (const Point& p : points) {
+      if (!px.empty() && px.back() == p.x) {
+        pt.back() = (pt.back() * pw.back() + p.t * p.w) / (pw.back() + p.w);
+        pw.back() += p.w;
+      } else {
+        px.push_back(p.x);
+        pt.push_back(p.t);
+        pw.push_back(p.w);
+      }
+    }
+    pw.front() = pw.back() = 1e6;  // pin the ends
+    pt.front() = 0;
+    pt.back() = total;
+    x = std::move(px);
+    t = isotonic_regression(pt, pw);
+    t.front() = 0;
+    t.back() = total;
+  }
+  // Boost's pchip and makima need 4 points; fewer ranges are interpolated
+  // linearly, which is the only monotone choice through 2–3 points anyway.
+  const Interpolation how = x.size() < 4 ? Interpolation::linear : interpolation;
+  return tabulated_model(std::move(x), std::move(t), how);
+}
+
+}  // namespace
+
+BlockRebalance rebalance_global(std::span<const std::int64_t> offsets,
+                                std::span<const double> loads,
+                                const BlockRebalanceOptions& options) {
+  options.validate();
+  validate_block_offsets(offsets);
+  const std::size_t P = offsets.size() - 1;
+  check_loads(loads, P);
+  const Speeds speeds = speeds_of(options, P);
+  const double measured = imbalance(loads);
+  if (offsets.back() == 0 || P == 1) {  // nothing to cut
+    BlockRebalance out;
+    out.method = "global";
+    out.offsets.assign(offsets.begin(), offsets.end());
+    out.predicted_time.assign(loads.begin(), loads.end());
+    out.predicted_imbalance = out.measured_imbalance = measured;
+    return out;
+  }
+  std::optional<CostModel> model;
+  if (options.model) {
+    std::vector<double> cuts(offsets.begin(), offsets.end());
+    model = options.model(samples_from_partition(cuts, loads, &speeds));
+    if (model->lo() > 0 || model->hi() < static_cast<double>(offsets.back()))
+      throw Error("rebalance: the model's domain [" + exact(model->lo()) + ", " +
+                  exact(model->hi()) + "] does not cover the elements [0, " +
+                  std::to_string(offsets.back()) + "]");
+  } else {
+    for (std::size_t k = 0; k < options.history.size(); ++k) {
+      const BlockRound& h = options.history[k];
+      validate_block_offsets(h.offsets);
+      if (h.offsets.size() != offsets.size() || h.offsets.back() != offsets.back())
+        throw Error("rebalance: history round " + std::to_string(k) + " has " +
+                    std::to_string(h.offsets.size() - 1) + " ranks and " +
+                    std::to_string(h.offsets.back()) + " elements, expected " + std::to_string(P) +
+                    " and " + std::to_string(offsets.back()));
+      if (h.loads.size() != P)
+        throw Error("rebalance: history round " + std::to_string(k) + " has " +
+                    std::to_string(h.loads.size()) + " loads for " + std::to_string(P) + " ranks");
+      for (double v : h.loads)
+        if (!(v >= 0) || !std::isfinite(v))
+          throw Error("rebalance: history round " + std::to_string(k) + " has a load " + exact(v) +
+                      ", expected finite numbers >= 0");
+    }
+    model = cumulative_model(offsets, loads, speeds, options.interpolation, options.history);
+  }
+  BlockRebalance out = cut_model(*model, speeds, offsets, options, "global");
+  out.measured_imbalance = measured;
+  return out;
+}
+
+BlockRebalance rebalance_phases(std::span<const std::int64_t> offsets,
+                                std::span<const double> phase_loads,
+                                const BlockRebalanceOptions& options) {
+  options.validate();
+  validate_block_offsets(offsets);
+  const std::size_t P = offsets.size() - 1;
+  if (phase_loads.empty() || phase_loads.size() % P != 0)
+    throw Error("rebalance: " + std::to_string(phase_loads.size()) + " phase loads for " +
+                std::to_string(P) + " ranks; expected a whole number of phases per rank");
+  const std::size_t F = phase_loads.size() / P;
+  const Speeds speeds = speeds_of(options, P);
+  std::vector<double> total(P, 0.0), phase_total(F, 0.0);
+  for (std::size_t r = 0; r < P; ++r)
+    for (std::size_t p = 0; p < F; ++p) {
+      const double v = phase_loads[r * F + p];
+      if (!(v >= 0) || !std::isfinite(v))
+        throw Error("rebalance: load of rank " + std::to_string(r) + " in phase " +
+                    std::to_string(p) + " = " + exact(v) + ", expected a finite number >= 0");
+      total[r] += v;
+      phase_total[p] += v;
+    }
+  check_loads(total, P);
+  // Per phase: its loads and, where it has any, its cumulative model.
+  std::vector<std::vector<double>> loads(F, std::vector<double>(P));
+  std::vector<std::optional<CostModel>> models(F);
+  double measured_sync = 0;
+  for (std::size_t p = 0; p < F; ++p) {
+    for (std::size_t r = 0; r < P; ++r) loads[p][r] = phase_loads[r * F + p];
+    measured_sync += *std::max_element(loads[p].begin(), loads[p].end());
+    if (phase_total[p] > 0 && offsets.back() > 0)
+      models[p] = cumulative_model(offsets, loads[p], speeds, options.interpolation);
+  }
+  // Candidate weightings (see the header), evaluated by their predicted
+  // phase-synchronised time.
+  std::vector<std::vector<double>> candidates{std::vector<double>(F, 1.0)};
+  if (F > 1) {
+    std::vector<double> share(F, 0.0);
+    for (std::size_t p = 0; p < F; ++p) share[p] = phase_total[p] > 0 ? 1 / phase_total[p] : 0;
+    candidates.push_back(share);
+    for (std::size_t q = 0; q < F; ++q)
+      if (phase_total[q] > 0) {
+        std::vector<double> alone(F, 0.0);
+        alone[q] = 1;
+        candidates.push_back(alone);
+      }
+  }
+  std::optional<BlockRebalance> best;
+  for (const auto& w : candidates) {
+    std::vector<double> mixed(P, 0.0);
+    for (std::size_t r = 0; r < P; ++r)
+      for (std::size_t p = 0; p < F; ++p) mixed[r] += w[p] * loads[p][r];
+    if (!(std::accumulate(mixed.begin(), mixed.end(), 0.0) > 0)) continue;
+    BlockRebalance c = rebalance_global(offsets, mixed, options);
+    c.method = "phases";
+    c.phase_weights = w;
+    c.measured_imbalance = imbalance(total);
+    c.measured_synchronised = measured_sync;
+    c.predicted_time.assign(P, 0.0);
+    c.predicted_synchronised = 0;
+    for (std::size_t p = 0; p < F; ++p) {
+      double worst = 0;
+      for (std::size_t r = 0; r < P; ++r) {
+        double time = 0;
+        if (models[p] && c.offsets[r + 1] > c.offsets[r])
+          time = models[p]->cost(static_cast<double>(c.offsets[r]),
+                                 static_cast<double>(c.offsets[r + 1])) /
+                 speeds.speed(static_cast<int>(r));
+        else if (!models[p] || offsets.back() == 0)
+          time = loads[p][r];  // nothing to cut: the measurement stands
+        c.predicted_time[r] += time;
+        worst = std::max(worst, time);
+      }
+      c.predicted_synchronised += worst;
+    }
+    c.predicted_imbalance = imbalance(c.predicted_time);
+    if (!best || c.predicted_synchronised < best->predicted_synchronised) best = std::move(c);
+  }
+  return *best;
+}
+
+BlockRebalance rebalance_weights(std::span<const std::int64_t> offsets,
+                                 std::span<const double> element_loads,
+                                 const BlockRebalanceOptions& options) {
+  options.validate();
+  validate_block_offsets(offsets);
+  const std::size_t P = offsets.size() - 1;
+  if (static_cast<std::int64_t>(element_loads.size()) != offsets.back())
+    throw Error("rebalance: " + std::to_string(element_loads.size()) +
+                " element loads for a distribution of " + std::to_string(offsets.back()) +
+                " elements");
+  const Speeds speeds = speeds_of(options, P);
+  // The measured imbalance of the current ranges, in time (cost / speed).
+  std::vector<double> now(P, 0.0);
+  for (std::size_t r = 0; r < P; ++r) {
+    double s = 0;
+    for (std::int64_t k = offsets[r]; k < offsets[r + 1]; ++k) s += element_loads[k];
+    now[r] = s / speeds.speed(static_cast<int>(r));
+  }
+  const CostModel model =
+      discrete_model(std::vector<double>(element_loads.begin(), element_loads.end()));
+  BlockRebalance out = cut_model(model, speeds, offsets, options, "weights");
+  out.measured_imbalance = imbalance(now);
+  return out;
+}
+
+BlockRebalance rebalance_diffusive(std::span<const std::int64_t> offsets,
+                                   std::span<const double> loads,
+                                   const BlockRebalanceOptions& options) {
+  options.validate();
+  validate_block_offsets(offsets);
+  const std::size_t P = offsets.size() - 1;
+  const double total = check_loads(loads, P);
+  BlockRebalance out;
+  out.method = "diffusion";
+  out.measured_imbalance = imbalance(loads);
+  const std::int64_t N = offsets.back();
+  if (N == 0 || P == 1) {
+    out.offsets.assign(offsets.begin(), offsets.end());
+    out.predicted_time.assign(loads.begin(), loads.end());
+    out.predicted_imbalance = out.measured_imbalance;
+    return out;
+  }
+  const ProcessGraph chain = mesh_graph({static_cast<int>(P)}, false);
+  out.diffusion = diffuse(chain, loads, options.diffusion);
+  std::vector<double> transfers(P - 1, 0.0);
+  for (std::size_t e = 0; e < chain.edges.size(); ++e)
+    transfers[static_cast<std::size_t>(chain.edges[e].i)] = out.diffusion.transfers[e];
+  // The element index is the model (t(x) = x); shift_cuts() rescales each
+  // old range by its measured load.
+  const CostModel index = power_model(1, 1, 0, 0, static_cast<double>(N));
+  const std::vector<double> cuts(offsets.begin(), offsets.end());
+  const ShiftResult s = shift_cuts(index, cuts, transfers, loads, options.shift);
+  out.offsets.resize(P + 1);
+  out.offsets[0] = 0;
+  for (std::size_t k = 1; k < P; ++k)
+    out.offsets[k] = std::clamp<std::int64_t>(std::llround(s.cuts[k]), out.offsets[k - 1], N);
+  out.offsets[P] = N;
+  // Predicted loads of the rounded ranges under the same load-corrected
+  // model: L(x) = Λ_r + (x − o_r)/ratio_r inside old range r (shift.hpp),
+  // ratio_r = count_r/load_r, or N/total for an empty or idle range.
+  std::vector<double> lambda(P + 1, 0.0), ratio(P);
+  for (std::size_t r = 0; r < P; ++r) {
+    const double count = static_cast<double>(offsets[r + 1] - offsets[r]);
+    ratio[r] = count > 0 && loads[r] > 0 ? count / loads[r] : static_cast<double>(N) / total;
+    lambda[r + 1] = lambda[r] + count / ratio[r];
+  }
+  auto L = [&](std::int64_t x) {
+    const auto it = std::upper_bound(offsets.begin(), offsets.end(), x);
+    std::size_t r = static_cast<std::size_t>(it - offsets.begin());
+    r = r == 0 ? 0 : std::min(r - 1, P - 1);
+    return lambda[r] + static_cast<double>(x - offsets[r]) / ratio[r];
+  };
+  out.predicted_time.resize(P);
+  for (std::size_t r = 0; r < P; ++r)
+    out.predicted_time[r] = L(out.offsets[r + 1]) - L(out.offsets[r]);
+  out.predicted_imbalance = imbalance(out.predicted_time);
+  out.converged = out.diffusion.converged && s.converged;
+  std::tie(out.elements_moved, out.max_elements_received) =
+      block_elements_moved(offsets, out.offsets);
+  return out;
+}
+
+}  // namespace isocost

@@ -1,0 +1,96 @@
+// Collective error agreement (agreement.hpp).
+#include "agreement.hpp"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "isocost/error.hpp"
+
+namespace isocost::mpi::detail {
+
+std::string rank_list(std::span<const int> ranks) {
+  std::string s;
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    s += (s.empty() ? "" : ", ") + std::to_string(ranks[i]);
+    if (j > i) s += (j == i + 1 ? ", " : "-") + std::to_string(ranks[j]);
+    i = j + 1;
+  }
+  return s;
+}
+
+void throw_agreed(MPI_Comm comm, const std::string& what, const std::string& problem,
+                  const char* kind) {
+  int size = 0;
+  MPI_Comm_size(comm, &size);
+  const int length = static_cast<int>(problem.size());
+  std::vector<int> lengths(static_cast<std::size_t>(size));
+  MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm);
+  std::vector<int> offsets(static_cast<std::size_t>(size), 0);
+  int total = 0;
+  for (int r = 0; r < size; ++r) {
+    offsets[static_cast<std::size_t>(r)] = total;
+    total += lengths[static_cast<std::size_t>(r)];
+  }
+  std::string text(static_cast<std::size_t>(total), '\0');
+  MPI_Allgatherv(problem.data(), length, MPI_CHAR, text.data(), lengths.data(), offsets.data(),
+                 MPI_CHAR, comm);
+
+  // Group ranks with the same message, in the order of their first rank.
+  std::vector<std::pair<std::string, std::vector<int>>> groups;
+  int count = 0;
+  for (int r = 0; r < size; ++r) {
+    const auto n = static_cast<std::size_t>(lengths[static_cast<std::size_t>(r)]);
+    if (n == 0) continue;
+    ++count;
+    std::string msg =
+        text.substr(static_cast<std::size_t>(offsets[static_cast<std::size_t>(r)]), n);
+    auto it =
+        std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == msg; });
+    if (it == groups.end())
+      groups.push_back({std::move(msg), {r}});
+    else
+      it->second.push_back(r);
+  }
+  std::string details;
+  for (const auto& [msg, ranks] : groups)
+    details += (details.empty() ? "" : "; ") + std::string(ranks.size() == 1 ? "rank " : "ranks ") +
+               rank_list(ranks) + ": " + msg;
+  throw Error(what + ": " + kind + " " +
+              (count == 1 ? "1 rank (" : std::to_string(count) + " ranks (") + details + ")");
+}
+
+void agree(MPI_Comm comm, const std::string& what, std::string problem,
+           std::span<const std::uint64_t> hashes, std::span<const char* const> hash_names,
+           const char* kind, long long* allreduces) {
+  const std::size_t k = hashes.size();
+  // MAX of h and of ~h: equal on every rank iff max(h) == min(h).
+  std::vector<std::uint64_t> mine(1 + 2 * k), all(1 + 2 * k);
+  mine[0] = problem.empty() ? 0 : 1;
+  for (std::size_t i = 0; i < k; ++i) {
+    mine[1 + 2 * i] = hashes[i];
+    mine[2 + 2 * i] = ~hashes[i];
+  }
+  MPI_Allreduce(mine.data(), all.data(), static_cast<int>(mine.size()), MPI_UINT64_T, MPI_MAX,
+                comm);
+  if (allreduces) ++*allreduces;
+  bool differ = false;
+  for (std::size_t i = 0; i < k; ++i) differ = differ || all[1 + 2 * i] != ~all[2 + 2 * i];
+  if (all[0] == 0 && !differ) return;
+  if (differ) {
+    int size = 0;
+    MPI_Comm_size(comm, &size);
+    std::vector<std::uint64_t> every(k * static_cast<std::size_t>(size));
+    MPI_Allgather(hashes.data(), static_cast<int>(k), MPI_UINT64_T, every.data(),
+                  static_cast<int>(k), MPI_UINT64_T, comm);
+    for (std::size_t i = 0; i < k; ++i)
+      if (hashes[i] != every[i])
+        problem += (problem.empty() ? "" : "; ") + std::string(hash_names[i]) +
+                   " not equal to rank 0's (expected the same on every rank)";
+  }
+  throw_agreed(comm, what, problem, kind);
+}
+
+}  // namespace isocost::mpi::detail

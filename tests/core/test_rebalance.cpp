@@ -1,0 +1,289 @@
+// Tests for isocost/rebalance.hpp. Expected values are derived by hand:
+//   - Global, linear interpolation: offsets 0,25,50,75,100 with loads 1,3,5,7
+//     (rho = x) give cumulative points 0,1,4,9,16 at 0,25,50,75,100. Targets
+//     4, 8, 12: x = 50; 50 + 25·4/5 = 70; 75 + 25·3/7 = 85.71, and among the
+//     integers t(85) = 11.8 and t(86) = 12.08, so 86 (nearest in cost).
+//   - Speeds 1 and 3, loads 2 and 1 on 0,50,100: speed-1 costs 2 and 3,
+//     cumulative 2 at 50 and 5 at 100; rank 0's share is 1/4 of 5 = 1.25,
+//     x = 31.25, and t(31) = 1.24, t(32) = 1.28, so 31.
+//   - Diffusion with least squares on the chain 0,20,…,100, loads 3,1,1,1,1
+//     (avg 1.4): T = 1.6, 1.2, 0.8, 0.4 through the four boundaries; the
+//     load-corrected index L(x) = 0.15x below 20 and 3 + (x − 20)/20 above;
+//     L(x') = L(x) − T gives 9.33, 18.67, 44, 72, rounded 9, 19, 44, 72, with
+//     predicted loads L differences 1.35, 1.5, 1.35, 1.4, 1.4; 55 elements
+//     change owner, 21 of them into rank 2 ([19, 44) keeps only [40, 44)).
+#include "isocost/rebalance.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+#include "support/expect_error.hpp"
+
+namespace {
+
+using isocost::BlockRebalanceOptions;
+using isocost::testing::expect_error;
+using Offsets = std::vector<std::int64_t>;
+
+TEST(RebalanceGlobal, LinearInterpolationClosedForm) {
+  BlockRebalanceOptions o;
+  o.interpolation = isocost::Interpolation::linear;
+  const auto r =
+      isocost::rebalance_global(Offsets{0, 25, 50, 75, 100}, std::vector<double>{1, 3, 5, 7}, o);
+  EXPECT_EQ(r.offsets, (Offsets{0, 50, 70, 86, 100}));
+  EXPECT_EQ(r.method, "global");
+  EXPECT_TRUE(r.converged);
+  EXPECT_NEAR(r.measured_imbalance, 7.0 / 4 - 1, 1e-15);
+  // Predicted costs on the interpolant: 4, 4, 12.08 − 8, 16 − 12.08.
+  ASSERT_EQ(r.predicted_time.size(), 4u);
+  EXPECT_NEAR(r.predicted_time[0], 4, 1e-12);
+  EXPECT_NEAR(r.predicted_time[1], 4, 1e-12);
+  EXPECT_NEAR(r.predicted_time[2], 4.08, 1e-12);
+  EXPECT_NEAR(r.predicted_time[3], 3.92, 1e-12);
+  EXPECT_NEAR(r.predicted_imbalance, 4.08 / 4 - 1, 1e-12);
+  // Old [0,25) [25,50) [50,75) [75,100) → new [0,50) [50,70) [70,86) [86,100):
+  // rank 0 receives 25, rank 1 20, rank 2 11, rank 3 0.
+  EXPECT_EQ(r.elements_moved, 56);
+  EXPECT_EQ(r.max_elements_received, 25);
+}
+
+// History: the current round (0,50,100; loads 1, 3) gives cumulative 1 at
+// 50; an earlier round cut at 75 adds a point. Loads 2, 2 (total 4, as now)
+// put 2 at 75, so the half-way target 2 lands exactly on 75 (67 without it).
+// Loads 0.5, 3.5 put 0.5 at 75, below the current 1 at 50: isotonic
+// regression pools them at (2·1 + 0.5)/3 = 5/6 (the current round weighs
+// twice), so the target 2 lies between 75 (5/6) and 100 (4): x = 75 +
+// 25·(7/6)/(19/6) = 84.2; t(84) = 1.973 and t(85) = 2.1, so 84.
+TEST(RebalanceGlobal, HistoryAddsPointsAndIsMadeMonotone) {
+  BlockRebalanceOptions o;
+  o.interpolation = isocost::Interpolation::linear;
+  const Offsets now{0, 50, 100};
+  const std::vector<double> loads{1, 3};
+  EXPECT_EQ(isocost::rebalance_global(now, loads, o).offsets, (Offsets{0, 67, 100}));
+  o.history = {{{0, 75, 100}, {2, 2}}};
+  EXPECT_EQ(isocost::rebalance_global(now, loads, o).offsets, (Offsets{0, 75, 100}));
+  o.history = {{{0, 75, 100}, {0.5, 3.5}}};
+  EXPECT_EQ(isocost::rebalance_global(now, loads, o).offsets, (Offsets{0, 84, 100}));
+  o.history = {{{0, 75, 99}, {0.5, 3.5}}};
+  expect_error([&] { isocost::rebalance_global(now, loads, o); },
+               {"history round 0", "99 elements", "expected 2 and 100"});
+}
+
+TEST(RebalanceGlobal, SpeedsConvertTimesToCost) {
+  BlockRebalanceOptions o;
+  o.speeds = {1, 3};
+  const auto r = isocost::rebalance_global(Offsets{0, 50, 100}, std::vector<double>{2, 1}, o);
+  EXPECT_EQ(r.offsets, (Offsets{0, 31, 100}));
+  // Equal measured times are balanced already, whatever the speeds.
+  const auto same =
+      isocost::rebalance_global(Offsets{0, 50, 100}, std::vector<double>{1.5, 1.5}, o);
+  EXPECT_EQ(same.offsets, (Offsets{0, 50, 100}));
+  EXPECT_EQ(same.elements_moved, 0);
+}
+
+TEST(RebalanceGlobal, PchipRecoversASmoothDensity) {
+  // rho(x) = x on [0, 10000): each rank's load is the integral over its range.
+  const int P = 16;
+  const std::int64_t N = 10000;
+  Offsets o(P + 1);
+  std::vector<double> loads(P);
+  for (int r = 0; r <= P; ++r) o[r] = N * r / P;
+  for (int r = 0; r < P; ++r)
+    loads[r] = (double(o[r + 1]) * double(o[r + 1]) - double(o[r]) * double(o[r])) / 2;
+  const auto g = isocost::rebalance_global(o, loads);
+  for (int r = 0; r <= P; ++r) {
+    const double exact = double(N) * std::sqrt(double(r) / P);  // t = x²/2
+    EXPECT_NEAR(double(g.offsets[r]), exact, 0.002 * N) << r;
+  }
+  EXPECT_LT(g.predicted_imbalance, 0.01);
+  EXPECT_GT(g.measured_imbalance, 0.9);
+}
+
+TEST(RebalanceGlobal, EmptyAndIdleRangesAndTheModelHook) {
+  // Rank 1 is empty (its load is ignored) and rank 2 idle (load 0).
+  BlockRebalanceOptions linear;
+  linear.interpolation = isocost::Interpolation::linear;
+  const auto r = isocost::rebalance_global(Offsets{0, 40, 40, 80, 120},
+                                           std::vector<double>{4, 7, 0, 4}, linear);
+  // Cumulative: 4 at 40, 4 at 80, 8 at 120; targets 2, 4, 6: 20, 40 (the
+  // first x reaching 4, ties to the smaller), 100.
+  EXPECT_EQ(r.offsets, (Offsets{0, 20, 40, 100, 120}));
+  // The hook: the samples are the three non-empty ranges; the model it
+  // returns (t = x² on [0, 120]) is what gets cut.
+  BlockRebalanceOptions o;
+  int intervals = 0;
+  o.model = [&](const isocost::Samples& s) {
+    intervals = static_cast<int>(s.size());
+    return isocost::power_model(1, 2, 0, 0, 120);
+  };
+  const auto h =
+      isocost::rebalance_global(Offsets{0, 40, 40, 80, 120}, std::vector<double>{4, 7, 1, 4}, o);
+  EXPECT_EQ(intervals, 3);
+  for (int k = 1; k < 4; ++k)
+    EXPECT_NEAR(double(h.offsets[k]), 120 * std::sqrt(k / 4.0), 0.5001) << k;
+}
+
+// Two phases on 0,50,100: phase A measured 1 and 3, phase B 3 and 1 (linear
+// interpolation through 3 points). Cutting the total (4, 4) keeps 50, with
+// Σ_p max_r = 3 + 3 = 6. Cutting A alone: target 2 on A's cumulative (1 at
+// 50, 4 at 100) is x = 66.7; t_A(66) = 1.96, t_A(67) = 2.02, so 67. Then A
+// costs 2.02 | 1.98 and B 3 + 17/50 = 3.34 | 0.66: 2.02 + 3.34 = 5.36 < 6.
+// B alone gives 33 and the same 5.36; the tie goes to the earlier (A).
+TEST(RebalancePhases, ChoosesTheLeastPhaseSynchronisedTime) {
+  const auto r = isocost::rebalance_phases(Offsets{0, 50, 100}, std::vector<double>{1, 3, 3, 1});
+  EXPECT_EQ(r.offsets, (Offsets{0, 67, 100}));
+  EXPECT_EQ(r.method, "phases");
+  EXPECT_EQ(r.phase_weights, (std::vector<double>{1, 0}));
+  EXPECT_NEAR(r.measured_synchronised, 6, 1e-12);
+  EXPECT_NEAR(r.predicted_synchronised, 5.36, 1e-12);
+  ASSERT_EQ(r.predicted_time.size(), 2u);
+  EXPECT_NEAR(r.predicted_time[0], 2.02 + 3.34, 1e-12);
+  EXPECT_NEAR(r.predicted_time[1], 1.98 + 0.66, 1e-12);
+  // One phase is the global repartition.
+  const auto one =
+      isocost::rebalance_phases(Offsets{0, 25, 50, 75, 100}, std::vector<double>{1, 3, 5, 7});
+  const auto global =
+      isocost::rebalance_global(Offsets{0, 25, 50, 75, 100}, std::vector<double>{1, 3, 5, 7});
+  EXPECT_EQ(one.offsets, global.offsets);
+  EXPECT_NEAR(one.predicted_synchronised,
+              *std::max_element(global.predicted_time.begin(), global.predicted_time.end()), 1e-12);
+  expect_error(
+      [&] {
+        isocost::rebalance_phases(Offsets{0, 50, 100}, std::vector<double>{1, 2, 3});
+      },
+      {"3 phase loads", "2 ranks"});
+  expect_error(
+      [&] {
+        isocost::rebalance_phases(Offsets{0, 50, 100}, std::vector<double>{1, 2, -3, 1});
+      },
+      {"rank 1", "phase 0", "-3"});
+}
+
+TEST(RebalanceWeights, EqualsTheDiscretePartition) {
+  std::mt19937_64 rng(4);
+  std::uniform_real_distribution<double> w(0.0, 2.0);
+  std::vector<double> weights(997);
+  for (auto& v : weights) v = w(rng);
+  const Offsets o{0, 100, 500, 997};
+  BlockRebalanceOptions opt;
+  opt.speeds = {1, 2, 1};
+  const auto r = isocost::rebalance_weights(o, weights, opt);
+  const auto p =
+      isocost::partition(isocost::discrete_model(weights), isocost::Speeds::from_values({1, 2, 1}));
+  ASSERT_EQ(r.offsets.size(), p.cuts.size());
+  for (std::size_t k = 0; k < p.cuts.size(); ++k) EXPECT_EQ(double(r.offsets[k]), p.cuts[k]);
+  double first = 0;
+  for (int k = 0; k < 100; ++k) first += weights[k];
+  EXPECT_GT(r.measured_imbalance, 0);
+  EXPECT_EQ(r.method, "weights");
+  expect_error([&] { isocost::rebalance_weights(o, std::vector<double>(996, 1.0)); },
+               {"996 element loads", "997 elements"});
+}
+
+TEST(RebalanceDiffusive, LeastSquaresOnTheChainClosedForm) {
+  BlockRebalanceOptions o;
+  o.diffusion.scheme = isocost::DiffusionScheme::least_squares;
+  const auto r = isocost::rebalance_diffusive(Offsets{0, 20, 40, 60, 80, 100},
+                                              std::vector<double>{3, 1, 1, 1, 1}, o);
+  EXPECT_EQ(r.offsets, (Offsets{0, 9, 19, 44, 72, 100}));
+  const std::vector<double> expect{1.35, 1.5, 1.35, 1.4, 1.4};
+  ASSERT_EQ(r.predicted_time.size(), 5u);
+  for (int i = 0; i < 5; ++i) EXPECT_NEAR(r.predicted_time[i], expect[i], 1e-12) << i;
+  EXPECT_EQ(r.elements_moved, 55);
+  EXPECT_EQ(r.max_elements_received, 21);
+  EXPECT_EQ(r.method, "diffusion");
+  EXPECT_TRUE(r.converged);
+  EXPECT_EQ(r.diffusion.steps, 1);
+}
+
+TEST(RebalanceDiffusive, CrankNicolsonKeepsOrderAndReducesTheImbalance) {
+  std::mt19937_64 rng(9);
+  for (int trial = 0; trial < 50; ++trial) {
+    const int P = std::uniform_int_distribution<int>(2, 12)(rng);
+    Offsets o{0};
+    for (int r = 0; r < P; ++r)
+      o.push_back(o.back() + std::uniform_int_distribution<int>(0, 90)(rng));
+    if (o.back() == 0) continue;
+    std::vector<double> loads(P);
+    for (int r = 0; r < P; ++r)
+      loads[r] = (o[r + 1] - o[r]) * std::uniform_real_distribution<double>(0.5, 3.0)(rng);
+    if (std::accumulate(loads.begin(), loads.end(), 0.0) == 0) continue;
+    const auto d = isocost::rebalance_diffusive(o, loads);
+    ASSERT_EQ(d.offsets.size(), o.size());
+    EXPECT_EQ(d.offsets.front(), 0);
+    EXPECT_EQ(d.offsets.back(), o.back());
+    for (int r = 0; r < P; ++r) EXPECT_LE(d.offsets[r], d.offsets[r + 1]);
+    const double sum = std::accumulate(d.predicted_time.begin(), d.predicted_time.end(), 0.0);
+    EXPECT_NEAR(sum, std::accumulate(loads.begin(), loads.end(), 0.0), 1e-9 * sum);
+    // Rounding to whole elements can cost up to one element's load per rank.
+    EXPECT_LE(d.predicted_imbalance, std::max(d.measured_imbalance, 0.06) + 0.25) << trial;
+  }
+}
+
+TEST(BlockElementsMoved, EqualsCountingOwners) {
+  std::mt19937_64 rng(2);
+  for (int trial = 0; trial < 200; ++trial) {
+    const int P = std::uniform_int_distribution<int>(1, 9)(rng);
+    const std::int64_t N = std::uniform_int_distribution<int>(0, 60)(rng);
+    auto random_offsets = [&] {
+      Offsets o{0};
+      std::vector<std::int64_t> cuts(P - 1);
+      for (auto& c : cuts) c = std::uniform_int_distribution<std::int64_t>(0, N)(rng);
+      std::sort(cuts.begin(), cuts.end());
+      o.insert(o.end(), cuts.begin(), cuts.end());
+      o.push_back(N);
+      return o;
+    };
+    const Offsets a = random_offsets(), b = random_offsets();
+    auto owner = [](const Offsets& o, std::int64_t i) {
+      return int(std::upper_bound(o.begin(), o.end(), i) - o.begin()) - 1;
+    };
+    std::int64_t moved = 0;
+    std::vector<std::int64_t> received(P, 0);
+    for (std::int64_t i = 0; i < N; ++i)
+      if (owner(a, i) != owner(b, i)) {
+        ++moved;
+        ++received[owner(b, i)];
+      }
+    const auto [m, most] = isocost::block_elements_moved(a, b);
+    EXPECT_EQ(m, moved);
+    EXPECT_EQ(most, *std::max_element(received.begin(), received.end()));
+  }
+}
+
+TEST(Rebalance, BadInput) {
+  const Offsets o{0, 10, 20};
+  const std::vector<double> t{1, 2};
+  expect_error(
+      [&] {
+        isocost::rebalance_global(Offsets{0, 10, 5}, t);
+      },
+      {"offset 2 = 5", "nondecreasing"});
+  expect_error([&] { isocost::rebalance_global(Offsets{3, 10, 20}, t); }, {"offset 0 = 3"});
+  expect_error([&] { isocost::rebalance_global(Offsets{0}, std::vector<double>{}); },
+               {"at least 2 offsets"});
+  expect_error([&] { isocost::rebalance_global(o, std::vector<double>{1}); },
+               {"1 loads", "2 ranks"});
+  expect_error([&] { isocost::rebalance_global(o, std::vector<double>{1, -2}); }, {"rank 1", "-2"});
+  expect_error(
+      [&] {
+        isocost::rebalance_diffusive(o, std::vector<double>{NAN, 1});
+      },
+      {"rank 0", "nan"});
+  expect_error([&] { isocost::rebalance_diffusive(o, std::vector<double>{0, 0}); }, {"zero"});
+  BlockRebalanceOptions bad;
+  bad.speeds = {1, 0};
+  expect_error([&] { isocost::rebalance_global(o, t, bad); }, {"speed of rank 1", "0"});
+  bad.speeds = {1, 1, 1};
+  expect_error([&] { isocost::rebalance_global(o, t, bad); }, {"3 speeds", "2 ranks"});
+  BlockRebalanceOptions alpha;
+  alpha.diffusion.alpha = 1.5;
+  expect_error([&] { isocost::rebalance_diffusive(o, t, alpha); }, {"alpha", "1.5"});
+  expect_error([&] { isocost::block_elements_moved(o, Offsets{0, 5, 21}); }, {"20 elements", "21"});
+}
+
+}  // namespace

@@ -1,0 +1,467 @@
+// Tests for isocost/strategy.hpp: the trigger on a synthetic drift (the exact
+// step, strictness at the threshold, only every k steps), the α + β·bytes fit
+// (exact recovery, clamping), profitability by hand, and Pearce's cost model
+// (eqs 9–11) computed by hand on two ranks, with each strategy winning once.
+#include "isocost/strategy.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "support/expect_error.hpp"
+
+namespace {
+
+using isocost::CommSample;
+using isocost::Strategy;
+using isocost::StrategyOptions;
+using isocost::TriggerOptions;
+using isocost::testing::expect_error;
+
+// ---------------------------------------------------------------------------
+// Trigger
+
+TriggerOptions drift_every(int k, double threshold) {
+  TriggerOptions o;
+  o.every = k;
+  o.drift_threshold = threshold;
+  return o;
+}
+
+// Four ranks at 1 s; rank 0 gains 0.01 s per step. At step s:
+// drift = 0.01·s / (1 + 0.0025·s), which exceeds 0.1 first at s = 11
+// (s = 10: 0.1/1.025 = 0.0976; s = 11: 0.11/1.0275 = 0.1071).
+std::vector<double> drifting(long long s) { return {1 + 0.01 * static_cast<double>(s), 1, 1, 1}; }
+
+long long first_firing(const TriggerOptions& o) {
+  for (long long s = 1; s <= 100; ++s)
+    if (isocost::check_trigger(s, drifting(s), o).fired) return s;
+  return -1;
+}
+
+TEST(Trigger, DriftFiresAtTheRightStep) {
+  EXPECT_EQ(first_firing(drift_every(1, 0.10)), 11);
+  // Checked only every 5 steps: 5 and 10 are below the threshold, 15 is not.
+  EXPECT_EQ(first_firing(drift_every(5, 0.10)), 15);
+  // A higher threshold: 0.01·s/(1 + 0.0025·s) > 0.2 first at s = 22
+  // (s = 21: 0.21/1.0525 = 0.1995; s = 22: 0.22/1.055 = 0.2085).
+  EXPECT_EQ(first_firing(drift_every(1, 0.20)), 22);
+  const auto c = isocost::check_trigger(11, drifting(11), drift_every(1, 0.10));
+  EXPECT_TRUE(c.drift_fired);
+  EXPECT_FALSE(c.efficiency_fired);
+  EXPECT_DOUBLE_EQ(c.t_max, 1.11);
+  EXPECT_DOUBLE_EQ(c.t_min, 1.0);
+  EXPECT_DOUBLE_EQ(c.t_avg, 4.11 / 4);
+  EXPECT_NEAR(c.drift, 0.11 / (4.11 / 4), 1e-14);
+  EXPECT_NE(c.brief_report().find("FIRED"), std::string::npos);
+}
+
+TEST(Trigger, NotAtOrBelowTheThreshold) {
+  // loads {1.5, 0.5}: avg 1, drift exactly 1, efficiency exactly 2/3.
+  const std::vector<double> loads{1.5, 0.5};
+  EXPECT_FALSE(isocost::check_trigger(1, loads, drift_every(1, 1.0)).fired);  // strict >
+  EXPECT_TRUE(isocost::check_trigger(1, loads, drift_every(1, 0.999)).fired);
+  // loads {2, 1, 1, 0}: avg 1, max 2, efficiency exactly 0.5.
+  const std::vector<double> e{2, 1, 1, 0};
+  TriggerOptions o;
+  o.every = 1;
+  o.drift_threshold.reset();
+  o.min_efficiency = 0.5;
+  auto c = isocost::check_trigger(1, e, o);
+  EXPECT_EQ(c.efficiency, 0.5);
+  EXPECT_FALSE(c.fired);  // strict <
+  o.min_efficiency = 0.5000001;
+  c = isocost::check_trigger(1, e, o);
+  EXPECT_TRUE(c.efficiency_fired);
+  EXPECT_FALSE(c.drift_fired);  // not checked
+  EXPECT_TRUE(c.fired);
+  // Balanced: neither fires, even with both criteria.
+  o.drift_threshold = 0.0;
+  const std::vector<double> flat{3, 3, 3};
+  c = isocost::check_trigger(1, flat, o);
+  EXPECT_EQ(c.drift, 0.0);
+  EXPECT_EQ(c.efficiency, 1.0);
+  EXPECT_FALSE(c.fired);
+  // All zero: nothing to balance.
+  c = isocost::check_trigger(1, std::vector<double>{0, 0}, o);
+  EXPECT_FALSE(c.fired);
+}
+
+TEST(Trigger, OnlyEveryKSteps) {
+  const std::vector<double> loads{4, 1};  // always imbalanced
+  const auto o = drift_every(3, 0.1);
+  std::vector<long long> fired;
+  for (long long s = 0; s <= 10; ++s) {
+    const auto c = isocost::check_trigger(s, loads, o);
+    EXPECT_EQ(c.due, s > 0 && s % 3 == 0) << s;
+    if (c.fired) fired.push_back(s);
+  }
+  EXPECT_EQ(fired, (std::vector<long long>{3, 6, 9}));
+  EXPECT_FALSE(isocost::is_check_step(0, 3));
+  EXPECT_TRUE(isocost::is_check_step(9, 3));
+  EXPECT_FALSE(isocost::is_check_step(10, 3));
+}
+
+TEST(Trigger, ReducedNumbersAgreeWithLoads) {
+  const std::vector<double> loads{1.2, 0.9, 1.0, 0.9};
+  TriggerOptions o = drift_every(2, 0.25);
+  o.min_efficiency = 0.9;
+  for (long long s = 1; s <= 4; ++s) {
+    const auto a = isocost::check_trigger(s, loads, o);
+    const auto b = isocost::check_trigger(s, 0.9, 1.0, 1.2, o);
+    EXPECT_EQ(a.fired, b.fired);
+    EXPECT_EQ(a.drift_fired, b.drift_fired);
+    EXPECT_EQ(a.efficiency_fired, b.efficiency_fired);
+    EXPECT_NEAR(a.drift, b.drift, 1e-15);
+  }
+  // drift 0.3 > 0.25 and efficiency 1/1.2 < 0.9: both fire on even steps.
+  const auto c = isocost::check_trigger(2, 0.9, 1.0, 1.2, o);
+  EXPECT_TRUE(c.drift_fired);
+  EXPECT_TRUE(c.efficiency_fired);
+}
+
+TEST(Trigger, BadInput) {
+  const std::vector<double> loads{1, 2};
+  expect_error([&] { isocost::check_trigger(1, loads, drift_every(0, 0.1)); },
+               {"every (k)", "got 0", ">= 1"});
+  expect_error([&] { isocost::check_trigger(1, loads, drift_every(-2, 0.1)); }, {"got -2"});
+  expect_error([&] { isocost::is_check_step(5, 0); }, {"every (k)", "got 0"});
+  expect_error([&] { isocost::check_trigger(-1, loads, drift_every(1, 0.1)); }, {"step = -1"});
+  expect_error(
+      [&] {
+        isocost::check_trigger(1, loads, drift_every(1, std::numeric_limits<double>::quiet_NaN()));
+      },
+      {"drift_threshold", "nan"});
+  TriggerOptions o;
+  o.drift_threshold.reset();
+  expect_error([&] { isocost::check_trigger(1, loads, o); }, {"neither"});
+  o.min_efficiency = 1.5;
+  expect_error([&] { isocost::check_trigger(1, loads, o); }, {"min_efficiency", "1.5"});
+  expect_error(
+      [&] {
+        isocost::check_trigger(1, std::vector<double>{1, -2}, {});
+      },
+      {"load of rank 1", "-2"});
+  expect_error([&] { isocost::check_trigger(1, std::vector<double>{}, {}); }, {"no loads"});
+  expect_error([&] { isocost::check_trigger(1, 2.0, 1.0, 3.0, {}); },
+               {"t_min <= t_avg <= t_max", "2, 1, 3"});
+  expect_error([&] { isocost::check_trigger(1, 0.0, 0.0, 1.0, {}); }, {"t_avg = 0", "t_max = 1"});
+}
+
+// ---------------------------------------------------------------------------
+// Communication model
+
+TEST(CommModel, RecoversAlphaBetaFromExactData) {
+  const double alpha = 2e-6, beta = 1e-9;  // 2 µs latency, 1 GB/s
+  std::vector<CommSample> s;
+  for (double bytes : {8.0, 1024.0, 65536.0, 1048576.0, 16777216.0})
+    s.push_back({bytes, alpha + beta * bytes});
+  for (const bool relative : {true, false}) {
+    isocost::CommFitOptions o;
+    o.relative = relative;
+    const auto f = isocost::fit_comm_model(s, o);
+    EXPECT_NEAR(f.model.alpha, alpha, 1e-9 * alpha) << relative;
+    EXPECT_NEAR(f.model.beta, beta, 1e-9 * beta) << relative;
+    EXPECT_FALSE(f.alpha_clamped);
+    EXPECT_FALSE(f.beta_clamped);
+    EXPECT_EQ(f.distinct_sizes, 5u);
+    EXPECT_LT(f.max_relative_residual, 1e-9);
+  }
+  // Two sizes are enough.
+  const std::vector<CommSample> two{{0, 1}, {10, 21}};
+  const auto f = isocost::fit_comm_model(two);
+  EXPECT_NEAR(f.model.alpha, 1, 1e-12);
+  EXPECT_NEAR(f.model.beta, 2, 1e-12);
+  EXPECT_NEAR(f.model.seconds(5), 11, 1e-12);
+}
+
+TEST(CommModel, NegativeCoefficientsAreClampedByRefitting) {
+  isocost::CommFitOptions o;
+  o.relative = false;
+  // Exactly y = −1 + 2x: refit through the origin, β = Σxy/Σx² = 22/14.
+  const std::vector<CommSample> s{{1, 1}, {2, 3}, {3, 5}};
+  auto f = isocost::fit_comm_model(s, o);
+  EXPECT_NEAR(f.alpha_unconstrained, -1, 1e-12);
+  EXPECT_NEAR(f.beta_unconstrained, 2, 1e-12);
+  EXPECT_TRUE(f.alpha_clamped);
+  EXPECT_EQ(f.model.alpha, 0.0);
+  EXPECT_NEAR(f.model.beta, 22.0 / 14, 1e-12);
+  EXPECT_NE(f.brief_report().find("clamped"), std::string::npos);
+  // Time falling with size: β → 0 and α is the mean time, 2.
+  const std::vector<CommSample> falling{{1, 3}, {3, 1}};
+  f = isocost::fit_comm_model(falling, o);
+  EXPECT_TRUE(f.beta_clamped);
+  EXPECT_EQ(f.model.beta, 0.0);
+  EXPECT_NEAR(f.model.alpha, 2, 1e-12);
+  // … or refused.
+  o.negative = isocost::NegativeCoefficient::error;
+  expect_error([&] { isocost::fit_comm_model(s, o); }, {"fitted alpha = -", "expected both >= 0"});
+}
+
+TEST(CommModel, BadSamples) {
+  const std::vector<CommSample> same{{1024, 1e-6}, {1024, 2e-6}, {1024, 3e-6}};
+  expect_error([&] { isocost::fit_comm_model(same); },
+               {"1 distinct message size", "1024 bytes", "at least 2"});
+  expect_error([] { isocost::fit_comm_model({}); }, {"0 distinct message sizes"});
+  const std::vector<CommSample> neg{{-8, 1e-6}, {16, 2e-6}};
+  expect_error([&] { isocost::fit_comm_model(neg); }, {"bytes of sample 0", "-8"});
+  const std::vector<CommSample> zero{{8, 0}, {16, 2e-6}};
+  expect_error([&] { isocost::fit_comm_model(zero); }, {"sample 0", "relative"});
+  isocost::CommFitOptions o;
+  o.relative = false;
+  EXPECT_NO_THROW(isocost::fit_comm_model(zero, o));
+}
+
+// ---------------------------------------------------------------------------
+// Profitability
+
+TEST(Profitability, MeasuredCostsDecide) {
+  isocost::ProfitabilityOptions o;
+  o.steps_ahead = 10;
+  // saving = (1.5 − 1)·10 = 5 s.
+  const std::vector<double> dear{4, 8};  // mean 6 > 5: refused
+  auto p = isocost::assess_profitability(1.0, 1.5, 0, dear, o);
+  EXPECT_EQ(p.saving, 5.0);
+  EXPECT_EQ(p.cost, 6.0);
+  EXPECT_EQ(p.source, isocost::CostSource::measured);
+  EXPECT_EQ(p.measured_count, 2u);
+  EXPECT_FALSE(p.profitable);
+  const std::vector<double> cheap{2, 4};                        // mean 3 < 5: accepted
+  p = isocost::assess_profitability(1.0, 1.5, 1e12, cheap, o);  // bytes ignored
+  EXPECT_EQ(p.cost, 3.0);
+  EXPECT_TRUE(p.profitable);
+  EXPECT_NE(p.brief_report().find("profitable"), std::string::npos);
+}
+
+TEST(Profitability, ModelledCostBeforeTheFirstRebalance) {
+  isocost::ProfitabilityOptions o;
+  o.steps_ahead = 10;
+  o.comm = {0.5, 1.0 / 1024};  // 0.5 s + 1/1024 s per byte
+  o.decision_seconds = 1.5;
+  // 2048 bytes: 0.5 + 2 + 1.5 = 4 < 5.
+  auto p = isocost::assess_profitability(1.0, 1.5, 2048, {}, o);
+  EXPECT_EQ(p.source, isocost::CostSource::modelled);
+  EXPECT_EQ(p.data_seconds, 2.5);
+  EXPECT_EQ(p.cost, 4.0);
+  EXPECT_TRUE(p.profitable);
+  // 3072 bytes: 0.5 + 3 + 1.5 = 5, not more than the saving of 5: refused.
+  p = isocost::assess_profitability(1.0, 1.5, 3072, {}, o);
+  EXPECT_EQ(p.cost, 5.0);
+  EXPECT_FALSE(p.profitable);
+  // Expecting only half the imbalance removed halves the saving.
+  o.expected_improvement = 0.5;
+  p = isocost::assess_profitability(1.0, 1.5, 2048, {}, o);
+  EXPECT_EQ(p.saving, 2.5);
+  EXPECT_FALSE(p.profitable);
+  // No imbalance: never profitable, even for free.
+  EXPECT_FALSE(isocost::assess_profitability(1.0, 1.0, 0, {}, {}).profitable);
+}
+
+TEST(Profitability, BadInput) {
+  isocost::ProfitabilityOptions o;
+  o.steps_ahead = 0;
+  expect_error([&] { isocost::assess_profitability(1, 2, 0, {}, o); }, {"steps_ahead", "got 0"});
+  expect_error([] { isocost::assess_profitability(2, 1, 0, {}, {}); }, {"t_avg = 2", "t_max = 1"});
+  const std::vector<double> bad{1, std::numeric_limits<double>::quiet_NaN()};
+  expect_error([&] { isocost::assess_profitability(1, 2, 0, bad, {}); },
+               {"measured cost 1", "nan"});
+  o = {};
+  o.comm.beta = -1;
+  expect_error([&] { isocost::assess_profitability(1, 2, 0, {}, o); }, {"comm.beta", "-1"});
+}
+
+// ---------------------------------------------------------------------------
+// Strategy choice (Pearce eqs 9–11)
+//
+// Two ranks joined by one edge, loads {3, 1}, elements {300, 100}, 4 bytes
+// per element, β = 1/256 s/byte (1/64 s per element), steps = 10, γ = 0.5,
+// threshold 0.05. L_max = 3, L_ave = 2, Elements_max = 300.
+//
+// none (eq. 11):   10·3 = 30.
+// global (eq. 9):  moved = 300·(3 − 2)/3 = 100 elements (corrected eq. 7)
+//                  = 400 bytes → 1.5625 s; time = D_g + α + 1.5625 + 10·2.
+// diffusion (eq. 10): the simulator moves rate·ΔL with rate = γ/(n + 1)
+//   = 0.25 per step, elements in proportion (E_0/L_0 per unit load):
+//     step 1: flow 0.5,    L_max 2.5,    moved 50    → 0.78125 s
+//     step 2: flow 0.25,   L_max 2.25,   moved 25    → 0.390625 s
+//     step 3: flow 0.125,  L_max 2.125,  moved 12.5  → 0.1953125 s
+//     step 4: flow 0.0625, L_max 2.0625, moved 6.25  → 0.09765625 s
+//   2.0625 <= 1.05·2: converged after 4 steps; the other 6 steps stay at
+//   2.0625. time = 4·(D_d + α) + 1.46484375 + 8.9375 + 6·2.0625
+//                = 4·(D_d + α) + 22.77734375.
+StrategyOptions two_rank_options() {
+  StrategyOptions o;
+  o.steps = 10;
+  o.element_bytes = 4;
+  o.comm = {0, 1.0 / 256};
+  o.simulation.gamma = 0.5;
+  o.simulation.threshold = 0.05;
+  return o;
+}
+
+const std::vector<double> kLoads{3, 1}, kElements{300, 100};
+
+isocost::StrategyChoice choose(const StrategyOptions& o) {
+  return isocost::choose_strategy(isocost::edge_graph(2, {{0, 1}}), kLoads, kElements, o);
+}
+
+TEST(Strategy, HandComputedPredictionGlobalWins) {
+  const auto c = choose(two_rank_options());  // no decision costs, α = 0
+  EXPECT_EQ(c.l_max, 3.0);
+  EXPECT_EQ(c.l_avg, 2.0);
+  EXPECT_EQ(c.elements_max, 300.0);
+  EXPECT_EQ(c.time_none, 30.0);
+  EXPECT_EQ(c.global_elements_moved, 100.0);
+  EXPECT_EQ(c.global_cost, 1.5625);
+  EXPECT_EQ(c.time_global, 21.5625);
+  ASSERT_EQ(c.diffusion_steps, 4);
+  EXPECT_TRUE(c.diffusion_converged);
+  EXPECT_FALSE(c.diffusion_truncated);
+  EXPECT_EQ(c.simulation.steps[0].max_load, 2.5);
+  EXPECT_EQ(c.simulation.steps[3].max_elements_moved, 6.25);
+  EXPECT_EQ(c.diffusion_cost, 1.46484375);
+  EXPECT_EQ(c.time_diffusion, 22.77734375);
+  EXPECT_EQ(c.choice, Strategy::global);
+}
+
+TEST(Strategy, HandComputedPredictionDiffusionWins) {
+  auto o = two_rank_options();
+  o.global_decision_seconds = 5;       // global: 26.5625
+  o.diffusion_decision_seconds = 0.1;  // diffusion: 0.4 + 22.77734375
+  const auto c = choose(o);
+  EXPECT_EQ(c.time_none, 30.0);
+  EXPECT_EQ(c.time_global, 26.5625);
+  EXPECT_DOUBLE_EQ(c.time_diffusion, 0.4 + 22.77734375);
+  EXPECT_DOUBLE_EQ(c.diffusion_cost, 0.4 + 1.46484375);
+  EXPECT_EQ(c.choice, Strategy::diffusion);
+}
+
+TEST(Strategy, HandComputedPredictionNoneWins) {
+  auto o = two_rank_options();
+  o.comm.alpha = 2;                // every message costs 2 s
+  o.global_decision_seconds = 20;  // global: 20 + 2 + 1.5625 + 20 = 43.5625
+  const auto c = choose(o);        // diffusion: 4·2 + 22.77734375 = 30.77734375
+  EXPECT_EQ(c.time_none, 30.0);
+  EXPECT_EQ(c.time_global, 43.5625);
+  EXPECT_EQ(c.time_diffusion, 30.77734375);
+  EXPECT_EQ(c.choice, Strategy::none);
+}
+
+TEST(Strategy, SimulationBudgetShorterThanTheHorizon) {
+  auto o = two_rank_options();
+  o.simulation.max_steps = 2;  // stops at L_max 2.25, unconverged
+  const auto c = choose(o);
+  EXPECT_EQ(c.diffusion_steps, 2);
+  EXPECT_FALSE(c.diffusion_converged);
+  EXPECT_TRUE(c.diffusion_truncated);
+  // 0.78125 + 0.390625 + 2.5 + 2.25 + 8·2.25
+  EXPECT_EQ(c.time_diffusion, 23.921875);
+  // A horizon shorter than convergence: only `steps` steps are simulated.
+  o = two_rank_options();
+  o.steps = 2;
+  const auto d = choose(o);
+  EXPECT_EQ(d.diffusion_steps, 2);
+  EXPECT_FALSE(d.diffusion_truncated);
+  EXPECT_EQ(d.time_diffusion, 0.78125 + 0.390625 + 2.5 + 2.25);
+  EXPECT_EQ(d.time_none, 6.0);
+}
+
+TEST(Strategy, AlreadyBalancedChoosesNone) {
+  // Within the threshold the simulator takes no step, so diffusion changes
+  // nothing and ties with none; global costs α = 1 for a 0.5 s gain.
+  auto o = two_rank_options();
+  o.comm.alpha = 1;
+  const auto c = isocost::choose_strategy(isocost::edge_graph(2, {{0, 1}}),
+                                          std::vector<double>{2.05, 1.95}, kElements, o);
+  EXPECT_EQ(c.diffusion_steps, 0);
+  EXPECT_EQ(c.time_diffusion, c.time_none);
+  EXPECT_EQ(c.choice, Strategy::none);
+}
+
+TEST(Strategy, CorrectedEquationSevenShrinksWithTheImbalance) {
+  // Printed eq. 7 would move 300·2/(3 − 2) = 600 elements out of 300 here,
+  // and 300·1.99/0.01 = 59700 for a 0.5 % imbalance.
+  const auto g = isocost::edge_graph(2, {{0, 1}});
+  const auto a =
+      isocost::choose_strategy(g, std::vector<double>{2.01, 1.99}, kElements, two_rank_options());
+  EXPECT_NEAR(a.global_elements_moved, 300 * 0.01 / 2.01, 1e-12);
+  const auto b =
+      isocost::choose_strategy(g, std::vector<double>{2, 2}, kElements, two_rank_options());
+  EXPECT_EQ(b.global_elements_moved, 0.0);
+  EXPECT_LE(choose(two_rank_options()).global_elements_moved, 300.0);
+}
+
+// On a larger graph the assembly of eq. 10 is checked against the simulator's
+// own rows: Σ_i (D_d + α + β·moved_i·bytes + L_max_i) + rest.
+TEST(Strategy, EquationTenFromTheSimulationOnAMesh) {
+  const auto g = isocost::mesh_graph({4, 4}, false);
+  std::vector<double> loads(16, 1.0), elements(16, 100.0);
+  loads[5] = 5;  // a hot spot
+  StrategyOptions o;
+  o.steps = 200;
+  o.element_bytes = 8;
+  o.comm = {1e-3, 1e-6};
+  o.diffusion_decision_seconds = 2e-3;
+  o.global_decision_seconds = 0.5;
+  const auto c = isocost::choose_strategy(g, loads, elements, o);
+  ASSERT_TRUE(c.diffusion_converged);
+  ASSERT_GT(c.diffusion_steps, 1);
+  double t = 0;
+  for (const auto& s : c.simulation.steps)
+    t += 2e-3 + 1e-3 + 1e-6 * 8 * s.max_elements_moved + s.max_load;
+  t += (200 - c.diffusion_steps) * c.simulation.steps.back().max_load;
+  EXPECT_NEAR(c.time_diffusion, t, 1e-9 * t);
+  EXPECT_EQ(c.time_none, 200 * 5.0);
+  EXPECT_NEAR(c.time_global, 0.5 + 1e-3 + 1e-6 * 8 * (100 * (5 - 1.25) / 5) + 200 * 1.25, 1e-12);
+  const double best = std::min({c.time_none, c.time_global, c.time_diffusion});
+  const double chosen = c.choice == Strategy::none     ? c.time_none
+                        : c.choice == Strategy::global ? c.time_global
+                                                       : c.time_diffusion;
+  EXPECT_EQ(chosen, best);
+}
+
+TEST(Strategy, ReportAndJson) {
+  const auto c = choose(two_rank_options());
+  EXPECT_NE(c.brief_report().find("strategy: global"), std::string::npos);
+  const auto j = nlohmann::json::parse(c.to_json());
+  EXPECT_EQ(j["choice"], "global");
+  EXPECT_EQ(j["time_none"].get<double>(), 30.0);
+  EXPECT_EQ(j["time_diffusion"].get<double>(), 22.77734375);
+  EXPECT_EQ(j["diffusion_steps"].get<int>(), 4);
+  EXPECT_EQ(isocost::parse_strategy("diffusion"), Strategy::diffusion);
+  EXPECT_EQ(isocost::to_string(Strategy::global), "global");
+  expect_error([] { isocost::parse_strategy("random"); }, {"'random'"});
+}
+
+TEST(Strategy, BadInput) {
+  const auto g = isocost::edge_graph(2, {{0, 1}});
+  auto o = two_rank_options();
+  o.steps = 0;
+  expect_error([&] { isocost::choose_strategy(g, kLoads, kElements, o); }, {"steps", "got 0"});
+  o = two_rank_options();
+  o.simulation.gamma = 0;
+  expect_error([&] { isocost::choose_strategy(g, kLoads, kElements, o); }, {"gamma", "(0, 1]"});
+  o = two_rank_options();
+  expect_error(
+      [&] {
+        isocost::choose_strategy(g, std::vector<double>{1, 2, 3}, kElements, o);
+      },
+      {"3 loads", "2 nodes"});
+  expect_error([&] { isocost::choose_strategy(g, kLoads, std::vector<double>{1}, o); },
+               {"1 element counts", "2 loads"});
+  expect_error(
+      [&] {
+        isocost::choose_strategy(g, kLoads, std::vector<double>{1, -5}, o);
+      },
+      {"element count of node 1", "-5"});
+  expect_error(
+      [&] {
+        isocost::choose_strategy(g, std::vector<double>{0, 0}, kElements, o);
+      },
+      {"all times are zero"});
+}
+
+}  // namespace
