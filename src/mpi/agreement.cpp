@@ -7,7 +7,7 @@
 
 #include "isocost/error.hpp"
 
-namespace isocost::mpi::detail {
+namespace isocost::mpi::internal {
 
 std::string rank_list(std::span<const int> ranks) {
   std::string s;
@@ -93,4 +93,4 @@ void agree(MPI_Comm comm, const std::string& what, std::string problem,
   throw_agreed(comm, what, problem, kind);
 }
 
-}  // namespace isocost::mpi::detail
+}  // namespace isocost::mpi::internal

@@ -10,7 +10,7 @@
 #include <span>
 #include <string>
 
-namespace isocost::mpi::detail {
+namespace isocost::mpi::internal {
 
 /// Collective over `comm`. If any rank's `problem` is non-empty, or one of
 /// `hashes` differs between ranks (named by `hash_names`, as "… not equal to
@@ -31,4 +31,4 @@ void agree(MPI_Comm comm, const std::string& what, std::string problem,
 /// "0, 2-5, 7": sorted ranks with runs collapsed.
 std::string rank_list(std::span<const int> ranks);
 
-}  // namespace isocost::mpi::detail
+}  // namespace isocost::mpi::internal

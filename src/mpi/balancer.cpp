@@ -83,13 +83,21 @@ std::string BalanceEvent::to_json() const {
   if (choice) j["choice"] = json::parse(choice->to_json());
   j["action"] = isocost::to_string(action);
   j["reason"] = reason;
-  if (action != Strategy::none) {
+  if (action != Strategy::none && !grid_plan.method.empty()) {
+    j["plan"] = {{"method", grid_plan.method},
+                 {"grid", grid_plan.decomposition.grid.name()},
+                 {"elements_moved", grid_plan.elements_moved},
+                 {"max_elements_received", grid_plan.max_elements_received},
+                 {"measured_imbalance", grid_plan.measured_imbalance},
+                 {"predicted_imbalance", grid_plan.predicted_imbalance}};
+  } else if (action != Strategy::none) {
     j["plan"] = {{"method", plan.method},
-                 {"offsets_changed", plan.elements_moved > 0},
                  {"elements_moved", plan.elements_moved},
                  {"max_elements_received", plan.max_elements_received},
                  {"measured_imbalance", plan.measured_imbalance},
                  {"predicted_imbalance", plan.predicted_imbalance}};
+  }
+  if (action != Strategy::none) {
     j["migration"] = {{"global_elements_moved", migration.global_elements_moved},
                       {"global_bytes_moved", migration.global_bytes_moved},
                       {"verified", migration.verified}};
@@ -137,31 +145,78 @@ std::uint64_t options_hash(const BalancerOptions& o) {
 }  // namespace
 
 Balancer::Balancer(MPI_Comm comm, BlockDistribution distribution, BalancerOptions options)
-    : distribution_(std::move(distribution)),
-      options_(std::move(options)),
+    : options_(std::move(options)),
       monitor_(options_.monitor.is_valid(nullptr) ? options_.monitor : MonitorOptions{}) {
+  distribution_ = std::move(distribution);
+  std::string problem, e;
+  if (comm != MPI_COMM_NULL) {
+    MPI_Comm_size(comm, &size_);
+    if (!distribution_.is_valid(&e))
+      problem = "distribution: " + e;
+    else if (distribution_.parts() != size_)
+      problem = "distribution has " + std::to_string(distribution_.parts()) +
+                " parts for a communicator of " + std::to_string(size_) + " ranks";
+  }
+  init(comm, problem, distribution_.hash());
+}
+
+Balancer::Balancer(MPI_Comm comm, const GridShape& shape, Decomposition decomposition,
+                   BalancerOptions options)
+    : options_(std::move(options)),
+      monitor_(options_.monitor.is_valid(nullptr) ? options_.monitor : MonitorOptions{}) {
+  grid_ = true;
+  shape_ = shape;
+  decomposition_ = std::move(decomposition);
+  std::string problem, e;
+  if (comm != MPI_COMM_NULL) {
+    MPI_Comm_size(comm, &size_);
+    if (!decomposition_.on_grid_lines) {
+      problem = "decomposition: not on grid lines; expected a decomposition of a grid of cells";
+    } else {
+      try {
+        boxes_ = BoxDistribution::from_decomposition(decomposition_);
+      } catch (const Error& x) {
+        problem = std::string("decomposition: ") + x.what();
+      }
+    }
+    if (problem.empty()) {
+      for (int a = 0; a < 3; ++a) {
+        const std::int64_t want = a < shape_.dims ? shape_.cells[static_cast<std::size_t>(a)] : 1;
+        if (boxes_.cells[static_cast<std::size_t>(a)] != want)
+          problem = "decomposition: its grid is not the " + std::to_string(shape_.dims) +
+                    "-D shape of " + std::to_string(shape_.count()) + " cells given";
+      }
+      if (problem.empty() && !boxes_.is_valid(&e)) problem = "decomposition: " + e;
+      if (problem.empty() && boxes_.parts() != size_)
+        problem = "decomposition has " + std::to_string(boxes_.parts()) +
+                  " parts for a communicator of " + std::to_string(size_) + " ranks";
+    }
+  }
+  init(comm, problem, boxes_.hash());
+}
+
+void Balancer::init(MPI_Comm comm, std::string problem, std::uint64_t distribution_hash) {
   if (comm == MPI_COMM_NULL) throw Error("Balancer: expected a communicator, got MPI_COMM_NULL");
   MPI_Comm_rank(comm, &rank_);
   MPI_Comm_size(comm, &size_);
-  std::string problem, e;
+  std::string e;
   if (!options_.is_valid(&e))
     problem = "options: " + e;
-  else if (!distribution_.is_valid(&e))
-    problem = "distribution: " + e;
-  else if (distribution_.parts() != size_)
-    problem = "distribution has " + std::to_string(distribution_.parts()) +
-              " parts for a communicator of " + std::to_string(size_) + " ranks";
   else if (!options_.plan.speeds.empty() &&
            options_.plan.speeds.size() != static_cast<std::size_t>(size_))
     problem = std::to_string(options_.plan.speeds.size()) + " speeds for " + std::to_string(size_) +
               " ranks";
+  else if (grid_ && options_.policy == BalancePolicy::diffusion &&
+           decomposition_.grid.counts.size() > 2)
+    problem = "policy diffusion: a " + std::to_string(decomposition_.grid.counts.size()) +
+              "-level grid has no diffusive plan (rows and jagged grids only)";
   if (problem.empty() && rank_ == 0 && !options_.log_path.empty()) {
     log_.open(options_.log_path, std::ios::trunc);
     if (!log_) problem = "cannot open the log '" + options_.log_path + "' for writing";
   }
-  const std::uint64_t hashes[2] = {distribution_.hash(), options_hash(options_)};
-  const char* names[2] = {"the distribution", "the options"};
-  detail::agree(comm, "Balancer", problem, hashes, names);
+  const std::uint64_t hashes[2] = {distribution_hash, options_hash(options_)};
+  const char* names[2] = {grid_ ? "the decomposition" : "the distribution", "the options"};
+  internal::agree(comm, "Balancer", problem, hashes, names);
   MPI_Comm_dup(comm, &comm_);
   MPI_Op_create(&reduce_check, 1, &op_);
   if (options_.calibrate) calibrate();
@@ -222,10 +277,10 @@ BalanceEvent Balancer::step_impl(double element_bytes, std::size_t local_count,
       problem = "maybe_rebalance() called inside an open step";
     else if (!(load >= 0) || !std::isfinite(load))
       problem = "load " + exact(load) + ", expected a finite number >= 0";
-    else if (static_cast<std::int64_t>(local_count) != distribution_.count(rank_))
-      problem = "holds " + std::to_string(local_count) +
-                " elements, but the distribution gives it " +
-                std::to_string(distribution_.count(rank_));
+    else if (static_cast<std::int64_t>(local_count) != this->local_count())
+      problem = "holds " + std::to_string(local_count) + " elements, but the " +
+                (grid_ ? "decomposition" : "distribution") + " gives it " +
+                std::to_string(this->local_count());
     const double f = static_cast<double>(phases.size());
     const double values[8] = {load, load, load, problem.empty() ? 0.0 : 1.0, f, f, f, 0.0};
     std::copy(values, values + 8, out);
@@ -255,7 +310,7 @@ BalanceEvent Balancer::step_impl(double element_bytes, std::size_t local_count,
   }
 
   if (decide) {
-    if (numbers[3] > 0) detail::throw_agreed(comm_, "Balancer::maybe_rebalance", problem);
+    if (numbers[3] > 0) internal::throw_agreed(comm_, "Balancer::maybe_rebalance", problem);
     if (options_.balance_phases && numbers[4] != numbers[5])
       throw Error("Balancer::maybe_rebalance: the ranks registered between " + exact(numbers[4]) +
                   " and " + exact(numbers[5]) +
@@ -306,21 +361,35 @@ void Balancer::decide_and_move(BalanceEvent& e, double my_load,
   // From here every rank holds the same numbers and computes the same plans
   // and decisions (the plans are deterministic; the measured times below are
   // made identical by a reduction).
-  const auto& offsets = distribution_.offsets;
   const BalancePolicy policy = options_.policy;
   BlockRebalance global_plan, diffusive_plan;
-  if (policy != BalancePolicy::diffusion) {
-    BlockRebalanceOptions with_history = options_.plan;
-    with_history.history.insert(with_history.history.end(), history_.begin(), history_.end());
-    global_plan = F > 0 ? rebalance_phases(offsets, phase_loads, options_.plan)
-                        : rebalance_global(offsets, loads, with_history);
+  GridRebalance global_grid, diffusive_grid;
+  const bool can_diffuse = !grid_ || decomposition_.grid.counts.size() <= 2;
+  if (grid_) {
+    GridRebalanceOptions go;
+    go.speeds = options_.plan.speeds;
+    go.decompose = options_.decompose;
+    go.diffusion = options_.plan.diffusion;
+    go.shift = options_.plan.shift;
+    if (policy != BalancePolicy::diffusion)
+      global_grid = rebalance_grid_global(shape_, decomposition_, loads, go);
+    if (policy != BalancePolicy::global && can_diffuse)
+      diffusive_grid = rebalance_grid_diffusive(shape_, decomposition_, loads, go);
+  } else {
+    const auto& offsets = distribution_.offsets;
+    if (policy != BalancePolicy::diffusion) {
+      BlockRebalanceOptions with_history = options_.plan;
+      with_history.history.insert(with_history.history.end(), history_.begin(), history_.end());
+      global_plan = F > 0 ? rebalance_phases(offsets, phase_loads, options_.plan)
+                          : rebalance_global(offsets, loads, with_history);
+    }
+    if (options_.history > 0) {
+      history_.push_back({offsets, loads});
+      if (static_cast<int>(history_.size()) > options_.history) history_.erase(history_.begin());
+    }
+    if (policy != BalancePolicy::global)
+      diffusive_plan = rebalance_diffusive(offsets, loads, options_.plan);
   }
-  if (options_.history > 0) {
-    history_.push_back({offsets, loads});
-    if (static_cast<int>(history_.size()) > options_.history) history_.erase(history_.begin());
-  }
-  if (policy != BalancePolicy::global)
-    diffusive_plan = rebalance_diffusive(offsets, loads, options_.plan);
   double local = MPI_Wtime() - t0;
   MPI_Allreduce(&local, &e.decision_seconds, 1, MPI_DOUBLE, MPI_MAX, comm_);
 
@@ -336,41 +405,62 @@ void Balancer::decide_and_move(BalanceEvent& e, double my_load,
       so.global_decision_seconds = e.decision_seconds;
       so.diffusion_decision_seconds = e.decision_seconds;
     }
-    e.choice = choose_strategy(mesh_graph({size_}, false), loads, counts, so);
+    // The process graph diffusion would run on: the chain of blocks, or the
+    // mesh of the process grid's levels.
+    const ProcessGraph graph =
+        grid_ ? mesh_graph(decomposition_.grid.counts, false) : mesh_graph({size_}, false);
+    e.choice = choose_strategy(graph, loads, counts, so);
     action = e.choice->choice;
+    if (action == Strategy::diffusion && !can_diffuse) {
+      // No diffusive plan for 3 levels: the better of the other two.
+      action = e.choice->time_global < e.choice->time_none ? Strategy::global : Strategy::none;
+    }
   }
   if (action == Strategy::none) {
     e.reason = "the cost model predicts no gain";
     return;
   }
-  const BlockRebalance& plan = action == Strategy::global ? global_plan : diffusive_plan;
+  const bool global = action == Strategy::global;
+  const GridRebalance& grid_plan = global ? global_grid : diffusive_grid;
+  const BlockRebalance& plan = global ? global_plan : diffusive_plan;
+  const std::int64_t moved = grid_ ? grid_plan.elements_moved : plan.elements_moved;
+  const std::int64_t received =
+      grid_ ? grid_plan.max_elements_received : plan.max_elements_received;
   ProfitabilityOptions po = options_.profit;
   if (options_.measure_decision) po.decision_seconds = e.decision_seconds;
   e.profit = assess_profitability(e.check.t_avg, e.check.t_max,
-                                  static_cast<double>(plan.max_elements_received) * element_bytes,
-                                  costs_, po);
+                                  static_cast<double>(received) * element_bytes, costs_, po);
   if (!e.profit->profitable) {
     e.reason = "not profitable";
     return;
   }
-  if (plan.elements_moved == 0) {
+  if (moved == 0) {
     e.reason = "the plan moves nothing";
     return;
   }
-  BlockDistribution to;
-  to.offsets = plan.offsets;
-  e.migration = migrate(to);
-  distribution_ = std::move(to);
+  if (grid_) {
+    BoxDistribution to = BoxDistribution::from_decomposition(grid_plan.decomposition);
+    e.migration = migrate(nullptr, &to);
+    boxes_ = std::move(to);
+    decomposition_ = grid_plan.decomposition;
+    e.grid_plan = grid_plan;
+  } else {
+    BlockDistribution to;
+    to.offsets = plan.offsets;
+    e.migration = migrate(&to, nullptr);
+    distribution_ = std::move(to);
+    e.plan = plan;
+  }
   monitor_.clear_window();  // its loads were measured on the old ranges
   e.action = action;
-  e.plan = plan;
   e.reason = "rebalanced";
   local = MPI_Wtime() - t0;
   MPI_Allreduce(&local, &e.seconds, 1, MPI_DOUBLE, MPI_MAX, comm_);
   costs_.push_back(e.seconds);
-  pending_gain_ = BalanceEvent::Gain{
-      e.check.step, e.check.t_max, 0.0,
-      *std::max_element(plan.predicted_time.begin(), plan.predicted_time.end()), e.seconds};
+  const auto& predicted = grid_ ? grid_plan.predicted_time : plan.predicted_time;
+  pending_gain_ =
+      BalanceEvent::Gain{e.check.step, e.check.t_max, 0.0,
+                         *std::max_element(predicted.begin(), predicted.end()), e.seconds};
 }
 
 }  // namespace isocost::mpi

@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "agreement.hpp"
 #include "core/diffusion_internal.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
@@ -52,42 +53,9 @@ std::string dims_text(const std::vector<int>& dims) {
   return s.empty() ? "(none)" : s;
 }
 
-// Collective: if any rank's `problem` is non-empty, every rank throws one Error
-// listing every bad rank's problem in rank order. The common (all good) path
-// costs a single MPI_Allreduce of one int. (As in samples.cpp.)
 void agree(MPI_Comm comm, const std::string& what, const std::string& problem,
            long long& allreduces, const char* kind = "invalid input on") {
-  int bad = problem.empty() ? 0 : 1;
-  int any_bad = 0;
-  MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, comm);
-  ++allreduces;
-  if (any_bad == 0) return;
-
-  int size = 0;
-  MPI_Comm_size(comm, &size);
-  const int length = static_cast<int>(problem.size());
-  std::vector<int> lengths(static_cast<std::size_t>(size));
-  MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm);
-  std::vector<int> offsets(static_cast<std::size_t>(size), 0);
-  int total = 0;
-  for (int r = 0; r < size; ++r) {
-    offsets[static_cast<std::size_t>(r)] = total;
-    total += lengths[static_cast<std::size_t>(r)];
-  }
-  std::string all(static_cast<std::size_t>(total), '\0');
-  MPI_Allgatherv(problem.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(),
-                 MPI_CHAR, comm);
-
-  std::string details;
-  int count = 0;
-  for (int r = 0; r < size; ++r) {
-    const auto n = static_cast<std::size_t>(lengths[static_cast<std::size_t>(r)]);
-    if (n == 0) continue;
-    details += (count++ ? "; " : "") + std::string("rank ") + std::to_string(r) + ": " +
-               all.substr(static_cast<std::size_t>(offsets[static_cast<std::size_t>(r)]), n);
-  }
-  throw Error(what + ": " + kind + " " +
-              (count == 1 ? "1 rank (" : std::to_string(count) + " ranks (") + details + ")");
+  internal::agree(comm, what, problem, {}, {}, kind, &allreduces);
 }
 
 // This rank's node of the mesh: its neighbours as the serial stencil orders

@@ -32,6 +32,7 @@
 #include <utility>
 #include <vector>
 
+#include "agreement.hpp"
 #include "isocost/error.hpp"
 
 namespace isocost::mpi {
@@ -97,87 +98,7 @@ std::string box_text(const CellBox& b) {
   return s;
 }
 
-// "0-3", "0, 2, 5-7".
-std::string rank_list(const std::vector<int>& ranks) {
-  std::string s;
-  for (std::size_t i = 0; i < ranks.size();) {
-    std::size_t j = i;
-    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
-    s += (s.empty() ? "" : ", ") + std::to_string(ranks[i]);
-    if (j > i) s += (j == i + 1 ? ", " : "-") + std::to_string(ranks[j]);
-    i = j + 1;
-  }
-  return s;
-}
-
-// Collective. If any rank's `problem` is non-empty, or a hash differs between
-// ranks, every rank throws one Error listing the bad ranks' problems in rank
-// order (ranks with the same problem grouped). The common (all good) path
-// costs a single MPI_Allreduce of 1 + 2·hashes.size() words.
-void agree(MPI_Comm comm, const std::string& what, std::string problem,
-           std::span<const u64> hashes = {}, std::span<const char* const> hash_names = {},
-           const char* kind = "invalid input on") {
-  const std::size_t k = hashes.size();
-  std::vector<u64> mine(1 + 2 * k), all(1 + 2 * k);
-  mine[0] = problem.empty() ? 0 : 1;
-  for (std::size_t i = 0; i < k; ++i) {
-    mine[1 + 2 * i] = hashes[i];
-    mine[2 + 2 * i] = ~hashes[i];
-  }
-  MPI_Allreduce(mine.data(), all.data(), static_cast<int>(mine.size()), MPI_UINT64_T, MPI_MAX,
-                comm);
-  bool differ = false;
-  for (std::size_t i = 0; i < k; ++i) differ = differ || all[1 + 2 * i] != ~all[2 + 2 * i];
-  if (all[0] == 0 && !differ) return;
-
-  // Error path: name the ranks whose hashes differ from rank 0's, then gather
-  // the messages so that every rank reports the same text.
-  int size = 0;
-  MPI_Comm_size(comm, &size);
-  if (differ) {
-    std::vector<u64> every(k * static_cast<std::size_t>(size));
-    MPI_Allgather(hashes.data(), static_cast<int>(k), MPI_UINT64_T, every.data(),
-                  static_cast<int>(k), MPI_UINT64_T, comm);
-    for (std::size_t i = 0; i < k; ++i)
-      if (hashes[i] != every[i])
-        problem += (problem.empty() ? "" : "; ") + std::string(hash_names[i]) +
-                   " not equal to rank 0's (expected the same on every rank)";
-  }
-  const int length = static_cast<int>(problem.size());
-  std::vector<int> lengths(static_cast<std::size_t>(size));
-  MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm);
-  std::vector<int> offsets(static_cast<std::size_t>(size), 0);
-  int total = 0;
-  for (int r = 0; r < size; ++r) {
-    offsets[static_cast<std::size_t>(r)] = total;
-    total += lengths[static_cast<std::size_t>(r)];
-  }
-  std::string text(static_cast<std::size_t>(total), '\0');
-  MPI_Allgatherv(problem.data(), length, MPI_CHAR, text.data(), lengths.data(), offsets.data(),
-                 MPI_CHAR, comm);
-
-  std::vector<std::pair<std::string, std::vector<int>>> groups;  // first-rank order
-  int count = 0;
-  for (int r = 0; r < size; ++r) {
-    const auto n = static_cast<std::size_t>(lengths[static_cast<std::size_t>(r)]);
-    if (n == 0) continue;
-    ++count;
-    std::string msg =
-        text.substr(static_cast<std::size_t>(offsets[static_cast<std::size_t>(r)]), n);
-    auto it =
-        std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == msg; });
-    if (it == groups.end())
-      groups.push_back({std::move(msg), {r}});
-    else
-      it->second.push_back(r);
-  }
-  std::string details;
-  for (const auto& [msg, ranks] : groups)
-    details += (details.empty() ? "" : "; ") + std::string(ranks.size() == 1 ? "rank " : "ranks ") +
-               rank_list(ranks) + ": " + msg;
-  throw Error(what + ": " + kind + " " +
-              (count == 1 ? "1 rank (" : std::to_string(count) + " ranks (") + details + ")");
-}
+using internal::agree;  // collective error agreement (agreement.hpp)
 
 // The transfer unit g (a power of two) for a largest per-rank volume of
 // `n_max` items: ceil(n_max/g) + P <= max_count bounds every count and

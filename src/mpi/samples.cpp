@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "agreement.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 
@@ -23,42 +24,8 @@ void check_comm(MPI_Comm comm, const char* what) {
     throw Error(std::string(what) + ": expected a valid communicator, got MPI_COMM_NULL");
 }
 
-// Collective: if any rank's `problem` is non-empty, every rank throws one Error
-// listing every bad rank's problem in rank order. The common (all good) path
-// costs a single MPI_Allreduce of one int.
 void agree(MPI_Comm comm, const char* what, const std::string& problem) {
-  int bad = problem.empty() ? 0 : 1;
-  int any_bad = 0;
-  MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, comm);
-  if (any_bad == 0) return;
-
-  // Error path: gather the messages so that every rank reports the same text.
-  int size = 0;
-  MPI_Comm_size(comm, &size);
-  const int length = static_cast<int>(problem.size());
-  std::vector<int> lengths(static_cast<std::size_t>(size));
-  MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm);
-  std::vector<int> offsets(static_cast<std::size_t>(size), 0);
-  int total = 0;
-  for (int r = 0; r < size; ++r) {
-    offsets[static_cast<std::size_t>(r)] = total;
-    total += lengths[static_cast<std::size_t>(r)];
-  }
-  std::string all(static_cast<std::size_t>(total), '\0');
-  MPI_Allgatherv(problem.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(),
-                 MPI_CHAR, comm);
-
-  std::string message = std::string(what) + ": invalid input on ";
-  std::string details;
-  int count = 0;
-  for (int r = 0; r < size; ++r) {
-    const auto n = static_cast<std::size_t>(lengths[static_cast<std::size_t>(r)]);
-    if (n == 0) continue;
-    details += (count++ ? "; " : "") + std::string("rank ") + std::to_string(r) + ": " +
-               all.substr(static_cast<std::size_t>(offsets[static_cast<std::size_t>(r)]), n);
-  }
-  message += (count == 1 ? "1 rank (" : std::to_string(count) + " ranks (") + details + ")";
-  throw Error(message);
+  internal::agree(comm, what, problem);
 }
 
 std::string check_interval(double lo, double hi, double dt) {

@@ -28,6 +28,8 @@
 #include <string>
 #include <vector>
 
+#include "isocost/decompose.hpp"
+#include "isocost/density.hpp"
 #include "isocost/error.hpp"
 
 namespace {
@@ -309,6 +311,85 @@ TEST(Balancer, MovingBellEndsMoreEfficientThanNoBalancing) {
   if (P >= 3) {
     EXPECT_LT(with.total_time, 0.75 * without.total_time);
   }
+}
+
+// Grids: a 24 x 16 grid of cells with a hot spot moving along the diagonal,
+// decomposed jagged (px x py = P). Each cell carries its global index
+// i + 24·j, so after every rebalance each rank's box must hold exactly its
+// cells, x fastest.
+struct GridRun {
+  std::vector<BalanceEvent> checks;
+  double mean_efficiency = 0;
+  isocost::Decomposition first;
+};
+
+GridRun run_grid(bool balance, int steps) {
+  const int P = size_of(), rank = rank_of();
+  isocost::GridShape shape;
+  shape.dims = 2;
+  shape.cells = {24, 16, 1};
+  const int px = P % 2 == 0 && P > 2 ? P / 2 : P, py = P / px;
+  isocost::ProcessGrid pg{{px, py}, {0, 1}};
+  const auto uniform = isocost::grid_density(std::vector<double>(24 * 16, 1.0), shape);
+  const auto start = isocost::decompose(uniform, pg, isocost::Speeds::uniform(P));
+  BalancerOptions o;
+  o.calibrate = false;
+  o.profit.comm = {1e-4, 1e-9};
+  o.trigger.every = 4;
+  o.monitor.window = 2;
+  Balancer b(MPI_COMM_WORLD, shape, start, o);
+  auto cell_cost = [](std::int64_t i, std::int64_t j, int step) {
+    const double x = (i + 0.5) / 24, y = (j + 0.5) / 16, s = 0.2 + 0.6 * step / 60.0;
+    return 1e-3 * (1 + 9 * std::exp(-((x - s) * (x - s) + (y - s) * (y - s)) / 0.02));
+  };
+  auto fill = [&](const isocost::mpi::CellBox& box) {
+    std::vector<double> v;
+    for (std::int64_t j = box.lo[1]; j < box.hi[1]; ++j)
+      for (std::int64_t i = box.lo[0]; i < box.hi[0]; ++i) v.push_back(double(i + 24 * j));
+    return v;
+  };
+  std::vector<double> data = fill(b.boxes().boxes[rank]);
+  GridRun run;
+  run.first = start;
+  for (int s = 0; s < steps; ++s) {
+    std::vector<double> t(P, 0.0);
+    for (int r = 0; r < P; ++r) {
+      const auto& box = b.boxes().boxes[r];
+      for (std::int64_t j = box.lo[1]; j < box.hi[1]; ++j)
+        for (std::int64_t i = box.lo[0]; i < box.hi[0]; ++i) t[r] += cell_cost(i, j, s);
+    }
+    const double max = *std::max_element(t.begin(), t.end());
+    run.mean_efficiency += std::accumulate(t.begin(), t.end(), 0.0) / P / max;
+    b.monitor().record_step(t[rank]);
+    if (!balance) continue;
+    const auto e = b.maybe_rebalance(data);
+    if (e.checked) run.checks.push_back(e);
+  }
+  run.mean_efficiency /= steps;
+  EXPECT_EQ(data, fill(b.boxes().boxes[rank])) << "cells lost or misplaced";
+  return run;
+}
+
+TEST(Balancer, GridHotSpotIsFollowedAndNoCellIsLost) {
+  const int P = size_of();
+  const GridRun without = run_grid(false, 60);
+  const GridRun with = run_grid(true, 60);
+  if (rank_of() == 0)
+    std::printf("[ grid ] P = %d: mean efficiency %.3f -> %.3f\n", P, without.mean_efficiency,
+                with.mean_efficiency);
+  if (P == 1) return;
+  EXPECT_GT(with.mean_efficiency, without.mean_efficiency);
+  // The first rebalance is rebalance_grid_global() of the measured loads
+  // (a global plan) or rebalance_grid_diffusive() (a diffusive one).
+  const BalanceEvent* e = nullptr;
+  for (const auto& c : with.checks)
+    if (c.action != Strategy::none) {
+      e = &c;
+      break;
+    }
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->grid_plan.method, e->action == Strategy::global ? "global" : "diffusion");
+  EXPECT_EQ(e->migration.global_elements_moved, e->grid_plan.elements_moved);
 }
 
 TEST(Balancer, PhaseSynchronisedPlans) {

@@ -217,39 +217,4 @@ TEST(GatherLoadStats, BadTimeOrAllZeroThrowsOnEveryRank) {
   expect_in_step(comm);
 }
 
-// On ranks other than 0, print only failures, each line tagged with the rank.
-class FailurePrinter : public testing::EmptyTestEventListener {
- public:
-  explicit FailurePrinter(int rank) : rank_(rank) {}
-  void OnTestPartResult(const testing::TestPartResult& result) override {
-    if (!result.failed()) return;
-    std::cerr << "[rank " << rank_ << "] " << (result.file_name() ? result.file_name() : "?") << ":"
-              << result.line_number() << ": failure\n"
-              << result.summary() << "\n";
-  }
-
- private:
-  int rank_;
-};
-
 }  // namespace
-
-int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  testing::InitGoogleTest(&argc, argv);
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rank != 0) {
-    auto& listeners = testing::UnitTest::GetInstance()->listeners();
-    delete listeners.Release(listeners.default_result_printer());
-    listeners.Append(new FailurePrinter(rank));
-  }
-  const int local = RUN_ALL_TESTS();
-  // The test fails if it failed on any rank.
-  int global = 0;
-  MPI_Allreduce(&local, &global, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (rank == 0 && global != 0 && local == 0)
-    std::cerr << "FAILED on another rank (see the [rank N] lines above)\n";
-  MPI_Finalize();
-  return global;
-}

@@ -47,6 +47,7 @@
 #include "isocost/monitor.hpp"
 #include "isocost/mpi/migrate.hpp"
 #include "isocost/rebalance.hpp"
+#include "isocost/rebalance_grid.hpp"
 #include "isocost/strategy.hpp"
 
 namespace isocost::mpi {
@@ -67,6 +68,9 @@ struct BalancerOptions {
   ProfitabilityOptions profit;  ///< steps ahead; comm model (see calibrate)
   StrategyOptions strategy;     ///< Pearce's model; steps and comm are taken from `profit`
   BlockRebalanceOptions plan;   ///< interpolation, model hook, speeds, diffusion, shift
+  /// Grids: min widths (cells) and cut options of the new decompositions
+  /// (plan.speeds, plan.diffusion and plan.shift apply too).
+  DecomposeOptions decompose;
   BalancePolicy policy = BalancePolicy::choose;
   /// Time MPI_Sendrecv exchanges of 8 B … 1 MiB between rank pairs at
   /// construction and fit α, β (Pearce eq. 6) into profit.comm. Off: use
@@ -107,7 +111,8 @@ struct BalanceEvent {
   std::optional<StrategyChoice> choice;  ///< when profitable and policy == choose
   Strategy action = Strategy::none;      ///< what was done
   std::string reason;                    ///< why (one phrase)
-  BlockRebalance plan;                   ///< the plan migrated (action != none)
+  BlockRebalance plan;                   ///< 1-D: the plan migrated (action != none)
+  GridRebalance grid_plan;               ///< grids: the plan migrated (action != none)
   RedistributeSummary migration;         ///< this rank's view of the migration
   double decision_seconds = 0;           ///< max over ranks: gather + plans + choice
   double seconds = 0;                    ///< max over ranks: the whole rebalance
@@ -124,13 +129,24 @@ struct BalanceEvent {
   std::string to_json() const;
 };
 
-/// The balancing pipeline over a 1-D block distribution. Not copyable.
+/// The balancing pipeline over a 1-D block distribution, or over a 2-D/3-D
+/// grid of cells decomposed into boxes (rows, jagged grids, 3-D sections).
+/// Not copyable.
 class Balancer {
  public:
-  /// Collective over `comm` (duplicated; freed by the destructor). Throws the
-  /// same Error on every rank for an invalid or different distribution or
-  /// options, or a distribution without one part per rank.
+  /// 1-D: N elements in blocks. Collective over `comm` (duplicated; freed by
+  /// the destructor). Throws the same Error on every rank for an invalid or
+  /// different distribution or options, or a distribution without one part
+  /// per rank.
   Balancer(MPI_Comm comm, BlockDistribution distribution, BalancerOptions options = {});
+  /// Grids: a decomposition on grid lines of `shape` cells (e.g. decompose()
+  /// of a grid_density), parts in rank order; rank r's data are its box's
+  /// cells, x fastest (BoxDistribution). The global plan re-decomposes with
+  /// the same process grid (rebalance_grid_global()); the diffusive one shifts
+  /// rows or jagged cuts (rebalance_grid_diffusive(); not for 3 levels, where
+  /// Pearce's choice is between none and global). Collective, errors as above.
+  Balancer(MPI_Comm comm, const GridShape& shape, Decomposition decomposition,
+           BalancerOptions options = {});
   ~Balancer();
   Balancer(const Balancer&) = delete;
   Balancer& operator=(const Balancer&) = delete;
@@ -144,8 +160,13 @@ class Balancer {
   /// Times a phase inside the open step (RAII). Not collective.
   PhaseScope phase(PhaseId id) { return PhaseScope(monitor_, id); }
 
-  /// The current distribution (the same on every rank).
+  /// True for a grid Balancer.
+  bool grid() const noexcept { return grid_; }
+  /// 1-D: the current distribution (the same on every rank).
   const BlockDistribution& distribution() const noexcept { return distribution_; }
+  /// Grids: the current decomposition and its boxes (the same on every rank).
+  const Decomposition& decomposition() const noexcept { return decomposition_; }
+  const BoxDistribution& boxes() const noexcept { return boxes_; }
   /// Pearce eq. 6's α and β in use (calibrated or given).
   const CommModel& comm_model() const noexcept { return options_.profit.comm; }
   /// Measured costs (seconds) of the rebalances so far.
@@ -157,27 +178,34 @@ class Balancer {
 
   /// The pipeline step (see the file comment). Call it on every rank after
   /// every step, outside step scopes, with this rank's elements of the
-  /// current distribution; they are replaced by its new range when a
-  /// rebalance happens. Collective over the communicator on check steps (and,
-  /// with `overlap`, the step after); no communication otherwise. Throws the
-  /// same Error on every rank, nothing moved, if any rank's data size is not
-  /// its count in distribution() or a load is negative or not finite.
+  /// current distribution (1-D: its range; grids: its box, x fastest); they
+  /// are replaced by its new range or box when a rebalance happens. Collective over the
+  /// communicator on check steps (and, with `overlap`, the step after); no communication otherwise.
+  /// Throws the same Error on every rank, nothing moved, if any rank's data size is not its count
+  /// in distribution() or a load is negative or not finite.
   template <class T>
   BalanceEvent maybe_rebalance(std::vector<T>& data) {
     static_assert(std::is_trivially_copyable_v<T>,
                   "Balancer moves elements as bytes; T must be trivially copyable");
-    return step_impl(static_cast<double>(sizeof(T)), data.size(), [&](const BlockDistribution& to) {
-      std::vector<T> next;
-      RedistributeOptions o;
-      o.verify = options_.verify;
-      auto s = redistribute_into(comm_, distribution_, to, data, next, o);
-      data.swap(next);
-      return s;
-    });
+    return step_impl(static_cast<double>(sizeof(T)), data.size(),
+                     [&](const BlockDistribution* to, const BoxDistribution* to_boxes) {
+                       std::vector<T> next;
+                       RedistributeOptions o;
+                       o.verify = options_.verify;
+                       auto s = to ? redistribute_into(comm_, distribution_, *to, data, next, o)
+                                   : redistribute_into(comm_, boxes_, *to_boxes, data, next, o);
+                       data.swap(next);
+                       return s;
+                     });
   }
 
  private:
-  using Migrate = std::function<RedistributeSummary(const BlockDistribution&)>;
+  using Migrate =
+      std::function<RedistributeSummary(const BlockDistribution*, const BoxDistribution*)>;
+  void init(MPI_Comm comm, std::string problem, std::uint64_t distribution_hash);
+  std::int64_t local_count() const {
+    return grid_ ? boxes_.count(rank_) : distribution_.count(rank_);
+  }
   BalanceEvent step_impl(double element_bytes, std::size_t local_count, const Migrate& migrate);
   void decide_and_move(BalanceEvent& e, double my_load, const std::vector<double>& my_phases,
                        double element_bytes, std::size_t local_count, const Migrate& migrate);
@@ -187,7 +215,11 @@ class Balancer {
   MPI_Comm comm_ = MPI_COMM_NULL;
   MPI_Op op_ = MPI_OP_NULL;  // the check's (min, max, sum, flag) reduction
   int rank_ = 0, size_ = 1;
-  BlockDistribution distribution_;
+  bool grid_ = false;
+  BlockDistribution distribution_;  // 1-D
+  GridShape shape_;                 // grids
+  Decomposition decomposition_;
+  BoxDistribution boxes_;
   BalancerOptions options_;
   LoadMonitor monitor_;
   std::vector<double> costs_;

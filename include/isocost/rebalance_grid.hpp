@@ -1,0 +1,130 @@
+// isocost/rebalance_grid.hpp — new multi-dimensional decompositions of a grid
+// of cells from measured per-rank loads: the repartition phase of the
+// balancing pipeline for 2-D and 3-D data (Watts ch. 2–3; Swartz §5), serial
+// and deterministic, so every rank computes the same plan from the same
+// gathered loads. The multi-dimensional counterpart of rebalance.hpp.
+//
+// A decomposition of a grid of `shape` cells lists one Part per rank, in rank
+// order, each with its cell ranges [cell_lo[a], cell_hi[a]) along the grid's
+// axes (as decompose() of a grid_density() gives them); the parts tile the
+// grid. Only the cell ranges are read from the current decomposition.
+//
+//   isocost::GridShape shape{2, {64, 64, 1}};
+//   auto now = isocost::decompose(isocost::grid_density(w, shape), {{2, 2}, {0, 1}},
+//                                 isocost::Speeds::uniform(4));
+//   std::vector<double> t{1.0, 1.2, 0.8, 3.0};                 // measured seconds
+//   auto g = isocost::rebalance_grid_global(shape, now, t);    // piecewise-constant estimate
+//   auto d = isocost::rebalance_grid_diffusive(shape, now, t); // diffusion + shifted cuts
+//   // g.decomposition.parts[r].cell_lo/cell_hi, g.elements_moved …
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "isocost/decompose.hpp"
+#include "isocost/density.hpp"
+#include "isocost/diffusion.hpp"
+#include "isocost/shift.hpp"
+
+namespace isocost {
+
+/// Settings for rebalance_grid_global() and rebalance_grid_diffusive().
+struct GridRebalanceOptions {
+  /// Global: the ranks' relative speeds (uniform when empty). Measured times
+  /// are converted to speed-1 cost (cost = time × speed, as
+  /// samples_from_partition() does in 1-D). Diffusion does not use them (it
+  /// equalises measured times) but their count is checked.
+  std::vector<double> speeds;
+  /// Global: minimum part widths (box units of the grid, see
+  /// rebalance_grid_global()) and cut options, passed to decompose().
+  DecomposeOptions decompose;
+  /// Diffusive: the diffusion scheme, applied at each level.
+  DiffusionOptions diffusion;
+  /// Diffusive: Pearce's γ cap and the minimum width (box units) of the
+  /// boundary shifts, at each level.
+  ShiftOptions shift;
+
+  bool is_valid(std::string* error) const;
+  void validate() const;
+};
+
+/// A new decomposition of a grid of cells and what moving to it costs.
+struct GridRebalance {
+  std::string method;  ///< "global" or "diffusion"
+  /// The new parts, rank order, with cell ranges [cell_lo, cell_hi). Part
+  /// cost is the estimated cost of the part, time its predicted time.
+  Decomposition decomposition;
+  std::vector<double> predicted_time;  ///< per rank, seconds (measured-load units)
+  double predicted_imbalance = 0;      ///< max/avg − 1 of predicted_time
+  double measured_imbalance = 0;       ///< max/avg − 1 of the loads
+  /// Cells whose owner changes, Σ_r (cells_r(new) − |old_r ∩ new_r|): the
+  /// least any migration between the two decompositions must move.
+  std::int64_t elements_moved = 0;
+  /// The most cells any one rank receives (Pearce's ElementsMoved_max).
+  std::int64_t max_elements_received = 0;
+  /// Every root find and diffusion involved converged.
+  bool converged = true;
+
+  std::string brief_report() const;  ///< one line
+};
+
+/// Global repartition (Swartz §5 from measurements). `current` is a
+/// decomposition of a grid of `shape` cells (on grid lines, parts in rank
+/// order, tiling the grid, its ProcessGrid valid for shape.dims dimensions);
+/// rank r measured loads[r] seconds for its part.
+///
+/// The cost is estimated piecewise constant: every cell of part r costs
+/// loads[r]·speed[r]/cells(r) (speed 1 when uniform; an empty part
+/// contributes nothing; a non-empty part with load 0 counts as free) — the
+/// multi-dimensional analogue of interpolating the cumulative 1-D cost. The
+/// new parts are decompose() of grid_density() of that estimate with
+/// current.grid, the speeds and options.decompose (each level's cuts minimise
+/// its heaviest slab exactly, on grid lines). predicted_time[r] is the new
+/// part's estimated cost / speed[r].
+///
+/// If the new parts' heaviest predicted time is not below the current parts'
+/// (under the same estimate: the heaviest measured load of a non-empty part,
+/// to a relative 1e-12), the current decomposition is kept: nothing moves and
+/// predicted_time is its estimate (normally the loads, 0 for empty parts).
+///
+/// Boxes: the grid covers the current parts' bounding box when that is a
+/// valid box of shape.dims dimensions (e.g. the parts came from decompose() of
+/// a grid_density on some box), else cell units [0, cells[a]]. If only empty
+/// parts measured anything (the estimate would be zero everywhere), the
+/// measured total is spread evenly over the cells.
+///
+/// Throws Error for loads of the wrong count, negative, non-finite or all
+/// zero; a `current` that does not tile `shape` (naming the part and cell);
+/// a speed count other than the number of parts; bad options.
+GridRebalance rebalance_grid_global(const GridShape& shape, const Decomposition& current,
+                                    std::span<const double> loads,
+                                    const GridRebalanceOptions& options = {});
+
+/// Diffusive repartition: shift_jagged() of `current` (rows, or a 2-level
+/// jagged grid) on a uniform-cost grid of `shape` (every cell costs 1: the
+/// measured loads correct it, shift.hpp) with options.diffusion and
+/// options.shift, keeping the rank numbering. predicted_time[r] (and the
+/// part's cost and time) is the new part's cost under the piecewise-constant
+/// estimate in measured-load units (every cell of old part s costs
+/// loads[s]/cells(s)), the multi-dimensional form of rebalance_diffusive()'s
+/// load-corrected prediction, comparable with rebalance_grid_global()'s.
+/// Boxes as in rebalance_grid_global(). Throws Error as
+/// rebalance_grid_global(), and for grids of more than 2 levels.
+GridRebalance rebalance_grid_diffusive(const GridShape& shape, const Decomposition& current,
+                                       std::span<const double> loads,
+                                       const GridRebalanceOptions& options = {});
+
+/// Cells whose owner changes between two decompositions of the same grid
+/// (same number of parts P), and the most any one rank receives:
+/// Σ_r (cells_r(new) − |old_r ∩ new_r|), from the parts' cell ranges. Axes on
+/// which every part of both has the range [0, 0) are not grid axes (e.g. z of
+/// a 2-D decomposition). Throws Error for different P, an inverted range, or
+/// two decompositions whose extents (largest cell_hi per axis) or cell
+/// counts differ.
+std::pair<std::int64_t, std::int64_t> grid_cells_moved(const Decomposition& from,
+                                                       const Decomposition& to);
+
+}  // namespace isocost

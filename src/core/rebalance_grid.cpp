@@ -1,0 +1,405 @@
+// New multi-dimensional decompositions of a grid of cells from measured
+// per-rank loads: global (a piecewise-constant cost estimate cut by
+// decompose()) and diffusive (shift_jagged() on a uniform-cost grid).
+#include "isocost/rebalance_grid.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <numeric>
+#include <sstream>
+#include <tuple>
+
+#include "isocost/detail/text.hpp"
+#include "isocost/error.hpp"
+#include "isocost/metrics.hpp"
+#include "isocost/partition.hpp"
+
+namespace isocost {
+
+using detail::exact;
+
+namespace {
+
+const char* const kAxisName[] = {"x", "y", "z"};
+
+using Cells = std::array<std::int64_t, kMaxDims>;
+
+std::string cell_text(const Cells& c, int dims) {
+  std::string s = "(";
+  for (int a = 0; a < dims; ++a) s += (a ? ", " : "") + std::to_string(c[a]);
+  return s + ")";
+}
+
+std::string range_text(const Part& p, int a) {
+  return std::string(kAxisName[a]) + " [" + std::to_string(p.cell_lo[a]) + ", " +
+         std::to_string(p.cell_hi[a]) + ")";
+}
+
+// Cells of a part along the first `dims` axes (ranges already checked).
+std::int64_t part_cells(const Part& p, int dims) {
+  std::int64_t n = 1;
+  for (int a = 0; a < dims; ++a) n *= p.cell_hi[a] - p.cell_lo[a];
+  return n;
+}
+
+double imbalance(std::span<const double> v) {
+  const double sum = std::accumulate(v.begin(), v.end(), 0.0);
+  if (!(sum > 0)) return 0;
+  return *std::max_element(v.begin(), v.end()) / (sum / static_cast<double>(v.size())) - 1;
+}
+
+// Checks loads (one per part, finite, >= 0, not all zero).
+void check_loads(std::span<const double> loads, std::size_t P) {
+  if (loads.size() != P)
+    throw Error("rebalance_grid: " + std::to_string(loads.size()) + " loads for " +
+                std::to_string(P) + " parts");
+  double total = 0;
+  for (std::size_t r = 0; r < P; ++r) {
+    if (!(loads[r] >= 0) || !std::isfinite(loads[r]))
+      throw Error("rebalance_grid: load of rank " + std::to_string(r) + " = " + exact(loads[r]) +
+                  ", expected a finite number >= 0");
+    total += loads[r];
+  }
+  if (!(total > 0)) throw Error("rebalance_grid: every load is zero; nothing to balance by");
+}
+
+Speeds speeds_of(const GridRebalanceOptions& o, std::size_t P) {
+  if (o.speeds.empty()) return Speeds::uniform(static_cast<int>(P));
+  if (o.speeds.size() != P)
+    throw Error("rebalance_grid: " + std::to_string(o.speeds.size()) + " speeds for " +
+                std::to_string(P) + " parts");
+  return Speeds::from_values(o.speeds);
+}
+
+// What the checked current decomposition gives: the owner of every cell (x
+// fastest, as grid_density() expects; stored as doubles so the vector can be
+// turned into the weights in place) and the box the grid covers.
+struct Tiling {
+  std::vector<double> owner;
+  Box box;
+};
+
+// Checks that `dec` is a decomposition of `shape` whose parts, in rank order,
+// tile the grid; returns each cell's owner.
+Tiling check_tiling(const GridShape& shape, const Decomposition& dec) {
+  const int dims = shape.dims;
+  if (dims < 1 || dims > kMaxDims)
+    throw Error("rebalance_grid: the grid has " + std::to_string(dims) +
+                " dimensions, expected 1 to 3");
+  for (int a = 0; a < dims; ++a)
+    if (shape.cells[a] < 1)
+      throw Error("rebalance_grid: the grid has " + std::to_string(shape.cells[a]) +
+                  " cells along " + kAxisName[a] + ", expected >= 1");
+  dec.grid.validate(dims);
+  const int P = dec.grid.ranks();
+  if (dec.ranks() != P)
+    throw Error("rebalance_grid: the decomposition has " + std::to_string(dec.ranks()) +
+                " parts for the process grid " + dec.grid.name() + " of " + std::to_string(P) +
+                " ranks");
+  const std::int64_t nx = shape.cells[0], ny = dims > 1 ? shape.cells[1] : 1;
+  Tiling t;
+  t.owner.assign(static_cast<std::size_t>(shape.count()), -1.0);
+  for (int r = 0; r < P; ++r) {
+    const Part& p = dec.parts[static_cast<std::size_t>(r)];
+    if (p.rank != r)
+      throw Error("rebalance_grid: part " + std::to_string(r) + " has rank " +
+                  std::to_string(p.rank) + "; expected the parts in rank order");
+    for (int a = 0; a < dims; ++a)
+      if (p.cell_lo[a] < 0 || p.cell_lo[a] > p.cell_hi[a] || p.cell_hi[a] > shape.cells[a])
+        throw Error("rebalance_grid: part " + std::to_string(r) + " holds cells " +
+                    range_text(p, a) + ", expected a range inside [0, " +
+                    std::to_string(shape.cells[a]) + ")");
+    if (part_cells(p, dims) == 0) continue;
+    Cells c = p.cell_lo;
+    for (int a = dims; a < kMaxDims; ++a) c[a] = 0;
+    const std::int64_t zhi = dims > 2 ? p.cell_hi[2] : 1, yhi = dims > 1 ? p.cell_hi[1] : 1;
+    for (c[2] = dims > 2 ? p.cell_lo[2] : 0; c[2] < zhi; ++c[2])
+      for (c[1] = dims > 1 ? p.cell_lo[1] : 0; c[1] < yhi; ++c[1])
+        for (c[0] = p.cell_lo[0]; c[0] < p.cell_hi[0]; ++c[0]) {
+          double& o = t.owner[static_cast<std::size_t>(c[0] + nx * (c[1] + ny * c[2]))];
+          if (o >= 0)
+            throw Error("rebalance_grid: parts " + exact(o) + " and " + std::to_string(r) +
+                        " both hold cell " + cell_text(c, dims) +
+                        "; expected parts that tile the grid");
+          o = r;
+        }
+  }
+  for (std::size_t i = 0; i < t.owner.size(); ++i)
+    if (t.owner[i] < 0) {
+      const auto n = static_cast<std::int64_t>(i);
+      const Cells c{n % nx, (n / nx) % ny, n / (nx * ny)};
+      throw Error("rebalance_grid: cell " + cell_text(c, dims) +
+                  " belongs to no part; expected parts that tile the grid");
+    }
+  // The box: the parts' bounding box when they carry one, else cell units.
+  Box cells;
+  cells.dims = dims;
+  for (int a = 0; a < dims; ++a) cells.hi[a] = static_cast<double>(shape.cells[a]);
+  Box bound;
+  bound.dims = dims;
+  bool valid = true;
+  for (int a = 0; a < dims; ++a) {
+    bound.lo[a] = dec.parts[0].box.lo[a];
+    bound.hi[a] = dec.parts[0].box.hi[a];
+  }
+  for (const Part& p : dec.parts) {
+    valid = valid && p.box.dims == dims;
+    for (int a = 0; a < dims; ++a) {
+      bound.lo[a] = std::min(bound.lo[a], p.box.lo[a]);
+      bound.hi[a] = std::max(bound.hi[a], p.box.hi[a]);
+    }
+  }
+  for (int a = 0; a < dims; ++a)
+    valid = valid && std::isfinite(bound.lo[a]) && std::isfinite(bound.hi[a]) &&
+            bound.lo[a] < bound.hi[a];
+  t.box = valid ? bound : cells;
+  return t;
+}
+
+// The piecewise-constant estimate: what one cell of each part costs,
+// loads[r]·speed[r]/cells(r) (speed 1 without `speeds`), 0 in empty parts and
+// for every part the same if only empty parts measured anything.
+std::vector<double> cost_per_cell(const Decomposition& dec, std::span<const double> loads,
+                                  const Speeds* speeds, int dims) {
+  const std::size_t P = dec.parts.size();
+  std::vector<double> per_cell(P, 0.0);
+  std::int64_t all = 0;
+  double total = 0;
+  bool any = false;
+  for (std::size_t r = 0; r < P; ++r) {
+    const std::int64_t n = part_cells(dec.parts[r], dims);
+    const double cost = loads[r] * (speeds ? speeds->speed(static_cast<int>(r)) : 1.0);
+    all += n;
+    total += cost;
+    if (n > 0 && cost > 0) {
+      per_cell[r] = cost / static_cast<double>(n);
+      any = true;
+    }
+  }
+  if (!any)  // no shape to go by: the measured total spread evenly
+    std::fill(per_cell.begin(), per_cell.end(), total / static_cast<double>(all));
+  return per_cell;
+}
+
+// `dec` with the ranges along axes beyond the grid's dimensions cleared (as
+// decompose() leaves them), for grid_cells_moved().
+Decomposition within_dims(const Decomposition& dec, int dims) {
+  Decomposition out = dec;
+  for (Part& p : out.parts)
+    for (int a = dims; a < kMaxDims; ++a) p.cell_lo[a] = p.cell_hi[a] = 0;
+  return out;
+}
+
+// Fills a part's box, volume and surface from its cell ranges on `d`, as
+// decompose() does.
+void set_geometry(Part& p, const Density& d) {
+  const int dims = d.dims();
+  p.box = Box{};
+  p.box.dims = dims;
+  for (int a = 0; a < dims; ++a) {
+    p.box.lo[a] = d.grid_line(a, p.cell_lo[a]);
+    p.box.hi[a] = d.grid_line(a, p.cell_hi[a]);
+  }
+  p.volume = p.box.volume();
+  const Box& dom = d.box();
+  if (dims > 1) {
+    p.surface = p.box.surface();
+    for (int a = 0; a < dims; ++a) {
+      double face = 1;
+      for (int b = 0; b < dims; ++b)
+        if (b != a) face *= p.box.width(b);
+      if (p.box.lo[a] <= dom.lo[a]) p.surface -= face;
+      if (p.box.hi[a] >= dom.hi[a]) p.surface -= face;
+    }
+  } else {
+    p.surface = (p.box.lo[0] > dom.lo[0] ? 1 : 0) + (p.box.hi[0] < dom.hi[0] ? 1 : 0);
+  }
+}
+
+}  // namespace
+
+bool GridRebalanceOptions::is_valid(std::string* error) const {
+  auto fail = [&](std::string m) {
+    if (error) *error = std::move(m);
+    return false;
+  };
+  for (std::size_t r = 0; r < speeds.size(); ++r)
+    if (!(speeds[r] > 0) || !std::isfinite(speeds[r]))
+      return fail("speed of rank " + std::to_string(r) + " = " + exact(speeds[r]) +
+                  ", expected a finite number > 0");
+  for (int a = 0; a < kMaxDims; ++a)
+    if (!(decompose.min_width[a] >= 0) || !std::isfinite(decompose.min_width[a]))
+      return fail(std::string("min width along ") + kAxisName[a] + " = " +
+                  exact(decompose.min_width[a]) + ", expected a finite number >= 0");
+  std::string e;
+  if (!decompose.cut.is_valid(&e)) return fail(e);
+  if (!diffusion.is_valid(&e)) return fail(e);
+  if (!shift.is_valid(&e)) return fail(e);
+  return true;
+}
+
+void GridRebalanceOptions::validate() const {
+  std::string e;
+  if (!is_valid(&e)) throw Error("rebalance_grid: " + e);
+}
+
+std::string GridRebalance::brief_report() const {
+  std::ostringstream out;
+  out << method << ": " << decomposition.ranks() << " ranks (" << decomposition.grid.name()
+      << "), imbalance " << exact(measured_imbalance) << " measured -> "
+      << exact(predicted_imbalance) << " predicted; " << elements_moved
+      << " cells change owner (at most " << max_elements_received << " into one rank)"
+      << (converged ? "" : " (NOT converged)");
+  return out.str();
+}
+
+std::pair<std::int64_t, std::int64_t> grid_cells_moved(const Decomposition& from,
+                                                       const Decomposition& to) {
+  if (from.parts.empty() || from.parts.size() != to.parts.size())
+    throw Error("grid_cells_moved: " + std::to_string(from.parts.size()) + " parts before, " +
+                std::to_string(to.parts.size()) + " after; expected the same number, >= 1");
+  // Per decomposition: ranges with unused axes ([0, 0) in every part) as [0, 1).
+  auto ranges = [](const Decomposition& d, const char* which) {
+    std::vector<Part> parts = d.parts;
+    for (int a = 0; a < kMaxDims; ++a) {
+      const bool unused = std::all_of(parts.begin(), parts.end(), [&](const Part& p) {
+        return p.cell_lo[a] == 0 && p.cell_hi[a] == 0;
+      });
+      if (unused)
+        for (Part& p : parts) p.cell_hi[a] = 1;
+    }
+    Cells extent{0, 0, 0};
+    std::int64_t cells = 0;
+    for (std::size_t r = 0; r < parts.size(); ++r) {
+      const Part& p = parts[r];
+      for (int a = 0; a < kMaxDims; ++a) {
+        if (p.cell_lo[a] < 0 || p.cell_hi[a] < p.cell_lo[a])
+          throw Error(std::string("grid_cells_moved: part ") + std::to_string(r) + " " + which +
+                      " holds cells " + range_text(p, a) + ", expected 0 <= lo <= hi");
+        extent[a] = std::max(extent[a], p.cell_hi[a]);
+      }
+      cells += part_cells(p, kMaxDims);
+    }
+    return std::make_tuple(std::move(parts), extent, cells);
+  };
+  const auto [a, ea, na] = ranges(from, "before");
+  const auto [b, eb, nb] = ranges(to, "after");
+  const auto grid_text = [](const Cells& e) {
+    return std::to_string(e[0]) + "x" + std::to_string(e[1]) + "x" + std::to_string(e[2]);
+  };
+  if (ea != eb)
+    throw Error("grid_cells_moved: the parts span a " + grid_text(ea) + " grid before and a " +
+                grid_text(eb) + " grid after; expected the same grid");
+  const std::int64_t total = ea[0] * ea[1] * ea[2];
+  if (na != total || nb != total)
+    throw Error("grid_cells_moved: the parts hold " + std::to_string(na) + " cells before and " +
+                std::to_string(nb) + " after, expected the " + std::to_string(total) +
+                " cells of the " + grid_text(ea) + " grid");
+  std::int64_t moved = 0, most = 0;
+  for (std::size_t r = 0; r < a.size(); ++r) {
+    std::int64_t kept = 1;
+    for (int k = 0; k < kMaxDims; ++k)
+      kept *= std::max<std::int64_t>(0, std::min(a[r].cell_hi[k], b[r].cell_hi[k]) -
+                                            std::max(a[r].cell_lo[k], b[r].cell_lo[k]));
+    const std::int64_t received = part_cells(b[r], kMaxDims) - kept;
+    moved += received;  // every cell that changes owner is received once
+    most = std::max(most, received);
+  }
+  return {moved, most};
+}
+
+GridRebalance rebalance_grid_global(const GridShape& shape, const Decomposition& current,
+                                    std::span<const double> loads,
+                                    const GridRebalanceOptions& options) {
+  options.validate();
+  Tiling t = check_tiling(shape, current);
+  const std::size_t P = current.parts.size();
+  check_loads(loads, P);
+  const Speeds speeds = speeds_of(options, P);
+  const int dims = shape.dims;
+
+  // Speed-1 cost per cell of each part, and the part's estimated time.
+  const std::vector<double> per_cell = cost_per_cell(current, loads, &speeds, dims);
+  std::vector<double> now(P);
+  for (std::size_t r = 0; r < P; ++r)
+    now[r] = per_cell[r] * static_cast<double>(part_cells(current.parts[r], dims)) /
+             speeds.speed(static_cast<int>(r));
+  for (double& w : t.owner) w = per_cell[static_cast<std::size_t>(w)];
+  const Density density = grid_density(std::move(t.owner), shape, t.box);
+
+  GridRebalance out;
+  out.method = "global";
+  out.measured_imbalance = imbalance(loads);
+  out.decomposition = decompose(density, current.grid, speeds, options.decompose);
+  const double now_max = *std::max_element(now.begin(), now.end());
+  if (out.decomposition.max_time < now_max * (1 - 1e-12)) {
+    for (const Part& p : out.decomposition.parts) out.predicted_time.push_back(p.time);
+    out.converged = out.decomposition.converged;
+  } else {
+    // No better: keep the current parts, described by the estimate.
+    Decomposition& d = out.decomposition;
+    const bool converged = d.converged;
+    d.parts = within_dims(current, dims).parts;
+    double surface = 0;
+    for (std::size_t r = 0; r < P; ++r) {
+      Part& p = d.parts[r];
+      set_geometry(p, density);
+      p.time = now[r];
+      p.cost = now[r] * speeds.speed(static_cast<int>(r));
+      surface += p.surface;
+    }
+    const LoadStats s = load_stats(now);
+    d.predicted_le = s.le;
+    d.max_time = s.max;
+    d.cut_surface = surface / 2;
+    out.predicted_time = now;
+    out.converged = converged;
+  }
+  out.predicted_imbalance = imbalance(out.predicted_time);
+  std::tie(out.elements_moved, out.max_elements_received) =
+      grid_cells_moved(within_dims(current, shape.dims), out.decomposition);
+  return out;
+}
+
+GridRebalance rebalance_grid_diffusive(const GridShape& shape, const Decomposition& current,
+                                       std::span<const double> loads,
+                                       const GridRebalanceOptions& options) {
+  options.validate();
+  Tiling t = check_tiling(shape, current);
+  const std::size_t P = current.parts.size();
+  if (current.grid.counts.size() > 2)
+    throw Error("rebalance_grid: diffusion shifts rows or a 2-level jagged grid, got the " +
+                std::to_string(current.grid.counts.size()) + "-level grid " + current.grid.name());
+  check_loads(loads, P);
+  speeds_of(options, P);  // the count is checked; diffusion equalises measured times
+  // The estimate (measured-load units) predicts the new parts' times, as the
+  // load-corrected cost of rebalance_diffusive() does in 1-D.
+  const std::vector<double> per_cell = cost_per_cell(current, loads, nullptr, shape.dims);
+  std::vector<double> weights(t.owner.size());
+  for (std::size_t c = 0; c < weights.size(); ++c)
+    weights[c] = per_cell[static_cast<std::size_t>(t.owner[c])];
+  const Density estimate = grid_density(std::move(weights), shape, t.box);
+  std::fill(t.owner.begin(), t.owner.end(), 1.0);
+  const Density density = grid_density(std::move(t.owner), shape, t.box);
+  GridRebalance out;
+  out.method = "diffusion";
+  out.measured_imbalance = imbalance(loads);
+  out.decomposition = shift_jagged(density, current, loads, options.diffusion, options.shift);
+  Decomposition& d = out.decomposition;
+  for (Part& p : d.parts) {
+    p.cost = p.time = estimate.cell_mass(p.cell_lo, p.cell_hi);
+    out.predicted_time.push_back(p.time);
+  }
+  const LoadStats stats = load_stats(out.predicted_time);
+  d.predicted_le = stats.le;
+  d.max_time = stats.max;
+  d.total_cost = estimate.total();
+  out.predicted_imbalance = imbalance(out.predicted_time);
+  out.converged = out.decomposition.converged;
+  std::tie(out.elements_moved, out.max_elements_received) =
+      grid_cells_moved(within_dims(current, shape.dims), out.decomposition);
+  return out;
+}
+
+}  // namespace isocost
