@@ -19,8 +19,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <ctime>
 #include <regex>
 #include <string>
 #include <vector>
@@ -28,23 +26,14 @@
 #include "isocost/diffusion.hpp"
 #include "isocost/error.hpp"
 #include "isocost/mpi/diffusion.hpp"
+#include "mpi_bench_support.hpp"
 
 namespace {
 
 using isocost::DiffusionOptions;
 using isocost::DiffusionScheme;
-
-double thread_cpu() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+using isocost::bench::median;
+using isocost::bench::thread_cpu;
 
 std::string mesh_name(const std::vector<int>& dims, bool torus) {
   std::string s;
@@ -61,9 +50,7 @@ struct Settings {
 // One case on every rank: loads by rank (the same vector everywhere).
 void run(MPI_Comm world, const Settings& s, std::vector<int> dims, bool torus, bool hot,
          DiffusionScheme scheme) {
-  int rank = 0, P = 0;
-  MPI_Comm_rank(world, &rank);
-  MPI_Comm_size(world, &P);
+  const auto [rank, P] = isocost::bench::ranks_of(world);
   MPI_Comm cart = isocost::mpi::mesh_communicator(world, dims, torus);
   const auto g = isocost::mpi::cart_graph(cart);
   const std::string label = "BM_MpiDiffuse/" + mesh_name(g.mesh, torus) + "/" +
@@ -138,26 +125,18 @@ void run(MPI_Comm world, const Settings& s, std::vector<int> dims, bool torus, b
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  int rank = 0, P = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  const auto [rank, P] = isocost::bench::ranks_of();
   Settings s;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--repetitions" && i + 1 < argc) {
-      s.repetitions = std::max(1, std::atoi(argv[++i]));
-    } else if (a == "--min-time" && i + 1 < argc) {
-      s.min_time = std::atof(argv[++i]);
-    } else if (a == "--filter" && i + 1 < argc) {
-      s.filter = argv[++i];
-    } else {
-      if (rank == 0)
-        std::fprintf(stderr,
-                     "usage: mpiexec -n P bench_mpi_diffusion [--repetitions R] "
-                     "[--min-time SECONDS] [--filter REGEX]\n");
-      MPI_Finalize();
-      return 2;
-    }
+  const bool parsed = isocost::bench::parse_args(
+      argc, argv,
+      {{"--repetitions", [&](const char* v) { s.repetitions = std::max(1, std::atoi(v)); }},
+       {"--min-time", [&](const char* v) { s.min_time = std::atof(v); }},
+       {"--filter", [&](const char* v) { s.filter = v; }}},
+      "usage: mpiexec -n P bench_mpi_diffusion [--repetitions R] [--min-time SECONDS] "
+      "[--filter REGEX]");
+  if (!parsed) {
+    MPI_Finalize();
+    return 2;
   }
   if (rank == 0)
     std::printf(
@@ -165,8 +144,7 @@ int main(int argc, char** argv) {
         "%-40s %3s %6s %3s %9s %14s %15s %14s %13s %12s\n",
         s.repetitions, "case", "P", "steps", "nu", "exch/step", "cpu_us/step", "mean_us/step",
         "wall_us/step", "serial_us/st", "cpu_ms/call");
-  int status = 0;
-  try {
+  const int status = isocost::bench::run_cases("bench_mpi_diffusion", [&] {
     const DiffusionScheme schemes[] = {DiffusionScheme::explicit_euler, DiffusionScheme::implicit,
                                        DiffusionScheme::crank_nicolson,
                                        DiffusionScheme::least_squares};
@@ -175,10 +153,7 @@ int main(int argc, char** argv) {
     for (const auto& [dims, torus] : meshes)
       for (bool hot : {true, false})
         for (auto scheme : schemes) run(MPI_COMM_WORLD, s, dims, torus, hot, scheme);
-  } catch (const isocost::Error& e) {
-    if (rank == 0) std::fprintf(stderr, "bench_mpi_diffusion: %s\n", e.what());
-    status = 2;
-  }
+  });
   MPI_Finalize();
   return status;
 }

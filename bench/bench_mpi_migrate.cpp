@@ -32,7 +32,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <regex>
 #include <string>
 #include <unordered_map>
@@ -40,24 +39,15 @@
 
 #include "isocost/error.hpp"
 #include "isocost/mpi/migrate.hpp"
+#include "mpi_bench_support.hpp"
 
 namespace {
 
 using i64 = std::int64_t;
+using isocost::bench::median;
+using isocost::bench::thread_cpu;
 using isocost::mpi::BlockDistribution;
 using isocost::mpi::BoxDistribution;
-
-double thread_cpu() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 struct Settings {
   int repetitions = 11;
@@ -89,9 +79,7 @@ Timing time_it(MPI_Comm comm, int repetitions, F&& call) {
 
 void print(MPI_Comm comm, const std::string& label, i64 n, double bytes_moved, const Timing& t,
            const Timing* raw = nullptr) {
-  int rank = 0, P = 0;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &P);
+  const auto [rank, P] = isocost::bench::ranks_of(comm);
   if (rank != 0) return;
   const double w = median(t.wall), c = median(t.cpu);
   std::printf("%-34s %3d %10lld %11.3f %10.3f %10.1f %10.3f", label.c_str(), P,
@@ -122,9 +110,7 @@ void bench_1d(MPI_Comm comm, const Settings& s, i64 N, bool verify) {
   const std::string label =
       std::string(verify ? "BM_Redistribute1D_Verify/" : "BM_Redistribute1D/") + std::to_string(N);
   if (!selected(s, label)) return;
-  int rank = 0, P = 0;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &P);
+  const auto [rank, P] = isocost::bench::ranks_of(comm);
   const auto dists = shifted_blocks(N, P);
   const BlockDistribution& from = dists.first;
   const BlockDistribution& to = dists.second;
@@ -192,9 +178,7 @@ void bench_box(MPI_Comm comm, const Settings& s, i64 N, int axis) {
   const std::string label =
       std::string("BM_RedistributeBox3D_") + (axis == 2 ? "z/" : "x/") + std::to_string(N);
   if (!selected(s, label)) return;
-  int rank = 0, P = 0;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &P);
+  const auto [rank, P] = isocost::bench::ranks_of(comm);
   const i64 n = std::max<i64>(static_cast<i64>(std::llround(std::cbrt(static_cast<double>(N)))), P);
   const auto cuts = shifted_blocks(n, P);
   const BlockDistribution& f1 = cuts.first;
@@ -226,9 +210,7 @@ void bench_box(MPI_Comm comm, const Settings& s, i64 N, int axis) {
 void bench_tasks(MPI_Comm comm, const Settings& s, i64 N) {
   const std::string label = "BM_MigrateTasks/" + std::to_string(N);
   if (!selected(s, label)) return;
-  int rank = 0, P = 0;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &P);
+  const auto [rank, P] = isocost::bench::ranks_of(comm);
   const i64 tasks = std::max<i64>(N / 128, P);
   std::unordered_map<i64, std::vector<double>> store;
   for (i64 id = rank; id < tasks; id += P) store[id] = std::vector<double>(128, 1.0 * id);
@@ -268,26 +250,18 @@ void bench_tasks(MPI_Comm comm, const Settings& s, i64 N) {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  int rank = 0, P = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  const int rank = isocost::bench::ranks_of().rank;
   Settings s;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--repetitions" && i + 1 < argc) {
-      s.repetitions = std::max(1, std::atoi(argv[++i]));
-    } else if (a == "--max-elements" && i + 1 < argc) {
-      s.max_elements = std::atof(argv[++i]);
-    } else if (a == "--filter" && i + 1 < argc) {
-      s.filter = argv[++i];
-    } else {
-      if (rank == 0)
-        std::fprintf(stderr,
-                     "usage: mpiexec -n P bench_mpi_migrate [--repetitions R] "
-                     "[--max-elements N] [--filter REGEX]\n");
-      MPI_Finalize();
-      return 2;
-    }
+  const bool parsed = isocost::bench::parse_args(
+      argc, argv,
+      {{"--repetitions", [&](const char* v) { s.repetitions = std::max(1, std::atoi(v)); }},
+       {"--max-elements", [&](const char* v) { s.max_elements = std::atof(v); }},
+       {"--filter", [&](const char* v) { s.filter = v; }}},
+      "usage: mpiexec -n P bench_mpi_migrate [--repetitions R] [--max-elements N] "
+      "[--filter REGEX]");
+  if (!parsed) {
+    MPI_Finalize();
+    return 2;
   }
   if (rank == 0)
     std::printf(
@@ -296,8 +270,7 @@ int main(int argc, char** argv) {
         "%-34s %3s %10s %11s %10s %10s %10s %10s %7s\n",
         s.repetitions, "case", "P", "elements", "MB_moved", "wall_ms", "MB/s", "cpu_ms", "raw_MB/s",
         "vs_raw");
-  int status = 0;
-  try {
+  const int status = isocost::bench::run_cases("bench_mpi_migrate", [&] {
     for (double n = 1e4; n <= s.max_elements * (1 + 1e-9); n *= 10) {
       const auto N = static_cast<i64>(n);
       bench_1d(MPI_COMM_WORLD, s, N, false);
@@ -306,10 +279,7 @@ int main(int argc, char** argv) {
       bench_box(MPI_COMM_WORLD, s, N, 0);
       bench_tasks(MPI_COMM_WORLD, s, N);
     }
-  } catch (const isocost::Error& e) {
-    if (rank == 0) std::fprintf(stderr, "bench_mpi_migrate: %s\n", e.what());
-    status = 2;
-  }
+  });
   MPI_Finalize();
   return status;
 }

@@ -11,24 +11,69 @@
 
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
+#include "rebalance_internal.hpp"
 
 namespace isocost {
 
 using detail::exact;
+using detail::imbalance;
+
+namespace detail {
+
+double imbalance(std::span<const double> v) {
+  const double sum = std::accumulate(v.begin(), v.end(), 0.0);
+  if (!(sum > 0)) return 0;
+  return *std::max_element(v.begin(), v.end()) / (sum / static_cast<double>(v.size())) - 1;
+}
+
+double check_loads(std::span<const double> loads, std::size_t P, const char* who,
+                   const char* unit) {
+  if (loads.size() != P)
+    throw Error(std::string(who) + ": " + std::to_string(loads.size()) + " loads for " +
+                std::to_string(P) + " " + unit);
+  double total = 0;
+  for (std::size_t r = 0; r < P; ++r) {
+    if (!(loads[r] >= 0) || !std::isfinite(loads[r]))
+      throw Error(std::string(who) + ": load of rank " + std::to_string(r) + " = " +
+                  exact(loads[r]) + ", expected a finite number >= 0");
+    total += loads[r];
+  }
+  if (!(total > 0)) throw Error(std::string(who) + ": every load is zero; nothing to balance by");
+  return total;
+}
+
+Speeds speeds_of(const std::vector<double>& speeds, std::size_t P, const char* who,
+                 const char* unit) {
+  if (speeds.empty()) return Speeds::uniform(static_cast<int>(P));
+  if (speeds.size() != P)
+    throw Error(std::string(who) + ": " + std::to_string(speeds.size()) + " speeds for " +
+                std::to_string(P) + " " + unit);
+  return Speeds::from_values(speeds);
+}
+
+std::string speeds_error(const std::vector<double>& speeds) {
+  for (std::size_t r = 0; r < speeds.size(); ++r)
+    if (!(speeds[r] > 0) || !std::isfinite(speeds[r]))
+      return "speed of rank " + std::to_string(r) + " = " + exact(speeds[r]) +
+             ", expected a finite number > 0";
+  return {};
+}
+
+bool nested_options_valid(const CutOptions& cut, const DiffusionOptions& diffusion,
+                          const ShiftOptions& shift, std::string* error) {
+  return cut.is_valid(error) && diffusion.is_valid(error) && shift.is_valid(error);
+}
+
+}  // namespace detail
 
 bool BlockRebalanceOptions::is_valid(std::string* error) const {
   auto fail = [&](std::string m) {
     if (error) *error = std::move(m);
     return false;
   };
-  for (std::size_t r = 0; r < speeds.size(); ++r)
-    if (!(speeds[r] > 0) || !std::isfinite(speeds[r]))
-      return fail("speed of rank " + std::to_string(r) + " = " + exact(speeds[r]) +
-                  ", expected a finite number > 0");
+  if (auto e = detail::speeds_error(speeds); !e.empty()) return fail(std::move(e));
   std::string e;
-  if (!cut.is_valid(&e)) return fail(e);
-  if (!diffusion.is_valid(&e)) return fail(e);
-  if (!shift.is_valid(&e)) return fail(e);
+  if (!detail::nested_options_valid(cut, diffusion, shift, &e)) return fail(e);
   return true;
 }
 
@@ -80,34 +125,13 @@ std::pair<std::int64_t, std::int64_t> block_elements_moved(std::span<const std::
 
 namespace {
 
-// Checks loads (one per rank, finite, >= 0, not all zero); returns their sum.
+// The 1-D wording of the shared checks (rebalance_internal.hpp).
 double check_loads(std::span<const double> loads, std::size_t P) {
-  if (loads.size() != P)
-    throw Error("rebalance: " + std::to_string(loads.size()) + " loads for " + std::to_string(P) +
-                " ranks");
-  double total = 0;
-  for (std::size_t r = 0; r < P; ++r) {
-    if (!(loads[r] >= 0) || !std::isfinite(loads[r]))
-      throw Error("rebalance: load of rank " + std::to_string(r) + " = " + exact(loads[r]) +
-                  ", expected a finite number >= 0");
-    total += loads[r];
-  }
-  if (!(total > 0)) throw Error("rebalance: every load is zero; nothing to balance by");
-  return total;
+  return detail::check_loads(loads, P, "rebalance", "ranks");
 }
 
 Speeds speeds_of(const BlockRebalanceOptions& o, std::size_t P) {
-  if (o.speeds.empty()) return Speeds::uniform(static_cast<int>(P));
-  if (o.speeds.size() != P)
-    throw Error("rebalance: " + std::to_string(o.speeds.size()) + " speeds for " +
-                std::to_string(P) + " ranks");
-  return Speeds::from_values(o.speeds);
-}
-
-double imbalance(std::span<const double> v) {
-  const double sum = std::accumulate(v.begin(), v.end(), 0.0);
-  if (!(sum > 0)) return 0;
-  return *std::max_element(v.begin(), v.end()) / (sum / static_cast<double>(v.size())) - 1;
+  return detail::speeds_of(o.speeds, P, "rebalance", "ranks");
 }
 
 // Cuts `model` into P integer ranges, warm-started from the current offsets,

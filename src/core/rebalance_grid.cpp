@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <numeric>
 #include <sstream>
 #include <tuple>
 
@@ -14,10 +13,12 @@
 #include "isocost/error.hpp"
 #include "isocost/metrics.hpp"
 #include "isocost/partition.hpp"
+#include "rebalance_internal.hpp"
 
 namespace isocost {
 
 using detail::exact;
+using detail::imbalance;
 
 namespace {
 
@@ -43,33 +44,13 @@ std::int64_t part_cells(const Part& p, int dims) {
   return n;
 }
 
-double imbalance(std::span<const double> v) {
-  const double sum = std::accumulate(v.begin(), v.end(), 0.0);
-  if (!(sum > 0)) return 0;
-  return *std::max_element(v.begin(), v.end()) / (sum / static_cast<double>(v.size())) - 1;
-}
-
-// Checks loads (one per part, finite, >= 0, not all zero).
+// The grid wording of the shared checks (rebalance_internal.hpp).
 void check_loads(std::span<const double> loads, std::size_t P) {
-  if (loads.size() != P)
-    throw Error("rebalance_grid: " + std::to_string(loads.size()) + " loads for " +
-                std::to_string(P) + " parts");
-  double total = 0;
-  for (std::size_t r = 0; r < P; ++r) {
-    if (!(loads[r] >= 0) || !std::isfinite(loads[r]))
-      throw Error("rebalance_grid: load of rank " + std::to_string(r) + " = " + exact(loads[r]) +
-                  ", expected a finite number >= 0");
-    total += loads[r];
-  }
-  if (!(total > 0)) throw Error("rebalance_grid: every load is zero; nothing to balance by");
+  detail::check_loads(loads, P, "rebalance_grid", "parts");
 }
 
 Speeds speeds_of(const GridRebalanceOptions& o, std::size_t P) {
-  if (o.speeds.empty()) return Speeds::uniform(static_cast<int>(P));
-  if (o.speeds.size() != P)
-    throw Error("rebalance_grid: " + std::to_string(o.speeds.size()) + " speeds for " +
-                std::to_string(P) + " parts");
-  return Speeds::from_values(o.speeds);
+  return detail::speeds_of(o.speeds, P, "rebalance_grid", "parts");
 }
 
 // What the checked current decomposition gives: the owner of every cell (x
@@ -224,18 +205,13 @@ bool GridRebalanceOptions::is_valid(std::string* error) const {
     if (error) *error = std::move(m);
     return false;
   };
-  for (std::size_t r = 0; r < speeds.size(); ++r)
-    if (!(speeds[r] > 0) || !std::isfinite(speeds[r]))
-      return fail("speed of rank " + std::to_string(r) + " = " + exact(speeds[r]) +
-                  ", expected a finite number > 0");
+  if (auto e = detail::speeds_error(speeds); !e.empty()) return fail(std::move(e));
   for (int a = 0; a < kMaxDims; ++a)
     if (!(decompose.min_width[a] >= 0) || !std::isfinite(decompose.min_width[a]))
       return fail(std::string("min width along ") + kAxisName[a] + " = " +
                   exact(decompose.min_width[a]) + ", expected a finite number >= 0");
   std::string e;
-  if (!decompose.cut.is_valid(&e)) return fail(e);
-  if (!diffusion.is_valid(&e)) return fail(e);
-  if (!shift.is_valid(&e)) return fail(e);
+  if (!detail::nested_options_valid(decompose.cut, diffusion, shift, &e)) return fail(e);
   return true;
 }
 

@@ -6,8 +6,24 @@
 #include <vector>
 
 #include "isocost/error.hpp"
+#include "isocost/mpi/migrate.hpp"
 
 namespace isocost::mpi::internal {
+
+void check_comm(MPI_Comm comm, const char* what) {
+  if (comm == MPI_COMM_NULL)
+    throw Error(std::string(what) + ": expected a valid communicator, got MPI_COMM_NULL");
+}
+
+std::string empty_callbacks(const MigrationCallbacks& cb) {
+  if (cb.size && cb.pack && cb.unpack && cb.free) return {};
+  std::string missing;
+  if (!cb.size) missing += " size";
+  if (!cb.pack) missing += " pack";
+  if (!cb.unpack) missing += " unpack";
+  if (!cb.free) missing += " free";
+  return "empty callbacks:" + missing + "; expected all four (size, pack, unpack, free)";
+}
 
 std::string rank_list(std::span<const int> ranks) {
   std::string s;

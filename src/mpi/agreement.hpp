@@ -1,7 +1,8 @@
 // Collective error agreement for the mpi layer: every rank checks its own
 // input, one reduction tells every rank whether any input was bad, and then
 // every rank throws the same Error naming the bad ranks — no rank is left
-// waiting in a collective (DESIGN.md, "Conventions").
+// waiting in a collective (DESIGN.md, "Conventions"). Also the input checks
+// the layer's entry points share.
 #pragma once
 
 #include <mpi.h>
@@ -10,7 +11,19 @@
 #include <span>
 #include <string>
 
+namespace isocost::mpi {
+struct MigrationCallbacks;
+}
+
 namespace isocost::mpi::internal {
+
+/// Throws (locally: there is nothing to agree over) "what: expected a valid
+/// communicator, got MPI_COMM_NULL" if `comm` is MPI_COMM_NULL.
+void check_comm(MPI_Comm comm, const char* what);
+
+/// "empty callbacks: pack free; expected all four (size, pack, unpack, free)"
+/// naming the empty ones, or "" if none is empty.
+std::string empty_callbacks(const MigrationCallbacks& cb);
 
 /// Collective over `comm`. If any rank's `problem` is non-empty, or one of
 /// `hashes` differs between ranks (named by `hash_names`, as "… not equal to

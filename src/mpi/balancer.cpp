@@ -223,6 +223,11 @@ void Balancer::init(MPI_Comm comm, std::string problem, std::uint64_t distributi
 }
 
 Balancer::~Balancer() {
+  // After MPI_Finalize nothing may be freed (an application that lets the
+  // Balancer outlive MPI leaks the handles rather than aborting).
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized) return;
   if (request_ != MPI_REQUEST_NULL) MPI_Wait(&request_, MPI_STATUS_IGNORE);
   if (op_ != MPI_OP_NULL) MPI_Op_free(&op_);
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);

@@ -85,11 +85,6 @@ u64 element_hash(i64 index, const std::byte* p, std::size_t n) {
 i64 ceil_div(i64 a, i64 b) { return a == 0 ? 0 : (a - 1) / b + 1; }
 i64 round_up(i64 a, i64 b) { return ceil_div(a, b) * b; }
 
-void check_comm(MPI_Comm comm, const char* what) {
-  if (comm == MPI_COMM_NULL)
-    throw Error(std::string(what) + ": expected a valid communicator, got MPI_COMM_NULL");
-}
-
 std::string box_text(const CellBox& b) {
   std::string s;
   for (int a = 0; a < 3; ++a)
@@ -99,6 +94,7 @@ std::string box_text(const CellBox& b) {
 }
 
 using internal::agree;  // collective error agreement (agreement.hpp)
+using internal::check_comm;
 
 // The transfer unit g (a power of two) for a largest per-rank volume of
 // `n_max` items: ceil(n_max/g) + P <= max_count bounds every count and
@@ -683,6 +679,60 @@ namespace detail {
 
 namespace {
 
+// A redistribution's summary with this rank, the communicator size and the
+// element size filled in.
+RedistributeSummary start_summary(MPI_Comm comm, std::size_t element_size) {
+  RedistributeSummary s;
+  MPI_Comm_rank(comm, &s.rank);
+  MPI_Comm_size(comm, &s.ranks);
+  s.element_size = element_size;
+  return s;
+}
+
+// The checks both redistributions start with, first problem wins: the
+// options, each distribution, and one part per rank (`parts`: what the
+// distribution's parts are called).
+template <class Distribution>
+std::string check_distributions(const RedistributeOptions& options, const Distribution& from,
+                                const Distribution& to, int P, const char* parts) {
+  std::string e;
+  if (!options.is_valid(&e)) return e;
+  if (auto m = check_max_count(options.max_mpi_count, P); !m.empty()) return m;
+  if (!from.is_valid(&e)) return "from: " + e;
+  if (!to.is_valid(&e)) return "to: " + e;
+  if (from.parts() != P)
+    return "from has " + std::to_string(from.parts()) + " " + parts + ", expected " +
+           std::to_string(P) + " (one per rank of the communicator)";
+  if (to.parts() != P)
+    return "to has " + std::to_string(to.parts()) + " " + parts + ", expected " +
+           std::to_string(P) + " (one per rank of the communicator)";
+  return {};
+}
+
+// The rest of both redistributions' checks, after their own: separate output
+// storage, then (with `plan` made) the result and the staging buffers
+// allocated; then the agreement over `comm` on every rank's problem and on the
+// distributions and options being the same everywhere. Returns the result's
+// storage.
+template <class Distribution>
+std::byte* allocate_and_agree(MPI_Comm comm, const char* what, std::string problem,
+                              const Distribution& from, const Distribution& to, int rank,
+                              const Plan& plan, void* out, ResizeFn resize, bool aliased,
+                              std::size_t element_size, const RedistributeOptions& options,
+                              Exchange& x) {
+  if (problem.empty() && aliased)
+    problem = "the output vector shares storage with the local data, expected separate storage";
+  std::byte* result = nullptr;
+  if (problem.empty()) problem = allocate_result(out, resize, to.count(rank), element_size, result);
+  if (problem.empty())
+    problem = prepare_exchange(plan, from.parts(), element_size, options.max_mpi_count, x);
+  const u64 hashes[] = {from.hash(), to.hash(), options_hash(options, element_size)};
+  const char* const names[] = {"from distribution", "to distribution",
+                               "RedistributeOptions/element size"};
+  agree(comm, what, problem, hashes, names);
+  return result;
+}
+
 // The plan of a 1-D redistribution (distributions valid, one part per rank).
 Plan plan_blocks(const BlockDistribution& from, const BlockDistribution& to, int rank) {
   const auto& o = from.offsets;
@@ -725,24 +775,11 @@ RedistributeSummary redistribute_bytes(MPI_Comm comm, const BlockDistribution& f
   const char* what = "redistribute";
   check_comm(comm, what);
   const double t0 = MPI_Wtime();
-  RedistributeSummary s;
-  MPI_Comm_rank(comm, &s.rank);
-  MPI_Comm_size(comm, &s.ranks);
-  s.element_size = element_size;
+  RedistributeSummary s = start_summary(comm, element_size);
   const int rank = s.rank, P = s.ranks;
 
   // Local checks (first problem wins), then every allocation, then agreement.
-  std::string problem, e;
-  if (!options.is_valid(&e)) problem = e;
-  if (problem.empty()) problem = check_max_count(options.max_mpi_count, P);
-  if (problem.empty() && !from.is_valid(&e)) problem = "from: " + e;
-  if (problem.empty() && !to.is_valid(&e)) problem = "to: " + e;
-  if (problem.empty() && from.parts() != P)
-    problem = "from has " + std::to_string(from.parts()) + " parts, expected " + std::to_string(P) +
-              " (one per rank of the communicator)";
-  if (problem.empty() && to.parts() != P)
-    problem = "to has " + std::to_string(to.parts()) + " parts, expected " + std::to_string(P) +
-              " (one per rank of the communicator)";
+  std::string problem = check_distributions(options, from, to, P, "parts");
   if (problem.empty() && from.size() != to.size())
     problem = "from covers " + std::to_string(from.size()) + " elements and to covers " +
               std::to_string(to.size()) + ", expected the same N";
@@ -750,20 +787,11 @@ RedistributeSummary redistribute_bytes(MPI_Comm comm, const BlockDistribution& f
     problem = "local data has " + std::to_string(count) + " elements, expected " +
               std::to_string(from.count(rank)) + " (from gives this rank [" +
               std::to_string(from.begin(rank)) + ", " + std::to_string(from.end(rank)) + "))";
-  if (problem.empty() && aliased)
-    problem = "the output vector shares storage with the local data, expected separate storage";
   Plan plan;
+  if (problem.empty() && !aliased) plan = plan_blocks(from, to, rank);
   Exchange x;
-  std::byte* result = nullptr;
-  if (problem.empty()) {
-    plan = plan_blocks(from, to, rank);
-    problem = allocate_result(out, resize, to.count(rank), element_size, result);
-  }
-  if (problem.empty()) problem = prepare_exchange(plan, P, element_size, options.max_mpi_count, x);
-  const u64 hashes[] = {from.hash(), to.hash(), options_hash(options, element_size)};
-  const char* const names[] = {"from distribution", "to distribution",
-                               "RedistributeOptions/element size"};
-  agree(comm, what, problem, hashes, names);
+  std::byte* const result = allocate_and_agree(comm, what, std::move(problem), from, to, rank, plan,
+                                               out, resize, aliased, element_size, options, x);
 
   // Every rank now holds the same valid distributions.
   s.global_elements = from.size();
@@ -841,23 +869,10 @@ RedistributeSummary redistribute_bytes(MPI_Comm comm, const BoxDistribution& fro
   const char* what = "redistribute";
   check_comm(comm, what);
   const double t0 = MPI_Wtime();
-  RedistributeSummary s;
-  MPI_Comm_rank(comm, &s.rank);
-  MPI_Comm_size(comm, &s.ranks);
-  s.element_size = element_size;
+  RedistributeSummary s = start_summary(comm, element_size);
   const int rank = s.rank, P = s.ranks;
 
-  std::string problem, e;
-  if (!options.is_valid(&e)) problem = e;
-  if (problem.empty()) problem = check_max_count(options.max_mpi_count, P);
-  if (problem.empty() && !from.is_valid(&e)) problem = "from: " + e;
-  if (problem.empty() && !to.is_valid(&e)) problem = "to: " + e;
-  if (problem.empty() && from.parts() != P)
-    problem = "from has " + std::to_string(from.parts()) + " boxes, expected " + std::to_string(P) +
-              " (one per rank of the communicator)";
-  if (problem.empty() && to.parts() != P)
-    problem = "to has " + std::to_string(to.parts()) + " boxes, expected " + std::to_string(P) +
-              " (one per rank of the communicator)";
+  std::string problem = check_distributions(options, from, to, P, "boxes");
   if (problem.empty() && from.cells != to.cells)
     problem = "from covers a grid of " + std::to_string(from.cells[0]) + " x " +
               std::to_string(from.cells[1]) + " x " + std::to_string(from.cells[2]) +
@@ -868,21 +883,12 @@ RedistributeSummary redistribute_bytes(MPI_Comm comm, const BoxDistribution& fro
     problem = "local data has " + std::to_string(count) + " elements, expected " +
               std::to_string(from.count(rank)) + " (the volume of this rank's from box " +
               box_text(from.boxes[static_cast<std::size_t>(rank)]) + ")";
-  if (problem.empty() && aliased)
-    problem = "the output vector shares storage with the local data, expected separate storage";
   Plan plan;
-  Exchange x;
   std::vector<CellBox> sbox, rbox;
-  std::byte* result = nullptr;
-  if (problem.empty()) {
-    plan = plan_boxes(from, to, rank, sbox, rbox);
-    problem = allocate_result(out, resize, to.count(rank), element_size, result);
-  }
-  if (problem.empty()) problem = prepare_exchange(plan, P, element_size, options.max_mpi_count, x);
-  const u64 hashes[] = {from.hash(), to.hash(), options_hash(options, element_size)};
-  const char* const names[] = {"from distribution", "to distribution",
-                               "RedistributeOptions/element size"};
-  agree(comm, what, problem, hashes, names);
+  if (problem.empty() && !aliased) plan = plan_boxes(from, to, rank, sbox, rbox);
+  Exchange x;
+  std::byte* const result = allocate_and_agree(comm, what, std::move(problem), from, to, rank, plan,
+                                               out, resize, aliased, element_size, options, x);
 
   s.global_elements = from.size();
   const auto ur = static_cast<std::size_t>(rank);
@@ -944,14 +950,7 @@ std::string check_migrate_input(int rank, int P, std::span<const std::int64_t> h
   std::string e;
   if (!options.is_valid(&e)) return e;
   if (auto m = check_max_count(options.max_mpi_count, P); !m.empty()) return m;
-  if (!cb.size || !cb.pack || !cb.unpack || !cb.free) {
-    std::string missing;
-    if (!cb.size) missing += " size";
-    if (!cb.pack) missing += " pack";
-    if (!cb.unpack) missing += " unpack";
-    if (!cb.free) missing += " free";
-    return "empty callbacks:" + missing + "; expected all four (size, pack, unpack, free)";
-  }
+  if (auto m = internal::empty_callbacks(cb); !m.empty()) return m;
   std::vector<i64> h(held.begin(), held.end());
   std::sort(h.begin(), h.end());
   if (auto it = std::adjacent_find(h.begin(), h.end()); it != h.end())

@@ -18,11 +18,7 @@ namespace isocost::mpi {
 namespace {
 
 using detail::exact;
-
-void check_comm(MPI_Comm comm, const char* what) {
-  if (comm == MPI_COMM_NULL)
-    throw Error(std::string(what) + ": expected a valid communicator, got MPI_COMM_NULL");
-}
+using internal::check_comm;
 
 void agree(MPI_Comm comm, const char* what, const std::string& problem) {
   internal::agree(comm, what, problem);

@@ -105,14 +105,7 @@ std::string check_input(int P, const ProcessGraph& graph, std::span<const Task> 
   if (graph.nodes != P)
     return "graph has " + std::to_string(graph.nodes) + " nodes, expected " + std::to_string(P) +
            " (one per rank of the communicator)";
-  if (!cb.size || !cb.pack || !cb.unpack || !cb.free) {
-    std::string missing;
-    if (!cb.size) missing += " size";
-    if (!cb.pack) missing += " pack";
-    if (!cb.unpack) missing += " unpack";
-    if (!cb.free) missing += " free";
-    return "empty callbacks:" + missing + "; expected all four (size, pack, unpack, free)";
-  }
+  if (auto m = internal::empty_callbacks(cb); !m.empty()) return m;
   // Three 64-bit words per task travel in one MPI_Allgatherv (int counts).
   if (tasks.size() > static_cast<std::size_t>(INT_MAX / 3))
     return "my_tasks holds " + std::to_string(tasks.size()) + " tasks, expected at most " +
@@ -231,8 +224,7 @@ std::string TaskBalanceResult::brief_report() const {
 TaskBalanceResult balance_tasks(MPI_Comm comm, const ProcessGraph& graph,
                                 std::vector<Task>& my_tasks, const MigrationCallbacks& callbacks,
                                 const TaskBalanceOptions& options) {
-  if (comm == MPI_COMM_NULL)
-    throw Error(std::string(kWhat) + ": expected a valid communicator, got MPI_COMM_NULL");
+  internal::check_comm(comm, kWhat);
   const double t0 = MPI_Wtime();
   int rank = 0, P = 1;
   MPI_Comm_rank(comm, &rank);

@@ -47,6 +47,8 @@ using nlohmann::json;
 // ---------------------------------------------------------------------------
 // Running the command (tests/support/cli_runner.hpp)
 
+using isocost::testing::BadCase;
+using isocost::testing::BadCaseName;
 using isocost::testing::Cat;
 using isocost::testing::GnuplotOnPath;
 using isocost::testing::Has;
@@ -138,7 +140,8 @@ class CliFit : public isocost::testing::CliTest {
     return CliTest::Isocost(args, options);
   }
 
-  // Writes dir/name and returns `name` (the command runs in dir).
+  // Writes dir/name and returns `name` (the command runs in dir), not the full
+  // path CliTest::File returns.
   std::string File(const std::string& name, const std::string& text) {
     WriteFile(dir / name, text);
     return name;
@@ -643,14 +646,6 @@ TEST_F(CliFit, PlotReportsGnuplotsOwnErrorAndLeavesNoFile) {
 // ---------------------------------------------------------------------------
 // 5. Bad input
 
-struct BadCase {
-  const char* name;
-  std::vector<std::string> args;
-  std::vector<std::string> fragments;  // must all appear in the error line
-};
-
-void PrintTo(const BadCase& c, std::ostream* os) { *os << c.name; }
-
 class BadFitInput : public CliFit, public ::testing::WithParamInterface<BadCase> {
  protected:
   void SetUp() override {
@@ -672,26 +667,11 @@ class BadFitInput : public CliFit, public ::testing::WithParamInterface<BadCase>
   }
 
   bool NeedsGnuplot() const { return !GetParam().args.empty() && GetParam().args[0] == "plot"; }
-
-  void ExpectError(const std::vector<std::string>& args,
-                   const std::vector<std::string>& fragments) {
-    const auto before = Listing(dir);
-    const Outcome r = Isocost(args);
-    SCOPED_TRACE(Show(args) + "\nstderr: " + r.err);
-    EXPECT_EQ(r.code, 2);
-    EXPECT_EQ(r.out, "");
-    ASSERT_FALSE(r.err.empty());
-    EXPECT_EQ(r.err.rfind("isocost: error:", 0), 0u);
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
-    EXPECT_EQ(r.err.back(), '\n');
-    for (const auto& f : fragments) EXPECT_TRUE(Has(r.err, f)) << "missing '" << f << "'";
-    EXPECT_EQ(Listing(dir), before) << "a file was created (plot's default PNG?)";
-  }
 };
 
 TEST_P(BadFitInput, ExitTwoOneLineNothingOnStdout) {
   if (NeedsGnuplot() && !GnuplotOnPath()) GTEST_SKIP() << "gnuplot is not installed";
-  ExpectError(GetParam().args, GetParam().fragments);
+  ExpectRejected(GetParam().args, GetParam().fragments);
 }
 
 TEST_P(BadFitInput, OutputFileIsNeitherCreatedNorTouched) {
@@ -699,11 +679,11 @@ TEST_P(BadFitInput, OutputFileIsNeitherCreatedNorTouched) {
   auto args = GetParam().args;
   const fs::path out = dir / (NeedsGnuplot() ? "OUT.png" : "OUT.json");
   args.insert(args.begin() + 1, {"-o", out.string()});
-  ExpectError(args, {"isocost: error:"});
+  ExpectRejected(args, {"isocost: error:"});
   EXPECT_FALSE(fs::exists(out));
   const std::string previous = "previous contents\nof OUT\n";
   WriteFile(out, previous);
-  ExpectError(args, {"isocost: error:"});
+  ExpectRejected(args, {"isocost: error:"});
   EXPECT_EQ(ReadFile(out), previous);
 }
 
@@ -824,10 +804,7 @@ const BadCase kBadCases[] = {
      {"NO_CONVERGENCE"}},
 };
 
-INSTANTIATE_TEST_SUITE_P(Cases, BadFitInput, ::testing::ValuesIn(kBadCases),
-                         [](const ::testing::TestParamInfo<BadCase>& info) {
-                           return std::string(info.param.name);
-                         });
+INSTANTIATE_TEST_SUITE_P(Cases, BadFitInput, ::testing::ValuesIn(kBadCases), BadCaseName);
 
 TEST_F(CliFit, HelpListsTheNewCommands) {
   const Outcome help = Isocost({"--help"});

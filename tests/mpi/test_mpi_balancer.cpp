@@ -32,7 +32,13 @@
 #include "isocost/density.hpp"
 #include "isocost/error.hpp"
 
+#include "mpi_test_support.hpp"
+
 namespace {
+
+using isocost::testing::error_of;
+using isocost::testing::rank_of;
+using isocost::testing::size_of;
 
 using isocost::Strategy;
 using isocost::mpi::BalanceEvent;
@@ -40,28 +46,6 @@ using isocost::mpi::BalancePolicy;
 using isocost::mpi::Balancer;
 using isocost::mpi::BalancerOptions;
 using isocost::mpi::BlockDistribution;
-
-int rank_of() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-
-int size_of() {
-  int s = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
-
-template <class F>
-std::string error_of(F&& call) {
-  try {
-    call();
-  } catch (const isocost::Error& e) {
-    return e.what();
-  }
-  return {};
-}
 
 // Element cost: w(i, step) seconds.
 using Weight = std::function<double(std::int64_t, int)>;

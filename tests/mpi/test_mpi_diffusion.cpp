@@ -23,7 +23,15 @@
 #include "isocost/diffusion.hpp"
 #include "isocost/error.hpp"
 
+#include "mpi_test_support.hpp"
+
 namespace {
+
+using isocost::testing::error_of;
+using isocost::testing::expect_has;
+using isocost::testing::expect_in_step;
+using isocost::testing::rank_of;
+using isocost::testing::size_of;
 
 using isocost::DiffusionOptions;
 using isocost::DiffusionScheme;
@@ -32,44 +40,10 @@ const DiffusionScheme kSchemes[] = {DiffusionScheme::explicit_euler, DiffusionSc
                                     DiffusionScheme::crank_nicolson,
                                     DiffusionScheme::least_squares};
 
-int rank_of(MPI_Comm comm) {
-  int r = 0;
-  MPI_Comm_rank(comm, &r);
-  return r;
-}
-
-int size_of(MPI_Comm comm) {
-  int s = 0;
-  MPI_Comm_size(comm, &s);
-  return s;
-}
-
-template <class F>
-std::string error_of(F&& call) {
-  try {
-    call();
-  } catch (const isocost::Error& e) {
-    return e.what();
-  }
-  return {};
-}
-
 std::string text(const std::vector<int>& dims) {
   std::string s;
   for (std::size_t a = 0; a < dims.size(); ++a) s += (a ? "x" : "") + std::to_string(dims[a]);
   return s;
-}
-
-// Expects the error message to contain `part`.
-void expect_has(const std::string& msg, const std::string& part) {
-  EXPECT_NE(msg.find(part), std::string::npos) << "message '" << msg << "' lacks '" << part << "'";
-}
-
-// After an agreed error every rank must still be in step: one more collective.
-void expect_in_step(MPI_Comm comm) {
-  int one = 1, sum = 0;
-  MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, comm);
-  EXPECT_EQ(sum, size_of(comm));
 }
 
 // Meshes with P nodes: the chain, 2-D factorisations (length-1 axes too) and a

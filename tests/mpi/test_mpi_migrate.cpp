@@ -29,64 +29,23 @@
 #include "isocost/error.hpp"
 #include "isocost/tasks.hpp"
 
+#include "mpi_test_support.hpp"
+
 namespace {
+
+using isocost::testing::error_of;
+using isocost::testing::expect_agreed_error;
+using isocost::testing::expect_has;
+using isocost::testing::gather_holdings;
+using isocost::testing::rank_of;
+using isocost::testing::size_of;
+using Store = isocost::testing::TaskStore;
 
 using isocost::mpi::BlockDistribution;
 using isocost::mpi::BoxDistribution;
 using isocost::mpi::CellBox;
 using isocost::mpi::MigrationStage;
 using i64 = std::int64_t;
-
-int rank_of(MPI_Comm comm = MPI_COMM_WORLD) {
-  int r = 0;
-  MPI_Comm_rank(comm, &r);
-  return r;
-}
-
-int size_of(MPI_Comm comm = MPI_COMM_WORLD) {
-  int s = 0;
-  MPI_Comm_size(comm, &s);
-  return s;
-}
-
-template <class F>
-std::string error_of(F&& call) {
-  try {
-    call();
-  } catch (const isocost::Error& e) {
-    return e.what();
-  }
-  return {};
-}
-
-void expect_has(const std::string& msg, const std::string& part) {
-  EXPECT_NE(msg.find(part), std::string::npos) << "message '" << msg << "' lacks '" << part << "'";
-}
-
-// Collective: true if `text` is the same on every rank.
-bool same_everywhere(const std::string& text) {
-  const unsigned long long h = std::hash<std::string>{}(text), nh = ~h;
-  unsigned long long hmax = 0, nhmax = 0;
-  MPI_Allreduce(&h, &hmax, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Allreduce(&nh, &nhmax, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
-  return hmax == ~nhmax;
-}
-
-// After an agreed error every rank must still be in step: one more collective.
-void expect_in_step() {
-  int one = 1, sum = 0;
-  MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  EXPECT_EQ(sum, size_of());
-}
-
-// Collective: every rank's error message is non-empty, identical, and has `part`.
-void expect_agreed_error(const std::string& msg, const std::string& part) {
-  const bool same = same_everywhere(msg);
-  EXPECT_TRUE(same) << "rank " << rank_of() << " got '" << msg << "'";
-  EXPECT_FALSE(msg.empty()) << "no error on rank " << rank_of();
-  expect_has(msg, part);
-  expect_in_step();
-}
 
 // Collective: the sum over ranks.
 i64 sum_of(i64 v) {
@@ -669,69 +628,6 @@ std::string payload_of(i64 id) {
   return s;
 }
 
-// One rank's elements and the callbacks over them, with injected failures.
-struct Store {
-  std::map<i64, std::string> items;
-  std::set<i64> size_throws, pack_throws, unpack_false, unpack_throws;
-  int size_calls = 0, pack_calls = 0, unpack_calls = 0, free_calls = 0;
-  bool duplicate_unpack = false;
-
-  isocost::mpi::MigrationCallbacks callbacks() {
-    isocost::mpi::MigrationCallbacks cb;
-    cb.size = [this](i64 id) -> std::size_t {
-      ++size_calls;
-      if (size_throws.count(id)) throw std::runtime_error("size failed");
-      return items.at(id).size();
-    };
-    cb.pack = [this](i64 id, std::span<std::byte> buf) {
-      ++pack_calls;
-      if (pack_throws.count(id)) throw std::bad_alloc();
-      const auto& s = items.at(id);
-      if (buf.size() != s.size()) throw std::logic_error("pack buffer of the wrong size");
-      std::memcpy(buf.data(), s.data(), s.size());
-    };
-    cb.unpack = [this](i64 id, std::span<const std::byte> bytes) {
-      ++unpack_calls;
-      if (unpack_false.count(id)) return false;
-      if (unpack_throws.count(id)) throw std::bad_alloc();
-      if (reinterpret_cast<std::uintptr_t>(bytes.data()) % 16 != 0)
-        throw std::logic_error("unaligned payload");
-      if (items.count(id)) duplicate_unpack = true;
-      items[id] = std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-      return true;
-    };
-    cb.free = [this](i64 id) {
-      ++free_calls;
-      items.erase(id);
-    };
-    return cb;
-  }
-  std::vector<i64> ids() const {
-    std::vector<i64> v;
-    for (const auto& [id, s] : items) v.push_back(id);
-    return v;
-  }
-};
-
-// Every rank's held ids, on every rank: id -> rank (duplicates counted).
-std::map<i64, std::vector<int>> gather_holdings(const std::vector<i64>& mine) {
-  const int P = size_of();
-  const int n = static_cast<int>(mine.size());
-  std::vector<int> counts(static_cast<std::size_t>(P)), displs(static_cast<std::size_t>(P), 0);
-  MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
-  for (int r = 1; r < P; ++r)
-    displs[static_cast<std::size_t>(r)] =
-        displs[static_cast<std::size_t>(r) - 1] + counts[static_cast<std::size_t>(r) - 1];
-  std::vector<i64> all(static_cast<std::size_t>(displs.back() + counts.back()));
-  MPI_Allgatherv(mine.data(), n, MPI_INT64_T, all.data(), counts.data(), displs.data(), MPI_INT64_T,
-                 MPI_COMM_WORLD);
-  std::map<i64, std::vector<int>> where;
-  for (int r = 0; r < P; ++r)
-    for (int k = 0; k < counts[static_cast<std::size_t>(r)]; ++k)
-      where[all[static_cast<std::size_t>(displs[static_cast<std::size_t>(r)] + k)]].push_back(r);
-  return where;
-}
-
 void run_callback_migration(const isocost::mpi::MigrateOptions& options, const std::string& label) {
   SCOPED_TRACE(label);
   const int P = size_of(), rank = rank_of();
@@ -973,7 +869,7 @@ TEST(MigrateErrors, BadInputOnOneRankThrowsTheSameErrorAndCallsNoCallback) {
                           (P == 1 ? ", expected an integer in [2, " : ", expected more than P"));
 
   // No callback ran, nothing moved.
-  EXPECT_EQ(store.size_calls + store.pack_calls + store.unpack_calls + store.free_calls, 0);
+  EXPECT_EQ(store.calls(), 0);
   EXPECT_EQ(store.ids(), ids);
 }
 

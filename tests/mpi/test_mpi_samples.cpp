@@ -15,32 +15,17 @@
 #include "isocost/error.hpp"
 #include "isocost/metrics.hpp"
 
+#include "mpi_test_support.hpp"
+
 namespace {
 
-int rank_of(MPI_Comm comm) {
-  int r = 0;
-  MPI_Comm_rank(comm, &r);
-  return r;
-}
+using isocost::testing::error_of;
+using isocost::testing::rank_of;
+using isocost::testing::size_of;
 
-int size_of(MPI_Comm comm) {
-  int s = 0;
-  MPI_Comm_size(comm, &s);
-  return s;
-}
-
-// Runs `call` and returns the isocost::Error message, or "" if nothing was thrown.
-template <class F>
-std::string error_of(F&& call) {
-  try {
-    call();
-  } catch (const isocost::Error& e) {
-    return e.what();
-  }
-  return {};
-}
-
-// After an agreed error every rank must still be in step: one more collective.
+// After an agreed error every rank must still be in step: one more collective,
+// here gather_times() itself (so its result is checked too) rather than the
+// shared isocost::testing::expect_in_step().
 void expect_in_step(MPI_Comm comm) {
   const auto times = isocost::mpi::gather_times(comm, 1.0 + rank_of(comm));
   ASSERT_EQ(times.size(), static_cast<std::size_t>(size_of(comm)));

@@ -29,7 +29,18 @@
 #include "isocost/monitor.hpp"
 #include "isocost/tasks.hpp"
 
+#include "mpi_test_support.hpp"
+
 namespace {
+
+using isocost::testing::error_of;
+using isocost::testing::expect_agreed_error;
+using isocost::testing::expect_has;
+using isocost::testing::gather_holdings;
+using isocost::testing::rank_of;
+using isocost::testing::same_everywhere;
+using isocost::testing::size_of;
+using Store = isocost::testing::TaskStore;
 
 using isocost::Task;
 using isocost::TaskMove;
@@ -39,116 +50,12 @@ using isocost::mpi::TaskBalanceResult;
 using i64 = std::int64_t;
 using TaskLists = std::vector<std::vector<Task>>;
 
-int rank_of() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-
-int size_of() {
-  int s = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
-
-template <class F>
-std::string error_of(F&& call) {
-  try {
-    call();
-  } catch (const isocost::Error& e) {
-    return e.what();
-  }
-  return {};
-}
-
-void expect_has(const std::string& msg, const std::string& part) {
-  EXPECT_NE(msg.find(part), std::string::npos) << "message '" << msg << "' lacks '" << part << "'";
-}
-
-// Collective: true if `text` is the same on every rank.
-bool same_everywhere(const std::string& text) {
-  const unsigned long long h = std::hash<std::string>{}(text), nh = ~h;
-  unsigned long long hmax = 0, nhmax = 0;
-  MPI_Allreduce(&h, &hmax, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Allreduce(&nh, &nhmax, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
-  return hmax == ~nhmax;
-}
-
-// Collective: every rank's error message is non-empty, identical, and has `part`.
-void expect_agreed_error(const std::string& msg, const std::string& part) {
-  const bool same = same_everywhere(msg);
-  EXPECT_TRUE(same) << "rank " << rank_of() << " got '" << msg << "'";
-  EXPECT_FALSE(msg.empty()) << "no error on rank " << rank_of();
-  expect_has(msg, part);
-  int one = 1, sum = 0;  // every rank still in step
-  MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  EXPECT_EQ(sum, size_of());
-}
-
 std::string payload_of(i64 id) {
   const auto n = static_cast<std::size_t>(1 + (id * 37) % 300);
   std::string s(n, '\0');
   for (std::size_t k = 0; k < n; ++k)
     s[k] = static_cast<char>('a' + (id * 131 + static_cast<i64>(k)) % 26);
   return s;
-}
-
-// One rank's task state and the callbacks over it, with injected failures:
-// unpack returns false (or throws std::bad_alloc) for chosen ids on every
-// rank, or for every id on a rank that rejects everything.
-struct Store {
-  std::map<i64, std::string> items;
-  std::set<i64> unpack_false, unpack_throws;
-  bool reject_all = false;
-  int calls = 0, frees = 0;
-  bool duplicate_unpack = false;
-
-  isocost::mpi::MigrationCallbacks callbacks() {
-    isocost::mpi::MigrationCallbacks cb;
-    cb.size = [this](i64 id) -> std::size_t {
-      ++calls;
-      return items.at(id).size();
-    };
-    cb.pack = [this](i64 id, std::span<std::byte> buf) {
-      ++calls;
-      const auto& s = items.at(id);
-      if (buf.size() != s.size()) throw std::logic_error("pack buffer of the wrong size");
-      std::memcpy(buf.data(), s.data(), s.size());
-    };
-    cb.unpack = [this](i64 id, std::span<const std::byte> bytes) {
-      ++calls;
-      if (reject_all || unpack_false.count(id)) return false;
-      if (unpack_throws.count(id)) throw std::bad_alloc();
-      if (items.count(id)) duplicate_unpack = true;
-      items[id] = std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-      return true;
-    };
-    cb.free = [this](i64 id) {
-      ++calls;
-      ++frees;
-      items.erase(id);
-    };
-    return cb;
-  }
-};
-
-// Every rank's held ids, on every rank: id -> ranks holding it. Collective.
-std::map<i64, std::vector<int>> gather_holdings(const std::map<i64, std::string>& items) {
-  const int P = size_of();
-  std::vector<i64> mine;
-  for (const auto& [id, s] : items) mine.push_back(id);
-  const int n = static_cast<int>(mine.size());
-  std::vector<int> counts(static_cast<std::size_t>(P)), displs(static_cast<std::size_t>(P), 0);
-  MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
-  for (std::size_t r = 1; r < counts.size(); ++r) displs[r] = displs[r - 1] + counts[r - 1];
-  std::vector<i64> all(static_cast<std::size_t>(displs.back() + counts.back()));
-  MPI_Allgatherv(mine.data(), n, MPI_INT64_T, all.data(), counts.data(), displs.data(), MPI_INT64_T,
-                 MPI_COMM_WORLD);
-  std::map<i64, std::vector<int>> where;
-  for (int r = 0; r < P; ++r)
-    for (int k = 0; k < counts[static_cast<std::size_t>(r)]; ++k)
-      where[all[static_cast<std::size_t>(displs[static_cast<std::size_t>(r)] + k)]].push_back(r);
-  return where;
 }
 
 // A hot spot: `count` tasks, all on rank 0, loads 1 … 10 in a fixed pattern;
@@ -206,7 +113,7 @@ std::string global_text(const TaskBalanceResult& r) {
 void expect_holdings(const Store& store, const std::vector<Task>& my_tasks,
                      const TaskLists& expected) {
   const int rank = rank_of();
-  const auto where = gather_holdings(store.items);
+  const auto where = gather_holdings(store.ids());
   std::size_t total = 0;
   for (const auto& list : expected) total += list.size();
   ASSERT_EQ(where.size(), total);
@@ -292,7 +199,7 @@ TEST(BalanceTasks, HotSpotOnRankZeroIsSpreadAsTheSerialPlanSays) {
       EXPECT_EQ(r.bytes_moved, bytes);
       EXPECT_EQ(r.sent, sent);
       EXPECT_EQ(r.received, received);
-      EXPECT_EQ(store.frees, static_cast<int>(sent.size()));
+      EXPECT_EQ(store.free_calls, static_cast<int>(sent.size()));
 
       if (P == 1 || immobile_every) continue;
       EXPECT_FALSE(want.moves.empty());
@@ -326,6 +233,15 @@ struct InjectedCase {
   TaskLists tasks;
   isocost::TaskSelection first;  // the serial round-0 plan
   i64 refused = -1, out_of_memory = -1;
+
+  bool injected(i64 id) const { return id == refused || id == out_of_memory; }
+  // A rank's store with the two failures injected.
+  Store store(int rank) const {
+    Store s = store_for(tasks, rank);
+    s.unpack_false.insert(refused);
+    s.unpack_throws.insert(out_of_memory);
+    return s;
+  }
 };
 
 InjectedCase injected_case(const isocost::ProcessGraph& g, const TaskBalanceOptions& o) {
@@ -351,9 +267,7 @@ TEST(BalanceTasks, InjectedUnpackFailuresStayImmobileAndAreReplanned) {
       o.verify = verify;
       const auto c = injected_case(graph, o);
       ASSERT_GE(c.first.moves.size(), 2u);
-      Store store = store_for(c.tasks, rank);
-      store.unpack_false.insert(c.refused);
-      store.unpack_throws.insert(c.out_of_memory);
+      Store store = c.store(rank);
       auto mine = c.tasks[static_cast<std::size_t>(rank)];
       const auto r = isocost::mpi::balance_tasks(MPI_COMM_WORLD, graph, mine, store.callbacks(), o);
       const bool same = same_everywhere(global_text(r));
@@ -362,7 +276,7 @@ TEST(BalanceTasks, InjectedUnpackFailuresStayImmobileAndAreReplanned) {
       std::vector<TaskMove> done;
       std::vector<isocost::mpi::MigrationFailure> expected_failed;
       for (const auto& m : c.first.moves)
-        if (m.id == c.refused || m.id == c.out_of_memory)
+        if (c.injected(m.id))
           expected_failed.push_back({m.id, m.from, m.to, MigrationStage::unpack});
         else
           done.push_back(m);
@@ -370,7 +284,7 @@ TEST(BalanceTasks, InjectedUnpackFailuresStayImmobileAndAreReplanned) {
                 [](const auto& a, const auto& b) { return a.id < b.id; });
       auto after0 = isocost::apply_moves(c.tasks, done);
       for (auto& list : after0)
-        for (auto& t : list) t.immobile = t.id == c.refused || t.id == c.out_of_memory;
+        for (auto& t : list) t.immobile = c.injected(t.id);
       const auto second = plan_of(graph, after0, o);
       const auto after1 = isocost::apply_moves(after0, second.moves);
       expect_holdings(store, mine, after1);  // collective
@@ -419,19 +333,17 @@ TEST(BalanceTasks, MaxReplansZeroReportsFailuresWithoutReplanning) {
   o.max_replans = 0;
   const auto c = injected_case(graph, o);
   ASSERT_GE(c.first.moves.size(), 2u);
-  Store store = store_for(c.tasks, rank);
-  store.unpack_false.insert(c.refused);
-  store.unpack_throws.insert(c.out_of_memory);
+  Store store = c.store(rank);
   auto mine = c.tasks[static_cast<std::size_t>(rank)];
   const auto r = isocost::mpi::balance_tasks(MPI_COMM_WORLD, graph, mine, store.callbacks(), o);
   const bool same = same_everywhere(global_text(r));
 
   std::vector<TaskMove> done;
   for (const auto& m : c.first.moves)
-    if (m.id != c.refused && m.id != c.out_of_memory) done.push_back(m);
+    if (!c.injected(m.id)) done.push_back(m);
   auto after = isocost::apply_moves(c.tasks, done);
   for (auto& list : after)
-    for (auto& t : list) t.immobile = t.id == c.refused || t.id == c.out_of_memory;
+    for (auto& t : list) t.immobile = c.injected(t.id);
   expect_holdings(store, mine, after);  // collective
   EXPECT_TRUE(same);
 
@@ -511,7 +423,7 @@ TEST(BalanceTasks, BalancedOrEmptyInputMovesNothing) {
   ASSERT_EQ(r.rounds.size(), 1u);
   EXPECT_TRUE(r.rounds[0].selection.moves.empty());
   EXPECT_FALSE(r.rounds[0].migrated);
-  EXPECT_EQ(store.calls, 0);
+  EXPECT_EQ(store.calls(), 0);
   EXPECT_EQ(r.final_loads, r.initial_loads);
   EXPECT_EQ(r.initial_imbalance, 0.0);
   EXPECT_TRUE(r.converged);
@@ -527,7 +439,7 @@ TEST(BalanceTasks, BalancedOrEmptyInputMovesNothing) {
     EXPECT_TRUE(z.rounds.empty());
     EXPECT_EQ(z.tasks, k == 0 ? 2 : 0);
     EXPECT_EQ(z.final_imbalance, 0.0);
-    EXPECT_EQ(s.calls, 0);
+    EXPECT_EQ(s.calls(), 0);
     EXPECT_EQ(zero.size(), k == 0 && rank == 0 ? 2u : 0u);
   }
 }
@@ -610,8 +522,8 @@ TEST(BalanceTasks, BadInputOnOneRankThrowsTheSameErrorEverywhere) {
     expect_agreed_error(msg, on_last + "empty callbacks: unpack");
   }
   // Nothing moved, no callback ran.
-  EXPECT_EQ(store.calls, 0);
-  const auto where = gather_holdings(store.items);
+  EXPECT_EQ(store.calls(), 0);
+  const auto where = gather_holdings(store.ids());
   EXPECT_EQ(where.size(), tasks[0].size());
   for (const auto& [id, ranks] : where) EXPECT_EQ(ranks, std::vector<int>{0});
   // Null communicator: a local error (nothing to agree over).

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -18,6 +19,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <ostream>
 #include <set>
 #include <sstream>
 #include <string>
@@ -170,6 +172,33 @@ inline bool IsPng(const fs::path& file) {
   return bytes.size() > 8 && bytes.compare(0, 8, "\x89PNG\r\n\x1a\n", 8) == 0;
 }
 
+/// A bad command line (a parameterised test's case) and what its one-line
+/// error must say.
+struct BadCase {
+  const char* name;
+  std::vector<std::string> args;
+  std::vector<std::string> fragments;  ///< must all appear in the error line
+};
+
+inline void PrintTo(const BadCase& c, std::ostream* os) { *os << c.name; }
+
+/// The test name of a BadCase (INSTANTIATE_TEST_SUITE_P's name generator).
+inline std::string BadCaseName(const ::testing::TestParamInfo<BadCase>& info) {
+  return info.param.name;
+}
+
+/// Expects the outcome of bad input: exit code 2, nothing on stdout, exactly
+/// one stderr line "isocost: error: …" holding every fragment.
+inline void ExpectBadInput(const Outcome& r, const std::vector<std::string>& fragments) {
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.out, "");
+  ASSERT_FALSE(r.err.empty());
+  EXPECT_EQ(r.err.rfind("isocost: error:", 0), 0u);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
+  EXPECT_EQ(r.err.back(), '\n');
+  for (const auto& f : fragments) EXPECT_TRUE(Has(r.err, f)) << "missing '" << f << "'";
+}
+
 /// Fixture: a fresh directory per test; `dir` holds the inputs and is the
 /// working directory of the command.
 class CliTest : public ::testing::Test {
@@ -209,6 +238,23 @@ class CliTest : public ::testing::Test {
       ADD_FAILURE() << Show(args) << ": stdout is not JSON (" << e.what() << "):\n" << out;
       return json::object();
     }
+  }
+
+  /// Runs a command that must fail on bad input (ExpectBadInput) and leave
+  /// `dir` as it was: no file created or removed.
+  void ExpectRejected(const std::vector<std::string>& args,
+                      const std::vector<std::string>& fragments) {
+    const auto before = Listing(dir);
+    const Outcome r = Isocost(args);
+    SCOPED_TRACE(Show(args) + "\nstderr: " + r.err);
+    ExpectBadInput(r, fragments);
+    EXPECT_EQ(Listing(dir), before) << "a file was created or removed (a plot's default PNG?)";
+  }
+
+  /// Writes dir/name and returns its full path.
+  std::string File(const std::string& name, const std::string& text) {
+    WriteFile(dir / name, text);
+    return (dir / name).string();
   }
 
   /// A directory, outside `dir`, e.g. for fake executables.
