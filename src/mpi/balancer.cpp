@@ -111,7 +111,12 @@ namespace {
 
 // The check's reduction: tuples (min, max, sum, max) in one MPI_Allreduce
 // with a user operation, so one collective carries the trigger's numbers, the
-// error-agreement flag and the phase counts.
+// error-agreement flag and the phase counts. Every rank must reach the same
+// decision from them: min and max are exact, and the sum relies on
+// MPI_Allreduce giving every rank the same result (MPI-3.1 §5.9.1 advises
+// it; in OpenMPI's algorithms partners add the same two partial sums, and
+// floating-point addition is commutative, or copy a result). Everything a
+// plan needs comes from one MPI_Allgather after that.
 void reduce_check(void* in, void* inout, int* len, MPI_Datatype*) {
   const auto* a = static_cast<const double*>(in);
   auto* b = static_cast<double*>(inout);

@@ -86,7 +86,8 @@ struct BalancerOptions {
   /// Post the check as MPI_Iallreduce and decide at the next call.
   bool overlap = false;
   /// Phase-synchronised balance (Watts ch. 4): with phases registered, the
-  /// global plan minimises Σ_phases max_ranks T (see Balancer).
+  /// global plan minimises Σ_phases max_ranks T (rebalance_phases()). 1-D
+  /// only: grids balance the total.
   bool balance_phases = false;
   /// C_LbDecision (Pearce eq. 5) is the measured time of the gather and the
   /// plans (max over ranks). false: strategy.*_decision_seconds and
@@ -171,7 +172,7 @@ class Balancer {
   const CommModel& comm_model() const noexcept { return options_.profit.comm; }
   /// Measured costs (seconds) of the rebalances so far.
   const std::vector<double>& costs() const noexcept { return costs_; }
-  /// Called on every rank after every check, with the event.
+  /// Called on every rank after every check, with the event. Not collective.
   void set_observer(std::function<void(const BalanceEvent&)> observer) {
     observer_ = std::move(observer);
   }
@@ -179,10 +180,11 @@ class Balancer {
   /// The pipeline step (see the file comment). Call it on every rank after
   /// every step, outside step scopes, with this rank's elements of the
   /// current distribution (1-D: its range; grids: its box, x fastest); they
-  /// are replaced by its new range or box when a rebalance happens. Collective over the
-  /// communicator on check steps (and, with `overlap`, the step after); no communication otherwise.
-  /// Throws the same Error on every rank, nothing moved, if any rank's data size is not its count
-  /// in distribution() or a load is negative or not finite.
+  /// are replaced by its new range or box when a rebalance happens.
+  /// Collective over the communicator on check steps (and, with `overlap`,
+  /// the step after); no communication otherwise. Throws the same Error on
+  /// every rank, nothing moved, if any rank's data size is not its count in
+  /// the distribution, or a load is negative or not finite.
   template <class T>
   BalanceEvent maybe_rebalance(std::vector<T>& data) {
     static_assert(std::is_trivially_copyable_v<T>,
