@@ -325,8 +325,9 @@ BalanceEvent Balancer::step_impl(double element_bytes, std::size_t local_count,
       throw Error("Balancer::maybe_rebalance: the ranks registered between " + exact(numbers[4]) +
                   " and " + exact(numbers[5]) +
                   " phases; balance_phases needs the same phases on every rank");
-    e.check =
-        check_trigger(e.check.step, numbers[0], numbers[2] / size_, numbers[1], options_.trigger);
+    // The mean of equal loads can round a hair above them; keep it in range.
+    const double avg = std::clamp(numbers[2] / size_, numbers[0], numbers[1]);
+    e.check = check_trigger(e.check.step, numbers[0], avg, numbers[1], options_.trigger);
     e.checked = true;
     if (pending_gain_) {
       pending_gain_->t_max_after = e.check.t_max;
