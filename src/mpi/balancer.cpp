@@ -373,37 +373,7 @@ void Balancer::decide_and_move(BalanceEvent& e, double my_load,
   // and decisions (the plans are deterministic; the measured times below are
   // made identical by a reduction).
   const BalancePolicy policy = options_.policy;
-  BlockRebalance global_plan, diffusive_plan;
-  GridRebalance global_grid, diffusive_grid;
   const bool can_diffuse = !grid_ || decomposition_.grid.counts.size() <= 2;
-  if (grid_) {
-    GridRebalanceOptions go;
-    go.speeds = options_.plan.speeds;
-    go.decompose = options_.decompose;
-    go.diffusion = options_.plan.diffusion;
-    go.shift = options_.plan.shift;
-    if (policy != BalancePolicy::diffusion)
-      global_grid = rebalance_grid_global(shape_, decomposition_, loads, go);
-    if (policy != BalancePolicy::global && can_diffuse)
-      diffusive_grid = rebalance_grid_diffusive(shape_, decomposition_, loads, go);
-  } else {
-    const auto& offsets = distribution_.offsets;
-    if (policy != BalancePolicy::diffusion) {
-      BlockRebalanceOptions with_history = options_.plan;
-      with_history.history.insert(with_history.history.end(), history_.begin(), history_.end());
-      global_plan = F > 0 ? rebalance_phases(offsets, phase_loads, options_.plan)
-                          : rebalance_global(offsets, loads, with_history);
-    }
-    if (options_.history > 0) {
-      history_.push_back({offsets, loads});
-      if (static_cast<int>(history_.size()) > options_.history) history_.erase(history_.begin());
-    }
-    if (policy != BalancePolicy::global)
-      diffusive_plan = rebalance_diffusive(offsets, loads, options_.plan);
-  }
-  double local = MPI_Wtime() - t0;
-  MPI_Allreduce(&local, &e.decision_seconds, 1, MPI_DOUBLE, MPI_MAX, comm_);
-
   Strategy action = policy == BalancePolicy::global      ? Strategy::global
                     : policy == BalancePolicy::diffusion ? Strategy::diffusion
                                                          : Strategy::none;
@@ -412,9 +382,11 @@ void Balancer::decide_and_move(BalanceEvent& e, double my_load,
     so.steps = options_.profit.steps_ahead;
     so.comm = options_.profit.comm;
     so.element_bytes = element_bytes;
-    if (options_.measure_decision) {
-      so.global_decision_seconds = e.decision_seconds;
-      so.diffusion_decision_seconds = e.decision_seconds;
+    if (options_.measure_decision && last_decision_seconds_) {
+      // C_LbDecision: what the last decision measured (the plan is computed
+      // after the choice, for the chosen strategy only).
+      so.global_decision_seconds = *last_decision_seconds_;
+      so.diffusion_decision_seconds = *last_decision_seconds_;
     }
     // The process graph diffusion would run on: the chain of blocks, or the
     // mesh of the process grid's levels.
@@ -427,13 +399,41 @@ void Balancer::decide_and_move(BalanceEvent& e, double my_load,
       action = e.choice->time_global < e.choice->time_none ? Strategy::global : Strategy::none;
     }
   }
+  const bool global = action == Strategy::global;
+  // The chosen plan only.
+  BlockRebalance plan;
+  GridRebalance grid_plan;
+  if (action != Strategy::none && grid_) {
+    GridRebalanceOptions go;
+    go.speeds = options_.plan.speeds;
+    go.decompose = options_.decompose;
+    go.diffusion = options_.plan.diffusion;
+    go.shift = options_.plan.shift;
+    grid_plan = global ? rebalance_grid_global(shape_, decomposition_, loads, go)
+                       : rebalance_grid_diffusive(shape_, decomposition_, loads, go);
+  } else if (action != Strategy::none) {
+    const auto& offsets = distribution_.offsets;
+    if (!global) {
+      plan = rebalance_diffusive(offsets, loads, options_.plan);
+    } else if (F > 0) {
+      plan = rebalance_phases(offsets, phase_loads, options_.plan);
+    } else {
+      BlockRebalanceOptions with_history = options_.plan;
+      with_history.history.insert(with_history.history.end(), history_.begin(), history_.end());
+      plan = rebalance_global(offsets, loads, with_history);
+    }
+  }
+  if (!grid_ && options_.history > 0) {
+    history_.push_back({distribution_.offsets, loads});
+    if (static_cast<int>(history_.size()) > options_.history) history_.erase(history_.begin());
+  }
+  double local = MPI_Wtime() - t0;
+  MPI_Allreduce(&local, &e.decision_seconds, 1, MPI_DOUBLE, MPI_MAX, comm_);
   if (action == Strategy::none) {
     e.reason = "the cost model predicts no gain";
     return;
   }
-  const bool global = action == Strategy::global;
-  const GridRebalance& grid_plan = global ? global_grid : diffusive_grid;
-  const BlockRebalance& plan = global ? global_plan : diffusive_plan;
+  last_decision_seconds_ = e.decision_seconds;
   const std::int64_t moved = grid_ ? grid_plan.elements_moved : plan.elements_moved;
   const std::int64_t received =
       grid_ ? grid_plan.max_elements_received : plan.max_elements_received;

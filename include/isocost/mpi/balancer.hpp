@@ -89,9 +89,11 @@ struct BalancerOptions {
   /// global plan minimises Σ_phases max_ranks T (rebalance_phases()). 1-D
   /// only: grids balance the total.
   bool balance_phases = false;
-  /// C_LbDecision (Pearce eq. 5) is the measured time of the gather and the
-  /// plans (max over ranks). false: strategy.*_decision_seconds and
-  /// profit.decision_seconds as given, which makes decisions reproducible.
+  /// C_LbDecision (Pearce eq. 5) is measured: the gather, the choice and the
+  /// chosen plan (max over ranks) — in the profitability of this rebalance,
+  /// and in the next choice (the first uses strategy.*_decision_seconds).
+  /// false: strategy.*_decision_seconds and profit.decision_seconds as given,
+  /// which makes decisions reproducible.
   bool measure_decision = true;
   /// Verify migrations (global count and checksum; migrate.hpp).
   bool verify = false;
@@ -225,7 +227,8 @@ class Balancer {
   BalancerOptions options_;
   LoadMonitor monitor_;
   std::vector<double> costs_;
-  std::vector<BlockRound> history_;  // the last options_.history rounds, oldest first
+  std::optional<double> last_decision_seconds_;  // gather + choice + plan, last time
+  std::vector<BlockRound> history_;              // the last options_.history rounds, oldest first
   std::function<void(const BalanceEvent&)> observer_;
   std::ofstream log_;
   // The posted nonblocking check (overlap): its request, buffers, and the
