@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "isocost/fit.hpp"
+#include "isocost/fitters/fit.hpp"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "isocost/error.hpp"
-#include "isocost/fit.hpp"
+#include "isocost/fitters/fit.hpp"
 
 namespace isocost::detail {
 

@@ -1,4 +1,4 @@
-#include "isocost/expression.hpp"
+#include "isocost/fitters/expression.hpp"
 
 #include <muParser.h>
 

@@ -1,6 +1,6 @@
 // Parametric fits of t(x) to interval samples with Ceres Solver, and the
 // summary a user needs to trust them.
-#include "isocost/fit.hpp"
+#include "isocost/fitters/fit.hpp"
 
 #include <ceres/ceres.h>
 
@@ -17,7 +17,7 @@
 #include "ceres_support.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
-#include "isocost/expression.hpp"
+#include "isocost/fitters/expression.hpp"
 #include "isocost/metrics.hpp"
 
 namespace isocost {

@@ -2,7 +2,7 @@
 // separable product of nonnegative Bernstein factors, or a polynomial in
 // x, y(, z). Both have closed-form box integrals, so neither the fit nor the
 // returned density needs quadrature after construction.
-#include "isocost/fit_density.hpp"
+#include "isocost/fitters/fit_density.hpp"
 
 #include <ceres/ceres.h>
 

@@ -8,7 +8,7 @@
 
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
-#include "isocost/fit.hpp"
+#include "isocost/fitters/fit.hpp"
 
 namespace isocost {
 

@@ -42,8 +42,8 @@
 #include <vector>
 
 #include "isocost/error.hpp"
-#include "isocost/expression.hpp"
-#include "isocost/fit.hpp"
+#include "isocost/fitters/expression.hpp"
+#include "isocost/fitters/fit.hpp"
 #include "isocost/metrics.hpp"
 #include "isocost/mpi/samples.hpp"
 #include "isocost/partition.hpp"

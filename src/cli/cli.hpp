@@ -12,7 +12,7 @@
 #include "isocost/decompose.hpp"
 #include "isocost/density.hpp"
 #include "isocost/error.hpp"
-#include "isocost/fit.hpp"
+#include "isocost/fitters/fit.hpp"
 #include "isocost/metrics.hpp"
 #include "isocost/partition.hpp"
 #include "isocost/samples.hpp"

@@ -9,8 +9,8 @@
 #include "cli.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
-#include "isocost/expression.hpp"
-#include "isocost/fit.hpp"
+#include "isocost/fitters/expression.hpp"
+#include "isocost/fitters/fit.hpp"
 #include "isocost/samples.hpp"
 
 namespace isocost::cli {

@@ -12,7 +12,7 @@
 #include "isocost/density.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
-#include "isocost/expression.hpp"
+#include "isocost/fitters/expression.hpp"
 #include "isocost/metrics.hpp"
 
 namespace isocost::cli {

@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "agreement.hpp"
-#include "core/diffusion_internal.hpp"
+#include "core/diffusion/diffusion_internal.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "isocost/fit.hpp"
+#include "isocost/fitters/fit.hpp"
 
 int main() {
   std::vector<isocost::IntervalSample> v;

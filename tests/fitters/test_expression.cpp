@@ -1,5 +1,5 @@
 // Tests for isocost::Expression and expression_model (muParser formulas).
-#include "isocost/expression.hpp"
+#include "isocost/fitters/expression.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
-// Tests for isocost/fit.hpp: parameters recovered from synthetic noisy
+// Tests for isocost/fitters/fit.hpp: parameters recovered from synthetic noisy
 // samples of known closed forms, interval vs cumulative fitting, model
 // selection, robust losses, repartitioning, and bad input.
-#include "isocost/fit.hpp"
+#include "isocost/fitters/fit.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
-// Tests for isocost/fit_density.hpp (densities fitted to box costs) and
-// expression_density (isocost/expression.hpp): known densities recovered from
+// Tests for isocost/fitters/fit_density.hpp (densities fitted to box costs) and
+// expression_density (isocost/fitters/expression.hpp): known densities recovered from
 // noisy per-cell and per-rank samples, closed forms, and bad input.
-#include "isocost/fit_density.hpp"
+#include "isocost/fitters/fit_density.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "isocost/expression.hpp"
+#include "isocost/fitters/expression.hpp"
 #include "support/expect_error.hpp"
 
 namespace {

@@ -49,6 +49,7 @@
 #include "isocost/rebalance.hpp"
 #include "isocost/rebalance_grid.hpp"
 #include "isocost/strategy.hpp"
+#include "isocost/trigger.hpp"
 
 namespace isocost::mpi {
 

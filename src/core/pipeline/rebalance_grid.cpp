@@ -13,7 +13,7 @@
 #include "isocost/error.hpp"
 #include "isocost/metrics.hpp"
 #include "isocost/partition.hpp"
-#include "rebalance_internal.hpp"
+#include "pipeline/rebalance_internal.hpp"
 
 namespace isocost {
 

@@ -8,10 +8,10 @@
 #include <numeric>
 #include <sstream>
 
-#include "cut_internal.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/metrics.hpp"
+#include "model/cut_internal.hpp"
 
 namespace isocost {
 

@@ -25,11 +25,11 @@
 #include <random>
 #include <sstream>
 
+#include "data/records.hpp"
 #include "isocost/density.hpp"
 #include "isocost/detail/file.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
-#include "records.hpp"
 
 namespace isocost {
 

@@ -1,4 +1,4 @@
-// isocost/fit.hpp — fitting a cost model to measured samples (fitters layer:
+// isocost/fitters/fit.hpp — fitting a cost model to measured samples (fitters layer:
 // Ceres Solver for parametric forms, Boost.Math interpolators for tabulation).
 //
 // Residuals are taken on interval differences, r_k = t(hi_k) − t(lo_k) − dt_k,

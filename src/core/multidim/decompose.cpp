@@ -10,10 +10,10 @@
 #include <optional>
 #include <set>
 
-#include "cut_internal.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/metrics.hpp"
+#include "model/cut_internal.hpp"
 
 namespace isocost {
 

@@ -1,4 +1,4 @@
-#include "records.hpp"
+#include "data/records.hpp"
 
 #include <algorithm>
 #include <cctype>

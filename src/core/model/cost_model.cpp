@@ -8,7 +8,7 @@
 
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
-#include "polynomial.hpp"
+#include "model/polynomial.hpp"
 
 // pchip.hpp in Boost 1.74 uses isnan unqualified: fpclassify must come first.
 #include <boost/math/special_functions/fpclassify.hpp>

@@ -1,4 +1,4 @@
-// isocost/fit_density.hpp — fitting a cost density rho(x, y[, z]) to measured
+// isocost/fitters/fit_density.hpp — fitting a cost density rho(x, y[, z]) to measured
 // box costs (fitters layer, Ceres Solver), the multi-dimensional counterpart
 // of fit.hpp (Swartz §5: a time density rho(V) over the domain).
 //
@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "isocost/density.hpp"
-#include "isocost/fit.hpp"
+#include "isocost/fitters/fit.hpp"
 
 namespace isocost {
 

@@ -12,9 +12,9 @@
 #include <string_view>
 #include <utility>
 
+#include "data/records.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
-#include "records.hpp"
 
 namespace isocost {
 

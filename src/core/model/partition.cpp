@@ -4,10 +4,10 @@
 #include <cmath>
 #include <limits>
 
-#include "cut_internal.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/metrics.hpp"
+#include "model/cut_internal.hpp"
 
 namespace isocost {
 

@@ -7,9 +7,9 @@
 #include <map>
 #include <string_view>
 
+#include "data/records.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
-#include "records.hpp"
 
 namespace isocost {
 

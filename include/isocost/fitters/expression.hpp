@@ -1,4 +1,4 @@
-// isocost/expression.hpp — cost formulas typed by a user, e.g.
+// isocost/fitters/expression.hpp — cost formulas typed by a user, e.g.
 // "A*x^p/(log(x)-c)", evaluated with muParser (fitters layer).
 //
 // The variable is x; every other identifier is a parameter. muParser's

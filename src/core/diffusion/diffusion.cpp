@@ -10,7 +10,7 @@
 #include <numeric>
 #include <sstream>
 
-#include "diffusion_internal.hpp"
+#include "diffusion/diffusion_internal.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 

@@ -11,7 +11,7 @@
 
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
-#include "rebalance_internal.hpp"
+#include "pipeline/rebalance_internal.hpp"
 
 namespace isocost {
 

@@ -1,4 +1,4 @@
-#include "polynomial.hpp"
+#include "model/polynomial.hpp"
 
 #include <algorithm>
 #include <cmath>
