@@ -22,6 +22,7 @@
 #include <string_view>
 
 #include "isocost/cost_model.hpp"
+#include "isocost/options.hpp"
 
 namespace isocost {
 
@@ -80,6 +81,15 @@ struct CutOptions {
   /// and TOMS748, which work on the bracket alone.
   std::optional<double> initial_guess;
 
+  /// The field list (options.hpp): validation, JSON and the agreement hash.
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("method", self.method);
+    v("cost_tolerance", self.cost_tolerance, at_least(0));
+    v("x_tolerance", self.x_tolerance, at_least(0));
+    v("max_iterations", self.max_iterations, at_least(1));
+    v("initial_guess", self.initial_guess);
+  }
   /// True if the options are usable; otherwise describes the first bad field.
   bool is_valid(std::string* error) const;
   /// Throws Error with the is_valid() message if the options are not usable.

@@ -52,6 +52,16 @@ struct DecomposeOptions {
   /// constraint), or, when P parts of that width cannot fit, an Error says so.
   /// On grids every part has at least one cell along each axis it is cut on.
   std::array<double, kMaxDims> min_width{0, 0, 0};
+
+  /// The field list (options.hpp): validation, JSON and the agreement hash.
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("cut", self.cut);
+    v("min_width", self.min_width, at_least(0));
+  }
+  bool is_valid(std::string* why) const { return check_fields(*this, why); }
+  /// Throws Error("decompose options: …") unless is_valid().
+  void validate() const { validate_options(*this, "decompose options"); }
 };
 
 /// One rank's part.

@@ -18,7 +18,10 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "isocost/options.hpp"
 
 namespace isocost {
 
@@ -57,6 +60,8 @@ enum class Quadrature {
   gauss_kronrod,  ///< nested adaptive Gauss–Kronrod (15-point), Boost.Math
   tanh_sinh,      ///< nested tanh-sinh, Boost.Math (endpoint singularities)
 };
+/// "gauss_kronrod", "tanh_sinh" ("?" for other values).
+std::string_view to_string(Quadrature quadrature);
 
 /// Settings for analytic densities.
 struct DensityOptions {
@@ -66,6 +71,18 @@ struct DensityOptions {
   /// Refinement depth of each adaptive integral (Gauss–Kronrod: bisections;
   /// tanh-sinh: levels), in [0, 20].
   int max_depth = 15;
+
+  /// The field list (options.hpp): validation, JSON and the agreement hash.
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("quadrature", self.quadrature);
+    v("tolerance", self.tolerance, open(0, 1));
+    // Beyond 20 a tanh-sinh row alone needs gigabytes.
+    v("max_depth", self.max_depth, closed(0, 20));
+  }
+  bool is_valid(std::string* why) const { return check_fields(*this, why); }
+  /// Throws Error("analytic density: …") unless is_valid().
+  void validate() const { validate_options(*this, "analytic density"); }
 };
 
 namespace detail {

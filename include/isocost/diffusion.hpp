@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "isocost/options.hpp"
+
 namespace isocost {
 
 /// An undirected process graph. Edges are stored once, i < j, with a weight
@@ -82,8 +84,18 @@ struct DiffusionOptions {
   /// conjugate gradients above.
   int direct_limit = 20000;
 
-  bool is_valid(std::string* error) const;
-  void validate() const;
+  /// The field list (options.hpp): validation, JSON and the agreement hash.
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("scheme", self.scheme);
+    v("alpha", self.alpha, open(0, 1));
+    v("max_steps", self.max_steps, at_least(1));
+    v("sweeps", self.sweeps, at_least(0));
+    v("direct_limit", self.direct_limit, at_least(0));
+  }
+  bool is_valid(std::string* why) const { return check_fields(*this, why); }
+  /// Throws Error("diffusion: …") unless is_valid().
+  void validate() const { validate_options(*this, "diffusion"); }
 };
 
 /// What diffuse() did.
@@ -122,8 +134,19 @@ struct SimulatedStep {
 /// L_max <= (1 + threshold)·L_avg or after max_steps.
 struct SimulationOptions {
   double gamma = 1.0;       ///< Pearce's γ in (0, 1]
-  double threshold = 0.05;  ///< the lowest attainable imbalance
-  int max_steps = 10000;
+  double threshold = 0.05;  ///< the lowest attainable imbalance, finite, >= 0
+  int max_steps = 10000;    ///< >= 1
+
+  /// The field list (options.hpp): validation, JSON and the agreement hash.
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("gamma", self.gamma, left_open(0, 1));
+    v("threshold", self.threshold, at_least(0));
+    v("max_steps", self.max_steps, at_least(1));
+  }
+  bool is_valid(std::string* why) const { return check_fields(*this, why); }
+  /// Throws Error("simulation: …") unless is_valid().
+  void validate() const { validate_options(*this, "simulation"); }
 };
 struct Simulation {
   int convergence_steps = 0;  ///< steps until the threshold (max_steps if never)

@@ -40,6 +40,8 @@
 #include <string_view>
 #include <vector>
 
+#include "isocost/options.hpp"
+
 namespace isocost {
 
 /// Which clock times a step.
@@ -68,11 +70,19 @@ struct MonitorOptions {
   /// decreasing. For tests and for applications with their own timer.
   std::function<double()> custom_clock;
 
+  /// The field list (options.hpp): validation, JSON and the agreement hash.
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("clock", self.clock);
+    v("window", self.window, at_least(1));
+    v("prediction_weight", self.prediction_weight, closed(0, 1));
+    v("custom_clock", self.custom_clock);
+  }
   /// False, with a message naming the field, its value and the constraint,
   /// if an option is out of range.
-  bool is_valid(std::string* error) const;
-  /// Throws Error with the is_valid() message.
-  void validate() const;
+  bool is_valid(std::string* why) const { return check_fields(*this, why); }
+  /// Throws Error("monitor: …") unless is_valid().
+  void validate() const { validate_options(*this, "monitor"); }
 };
 
 /// A phase handle from LoadMonitor::add_phase(): phase timing does no string

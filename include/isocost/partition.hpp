@@ -79,6 +79,20 @@ struct PartitionOptions {
   /// initial_cuts[i] (clamped into its bracket) instead of the extrapolated or
   /// linear guess. Must be empty or hold P + 1 finite values.
   std::vector<double> initial_cuts;
+
+  /// The field list (options.hpp): validation, JSON and the agreement hash.
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("cut", self.cut);
+    v("integer", self.integer);
+    v("warm_start", self.warm_start);
+    v("initial_cuts", self.initial_cuts);
+  }
+  /// True if every field is usable (the count of initial_cuts is checked
+  /// against P by partition()); otherwise describes the first bad field.
+  bool is_valid(std::string* why) const { return check_fields(*this, why); }
+  /// Throws Error("partition options: …") unless is_valid().
+  void validate() const { validate_options(*this, "partition options"); }
 };
 
 /// One rank's own range, computed without communication.

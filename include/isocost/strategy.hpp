@@ -4,7 +4,8 @@
 // reduces per-rank loads and calls these on every rank (or on one), getting
 // the same answer everywhere.
 //
-//   - fit_comm_model: C = α + β·bytes from timed messages (Pearce eq. 6);
+//   - fit_comm_model: C = latency + per_byte·bytes from timed messages
+//     (Pearce eq. 6's α + β·bytes);
 //   - assess_profitability: saving (T_max − T_avg)·steps ahead versus the
 //     cost of a rebalance, measured or modelled (Watts §2.2.2);
 //   - choose_strategy: predicted run time with no balancing, one global
@@ -30,17 +31,22 @@
 namespace isocost {
 
 // ---------------------------------------------------------------------------
-// Initiate: the trigger
-
-// ---------------------------------------------------------------------------
 // The communication model (Pearce eq. 6)
 
-/// C(bytes) = α + β·bytes seconds: latency α, inverse bandwidth β (Pearce
-/// eq. 6, with ElementsMoved·elementsize as the bytes).
+/// C(bytes) = latency + per_byte·bytes seconds: Pearce eq. 6's α and β
+/// (with ElementsMoved·elementsize as the bytes). Named for what they are:
+/// `alpha` in isocost is only ever the diffusion accuracy.
 struct CommModel {
-  double alpha = 0;  ///< seconds per message, >= 0
-  double beta = 0;   ///< seconds per byte, >= 0
-  double seconds(double bytes) const { return alpha + beta * bytes; }
+  double latency = 0;   ///< α: seconds per message, finite, >= 0
+  double per_byte = 0;  ///< β: seconds per byte (inverse bandwidth), finite, >= 0
+  double seconds(double bytes) const { return latency + per_byte * bytes; }
+
+  /// The field list (options.hpp).
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("latency", self.latency, at_least(0));
+    v("per_byte", self.per_byte, at_least(0));
+  }
 };
 
 /// One timed message (or exchange) of `bytes` taking `seconds`.
@@ -52,12 +58,14 @@ struct CommSample {
 /// What fit_comm_model() does with a negative fitted coefficient.
 enum class NegativeCoefficient {
   /// Refit with that coefficient fixed at 0: the constrained least-squares
-  /// solution (negative α is common when latency drowns in the noise of
-  /// large messages; negative β means time falls with size — no bandwidth
-  /// term can be trusted, so the model becomes the mean time).
+  /// solution (a negative latency is common when it drowns in the noise of
+  /// large messages; a negative per-byte cost means time falls with size —
+  /// no bandwidth term can be trusted, so the model becomes the mean time).
   clamp,
   error,  ///< throw Error naming the fitted values
 };
+/// "clamp", "error" ("?" for other values).
+std::string_view to_string(NegativeCoefficient negative);
 
 /// Settings for fit_comm_model().
 struct CommFitOptions {
@@ -66,14 +74,24 @@ struct CommFitOptions {
   /// messages and leaves α (the small-message cost) to chance.
   bool relative = true;
   NegativeCoefficient negative = NegativeCoefficient::clamp;
+
+  /// The field list (options.hpp): validation, JSON and the agreement hash.
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("relative", self.relative);
+    v("negative", self.negative);
+  }
+  bool is_valid(std::string* why) const { return check_fields(*this, why); }
+  /// Throws Error("comm model: …") unless is_valid().
+  void validate() const { validate_options(*this, "comm model"); }
 };
 
 /// What fit_comm_model() found.
 struct CommFit {
   CommModel model;                 ///< the model to use (after any clamp)
-  double alpha_unconstrained = 0;  ///< the least-squares α before clamping
-  double beta_unconstrained = 0;   ///< the least-squares β before clamping
-  bool alpha_clamped = false, beta_clamped = false;
+  double latency_unconstrained = 0;   ///< the least-squares latency before clamping
+  double per_byte_unconstrained = 0;  ///< the least-squares per-byte cost before clamping
+  bool latency_clamped = false, per_byte_clamped = false;
   std::size_t samples = 0, distinct_sizes = 0;
   double rms_residual = 0;           ///< seconds, of `model`
   double max_relative_residual = 0;  ///< max |ŷ − y|/y over samples with y > 0
@@ -81,7 +99,7 @@ struct CommFit {
   std::string brief_report() const;
 };
 
-/// Least-squares fit of α + β·bytes (Eigen, column-pivoting QR on scaled
+/// Least-squares fit of latency + per_byte·bytes (Eigen, column-pivoting QR on scaled
 /// columns). Throws Error for fewer than 2 distinct sizes, negative or
 /// non-finite values, a zero time with relative weighting, or (with
 /// NegativeCoefficient::error) a negative coefficient.
@@ -104,8 +122,17 @@ struct ProfitabilityOptions {
   CommModel comm;
   double decision_seconds = 0;  ///< C_LbDecision, finite, >= 0
 
-  bool is_valid(std::string* error) const;
-  void validate() const;
+  /// The field list (options.hpp): validation, JSON and the agreement hash.
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("steps_ahead", self.steps_ahead, at_least(1));
+    v("expected_improvement", self.expected_improvement, left_open(0, 1));
+    v("comm", self.comm);
+    v("decision_seconds", self.decision_seconds, at_least(0));
+  }
+  bool is_valid(std::string* why) const { return check_fields(*this, why); }
+  /// Throws Error("profitability: …") unless is_valid().
+  void validate() const { validate_options(*this, "profitability"); }
 };
 
 /// Where Profitability::cost came from.
@@ -157,7 +184,7 @@ struct StrategyOptions {
   int steps = 100;
   /// Bytes per element (Pearce eq. 6 elementsize), finite, >= 0.
   double element_bytes = 8;
-  /// α, β of Pearce eq. 6 (seconds, seconds per byte).
+  /// Latency and per-byte cost (Pearce eq. 6 α and β).
   CommModel comm;
   /// C_LbDecision of the global repartition (eq. 5), once.
   double global_decision_seconds = 0;
@@ -167,8 +194,19 @@ struct StrategyOptions {
   /// simulation runs at most min(simulation.max_steps, steps) steps.
   SimulationOptions simulation;
 
-  bool is_valid(std::string* error) const;
-  void validate() const;
+  /// The field list (options.hpp): validation, JSON and the agreement hash.
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("steps", self.steps, at_least(1));
+    v("element_bytes", self.element_bytes, at_least(0));
+    v("comm", self.comm);
+    v("global_decision_seconds", self.global_decision_seconds, at_least(0));
+    v("diffusion_decision_seconds", self.diffusion_decision_seconds, at_least(0));
+    v("simulation", self.simulation);
+  }
+  bool is_valid(std::string* why) const { return check_fields(*this, why); }
+  /// Throws Error("strategy: …") unless is_valid().
+  void validate() const { validate_options(*this, "strategy"); }
 };
 
 /// Predicted application times and the choice (Pearce eqs 9–11).
@@ -184,7 +222,7 @@ struct StrategyOptions {
 ///
 /// Sums run over `steps` steps (eq. 8's Σ_{i=0}^{steps} counts one too many).
 /// Diffusion (eq. 10): each simulated step i costs C_diff_i + L_max_i with
-/// C_diff_i = diffusion_decision_seconds + α + β·ElementsMoved_max_i·
+/// C_diff_i = diffusion_decision_seconds + latency + per_byte·ElementsMoved_max_i·
 /// element_bytes (eqs 5–6) and L_max_i the simulated maximum after the step.
 /// Once the simulation stops (converged, or its budget spent) the remaining
 /// steps run at the last simulated L_max (today's L_max if no step was
@@ -206,7 +244,7 @@ struct StrategyChoice {
   int steps = 0;                ///< the horizon used
 
   double global_elements_moved = 0;  ///< corrected eq. 7
-  double global_data_seconds = 0;    ///< α + β·moved·element_bytes (eq. 6)
+  double global_data_seconds = 0;    ///< latency + per_byte·moved·element_bytes (eq. 6)
   double global_cost = 0;            ///< C_global = decision + data (eq. 5)
 
   double diffusion_cost = 0;         ///< Σ_i C_diff_i over the simulated steps

@@ -84,8 +84,18 @@ struct TaskSelectionOptions {
   /// (terminated = false), not an error.
   int max_passes = 1000;
 
-  bool is_valid(std::string* error) const;
-  void validate() const;
+  /// The field list (options.hpp): validation, JSON and the agreement hash.
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("exhaustive_limit", self.exhaustive_limit, closed(0, 40));
+    v("method", self.method);
+    v("trim_epsilon", self.trim_epsilon, left_open(0, 1));
+    v("gain_tolerance", self.gain_tolerance, right_open(0, 1));
+    v("max_passes", self.max_passes, at_least(1));
+  }
+  bool is_valid(std::string* why) const { return check_fields(*this, why); }
+  /// Throws Error("task selection: …") unless is_valid().
+  void validate() const { validate_options(*this, "task selection"); }
 };
 
 /// A task's one move, from its origin rank straight to its final rank.

@@ -16,6 +16,8 @@
 #include <span>
 #include <string>
 
+#include "isocost/options.hpp"
+
 namespace isocost {
 
 /// When check_trigger() fires. At least one criterion must be set.
@@ -30,8 +32,17 @@ struct TriggerOptions {
   /// `mineff`, §3.2.3); in (0, 1]. Empty: efficiency is not checked.
   std::optional<double> min_efficiency;
 
-  bool is_valid(std::string* error) const;
-  void validate() const;
+  /// The field list (options.hpp): validation, JSON and the agreement hash.
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("every", self.every, at_least(1));
+    v("drift_threshold", self.drift_threshold, at_least(0));
+    v("min_efficiency", self.min_efficiency, left_open(0, 1));
+  }
+  /// The fields in range, and at least one criterion set.
+  bool is_valid(std::string* why) const;
+  /// Throws Error("trigger: …") unless is_valid().
+  void validate() const { validate_options(*this, "trigger"); }
 };
 
 /// True when `step` (steps completed, >= 0) is a check step: step > 0 and

@@ -134,8 +134,8 @@ std::uint64_t options_hash(const BalancerOptions& o) {
   s.precision(17);
   s << static_cast<int>(o.monitor.clock) << ' ' << o.monitor.window << ' ' << o.trigger.every << ' '
     << o.trigger.drift_threshold.value_or(-1) << ' ' << o.trigger.min_efficiency.value_or(-1) << ' '
-    << o.profit.steps_ahead << ' ' << o.profit.expected_improvement << ' ' << o.profit.comm.alpha
-    << ' ' << o.profit.comm.beta << ' ' << o.profit.decision_seconds << ' '
+    << o.profit.steps_ahead << ' ' << o.profit.expected_improvement << ' ' << o.profit.comm.latency
+    << ' ' << o.profit.comm.per_byte << ' ' << o.profit.decision_seconds << ' '
     << static_cast<int>(o.policy) << ' ' << o.calibrate << ' ' << o.overlap << ' '
     << o.balance_phases << ' ' << o.history << ' ' << o.measure_decision << ' ' << o.verify << ' '
     << static_cast<int>(o.plan.interpolation) << ' ' << o.plan.speeds.size() << ' '

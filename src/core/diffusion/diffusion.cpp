@@ -168,24 +168,6 @@ DiffusionScheme parse_diffusion_scheme(std::string_view name) {
   throw Error("unknown scheme '" + std::string(name) + "', expected cn, implicit, explicit or lsq");
 }
 
-bool DiffusionOptions::is_valid(std::string* error) const {
-  auto fail = [&](std::string m) {
-    if (error) *error = std::move(m);
-    return false;
-  };
-  if (!(alpha > 0 && alpha < 1)) return fail("alpha must be in (0, 1), got " + exact(alpha));
-  if (max_steps < 1) return fail("max_steps must be >= 1, got " + std::to_string(max_steps));
-  if (sweeps < 0) return fail("sweeps must be >= 0, got " + std::to_string(sweeps));
-  if (direct_limit < 0)
-    return fail("direct_limit must be >= 0, got " + std::to_string(direct_limit));
-  return true;
-}
-
-void DiffusionOptions::validate() const {
-  std::string e;
-  if (!is_valid(&e)) throw Error("diffusion: " + e);
-}
-
 std::string DiffusionSummary::brief_report() const {
   std::ostringstream out;
   out << "scheme " << to_string(scheme) << ": " << steps << " steps";
@@ -441,11 +423,7 @@ Simulation simulate_diffusion(const ProcessGraph& graph, std::span<const double>
     if (!std::isfinite(elements[i]) || elements[i] < 0)
       throw Error("simulation: element count of node " + std::to_string(i) + " = " +
                   exact(elements[i]) + ", expected a finite number >= 0");
-  if (!(o.gamma > 0 && o.gamma <= 1))
-    throw Error("simulation: gamma must be in (0, 1], got " + exact(o.gamma));
-  if (!(o.threshold >= 0) || !std::isfinite(o.threshold))
-    throw Error("simulation: threshold must be a finite number >= 0, got " + exact(o.threshold));
-  if (o.max_steps < 1) throw Error("simulation: max_steps must be >= 1");
+  o.validate();
   const double avg = total / graph.nodes;
   const double rate = o.gamma / (graph.max_degree() + 1);
   std::vector<double> L(loads.begin(), loads.end()), E(elements.begin(), elements.end());

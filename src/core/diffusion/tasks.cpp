@@ -35,28 +35,6 @@ TaskSelectionMethod parse_task_selection_method(std::string_view name) {
               "'");
 }
 
-bool TaskSelectionOptions::is_valid(std::string* error) const {
-  auto fail = [&](std::string m) {
-    if (error) *error = std::move(m);
-    return false;
-  };
-  if (exhaustive_limit < 0 || exhaustive_limit > 40)
-    return fail("exhaustive_limit must be in [0, 40], got " + std::to_string(exhaustive_limit));
-  if (method != TaskSelectionMethod::first_fit_exchange && method != TaskSelectionMethod::trimming)
-    return fail("method " + std::to_string(static_cast<int>(method)) + " is not a known method");
-  if (!(trim_epsilon > 0 && trim_epsilon <= 1))
-    return fail("trim_epsilon must be in (0, 1], got " + exact(trim_epsilon));
-  if (!(gain_tolerance >= 0 && gain_tolerance < 1))
-    return fail("gain_tolerance must be in [0, 1), got " + exact(gain_tolerance));
-  if (max_passes < 1) return fail("max_passes must be >= 1, got " + std::to_string(max_passes));
-  return true;
-}
-
-void TaskSelectionOptions::validate() const {
-  std::string e;
-  if (!is_valid(&e)) throw Error("task selection: " + e);
-}
-
 std::string TaskSelection::brief_report() const {
   std::ostringstream out;
   double moved = 0;

@@ -74,18 +74,11 @@ bool CutOptions::is_valid(std::string* error) const {
     if (error) *error = std::move(message);
     return false;
   };
+  if (!check_fields(*this, error)) return false;
   if (method == CutMethod::binary_search)
     return fail(
         "cut method binary_search is chosen automatically for discrete models; "
         "expected newton, secant, bisection or toms748");
-  if (!(cost_tolerance >= 0) || !std::isfinite(cost_tolerance))
-    return fail("cost_tolerance must be a finite number >= 0, got " + exact(cost_tolerance));
-  if (!(x_tolerance >= 0) || !std::isfinite(x_tolerance))
-    return fail("x_tolerance must be a finite number >= 0, got " + exact(x_tolerance));
-  if (max_iterations < 1)
-    return fail("max_iterations must be >= 1, got " + std::to_string(max_iterations));
-  if (initial_guess && !std::isfinite(*initial_guess))
-    return fail("initial_guess must be finite, got " + exact(*initial_guess));
   return true;
 }
 

@@ -148,10 +148,6 @@ void check_initial_cuts(const PartitionOptions& options, int P) {
   if (g.size() != static_cast<std::size_t>(P) + 1)
     throw Error("initial_cuts: expected " + std::to_string(P + 1) + " values (P + 1), got " +
                 std::to_string(g.size()));
-  for (std::size_t i = 0; i < g.size(); ++i)
-    if (!std::isfinite(g[i]))
-      throw Error("initial_cuts: value " + std::to_string(i) + " = " + exact(g[i]) +
-                  " is not finite");
 }
 
 CutOptions with_guess(const PartitionOptions& options, int i) {
@@ -174,7 +170,7 @@ CutSummary independent_cut(const CostModel& model, const Speeds& speeds, int i,
 
 RankRange rank_range(const CostModel& model, int rank, const Speeds& speeds,
                      const PartitionOptions& options) {
-  options.cut.validate();
+  options.validate();
   check_integer_domain(model, options);
   const int P = speeds.ranks();
   if (rank < 0 || rank >= P)
@@ -202,7 +198,7 @@ RankRange rank_range(const CostModel& model, int rank, const Speeds& speeds,
 }
 
 Partition partition(const CostModel& model, const Speeds& speeds, const PartitionOptions& options) {
-  options.cut.validate();
+  options.validate();
   check_integer_domain(model, options);
   const int P = speeds.ranks();
   for (int i = 0; i < (speeds.is_uniform() ? 0 : P); ++i) check_share(model, speeds, i);

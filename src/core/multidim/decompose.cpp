@@ -444,14 +444,10 @@ class Decomposer {
 Decomposition decompose(const Density& density, const ProcessGrid& grid, const Speeds& speeds,
                         const DecomposeOptions& options) {
   grid.validate(density.dims());
-  options.cut.validate();
+  options.validate();
   if (speeds.ranks() != grid.ranks())
     throw Error("the process grid " + grid.name() + " has " + std::to_string(grid.ranks()) +
                 " ranks but " + std::to_string(speeds.ranks()) + " speeds were given");
-  for (int a = 0; a < kMaxDims; ++a)
-    if (!(options.min_width[a] >= 0) || !std::isfinite(options.min_width[a]))
-      throw Error(std::string("min width along ") + kAxisNames[a] +
-                  " must be a finite number >= 0, got " + exact(options.min_width[a]));
   Decomposition out;
   out.grid = grid;
   out.on_grid_lines = density.grid() != nullptr;

@@ -13,6 +13,16 @@
 
 namespace isocost {
 
+std::string_view to_string(Quadrature quadrature) {
+  switch (quadrature) {
+    case Quadrature::gauss_kronrod:
+      return "gauss_kronrod";
+    case Quadrature::tanh_sinh:
+      return "tanh_sinh";
+  }
+  return "?";
+}
+
 using detail::exact;
 
 namespace {
@@ -20,7 +30,6 @@ namespace {
 using Callable = std::function<double(std::span<const double>)>;
 using Point = std::array<double, kMaxDims>;
 
-constexpr int kMaxDepth = 20;  // beyond this a tanh-sinh row alone needs gigabytes
 
 std::string point_text(const Point& p, int dims) {
   std::string s = "(";
@@ -35,9 +44,6 @@ std::string box_text(const Box& b) {
   return s;
 }
 
-const char* quadrature_name(Quadrature q) {
-  return q == Quadrature::gauss_kronrod ? "gauss_kronrod" : "tanh_sinh";
-}
 
 class AnalyticDensityImpl final : public detail::DensityImpl {
  public:
@@ -67,7 +73,7 @@ class AnalyticDensityImpl final : public detail::DensityImpl {
 
   std::string describe() const override {
     const std::string how =
-        F_ ? "antiderivative" : std::string(quadrature_name(options_.quadrature)) + " quadrature";
+        F_ ? "antiderivative" : std::string(to_string(options_.quadrature)) + " quadrature";
     return "analytic density (" + how + ") on " + box_text(box_);
   }
 
@@ -140,7 +146,7 @@ class AnalyticDensityImpl final : public detail::DensityImpl {
     } catch (const Error&) {
       throw;
     } catch (const std::exception& e) {
-      throw Error("analytic density: " + std::string(quadrature_name(options_.quadrature)) +
+      throw Error("analytic density: " + std::string(to_string(options_.quadrature)) +
                   " quadrature over " + box_text(b) + " failed: " + e.what());
     }
     if (!std::isfinite(v))
@@ -157,16 +163,6 @@ class AnalyticDensityImpl final : public detail::DensityImpl {
   mutable std::optional<boost::math::quadrature::tanh_sinh<double>> tanh_sinh_;
 };
 
-void validate_options(const DensityOptions& o) {
-  if (o.quadrature != Quadrature::gauss_kronrod && o.quadrature != Quadrature::tanh_sinh)
-    throw Error("analytic density: unknown quadrature " +
-                std::to_string(static_cast<int>(o.quadrature)));
-  if (!std::isfinite(o.tolerance) || !(o.tolerance > 0) || !(o.tolerance < 1))
-    throw Error("analytic density: tolerance must be in (0, 1), got " + exact(o.tolerance));
-  if (o.max_depth < 0 || o.max_depth > kMaxDepth)
-    throw Error("analytic density: max_depth must be in [0, " + std::to_string(kMaxDepth) +
-                "], got " + std::to_string(o.max_depth));
-}
 
 // rho >= 0 and finite on the 5^d lattice lo + (k/4)·width, k = 0..4, which
 // holds the 2^d corners and the centre.
@@ -217,7 +213,7 @@ Density analytic_density(std::function<double(std::span<const double>)> rho, con
                          std::function<double(std::span<const double>)> antiderivative) {
   if (!rho) throw Error("analytic density: the rho callable is empty");
   box.validate("analytic density box");
-  validate_options(options);
+  options.validate();
   check_lattice(rho, box);
   const bool has_F = static_cast<bool>(antiderivative);
   auto impl = std::make_shared<AnalyticDensityImpl>(std::move(rho), std::move(antiderivative), box,

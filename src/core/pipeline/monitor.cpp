@@ -15,7 +15,13 @@ namespace isocost {
 using detail::exact;
 
 std::string_view to_string(MonitorClock clock) {
-  return clock == MonitorClock::cpu ? "cpu" : "wall";
+  switch (clock) {
+    case MonitorClock::wall:
+      return "wall";
+    case MonitorClock::cpu:
+      return "cpu";
+  }
+  return "?";
 }
 
 MonitorClock parse_monitor_clock(std::string_view name) {
@@ -36,24 +42,6 @@ std::string_view to_string(LoadSource source) {
       break;
   }
   return "none";
-}
-
-bool MonitorOptions::is_valid(std::string* error) const {
-  auto fail = [&](std::string m) {
-    if (error) *error = std::move(m);
-    return false;
-  };
-  if (window < 1) return fail("window must be an integer >= 1, got " + std::to_string(window));
-  if (clock != MonitorClock::wall && clock != MonitorClock::cpu)
-    return fail("clock " + std::to_string(static_cast<int>(clock)) + " is not a known clock");
-  if (!(prediction_weight >= 0 && prediction_weight <= 1))
-    return fail("prediction_weight must be in [0, 1], got " + exact(prediction_weight));
-  return true;
-}
-
-void MonitorOptions::validate() const {
-  std::string e;
-  if (!is_valid(&e)) throw Error("monitor: " + e);
 }
 
 namespace {

@@ -31,35 +31,43 @@ void check_number(double x, const std::string& what) {
 
 namespace {
 
-// Weighted least squares for the columns selected by use_alpha/use_beta,
+// Weighted least squares for the columns selected by use_latency/use_per_byte,
 // bytes scaled by `scale` so both columns are O(1) (bytes reach 1e9).
-std::pair<double, double> solve_comm(std::span<const CommSample> s, bool relative, bool use_alpha,
-                                     bool use_beta, double scale) {
+std::pair<double, double> solve_comm(std::span<const CommSample> s, bool relative, bool use_latency,
+                                     bool use_per_byte, double scale) {
   const int n = static_cast<int>(s.size());
-  const int cols = (use_alpha ? 1 : 0) + (use_beta ? 1 : 0);
+  const int cols = (use_latency ? 1 : 0) + (use_per_byte ? 1 : 0);
   Eigen::MatrixXd A(n, cols);
   Eigen::VectorXd y(n);
   for (int i = 0; i < n; ++i) {
     const double w = relative ? 1 / s[i].seconds : 1.0;
     int c = 0;
-    if (use_alpha) A(i, c++) = w;
-    if (use_beta) A(i, c++) = w * s[i].bytes / scale;
+    if (use_latency) A(i, c++) = w;
+    if (use_per_byte) A(i, c++) = w * s[i].bytes / scale;
     y(i) = w * s[i].seconds;
   }
   const Eigen::VectorXd x = A.colPivHouseholderQr().solve(y);
-  double alpha = 0, beta = 0;
+  double latency = 0, per_byte = 0;
   int c = 0;
-  if (use_alpha) alpha = x(c++);
-  if (use_beta) beta = x(c++) / scale;
-  return {alpha, beta};
+  if (use_latency) latency = x(c++);
+  if (use_per_byte) per_byte = x(c++) / scale;
+  return {latency, per_byte};
 }
 
 }  // namespace
 
+std::string_view to_string(NegativeCoefficient negative) {
+  switch (negative) {
+    case NegativeCoefficient::clamp:
+      return "clamp";
+    case NegativeCoefficient::error:
+      return "error";
+  }
+  return "?";
+}
+
 CommFit fit_comm_model(std::span<const CommSample> samples, const CommFitOptions& o) {
-  if (o.negative != NegativeCoefficient::clamp && o.negative != NegativeCoefficient::error)
-    throw Error("comm model: negative policy " + std::to_string(static_cast<int>(o.negative)) +
-                " is not a known policy");
+  o.validate();
   std::set<double> sizes;
   double scale = 0;
   for (std::size_t i = 0; i < samples.size(); ++i) {
@@ -76,26 +84,26 @@ CommFit fit_comm_model(std::span<const CommSample> samples, const CommFitOptions
     throw Error("comm model: " + std::to_string(sizes.size()) + " distinct message size" +
                 (sizes.empty() ? "s" : " (" + exact(*sizes.begin()) + " bytes)") + " in " +
                 std::to_string(samples.size()) +
-                " samples; expected at least 2 to separate alpha from beta");
+                " samples; expected at least 2 to separate the latency from the per-byte cost");
   CommFit f;
   f.samples = samples.size();
   f.distinct_sizes = sizes.size();
   const auto [a, b] = solve_comm(samples, o.relative, true, true, scale);
-  f.alpha_unconstrained = a;
-  f.beta_unconstrained = b;
+  f.latency_unconstrained = a;
+  f.per_byte_unconstrained = b;
   f.model = {a, b};
   if (a < 0 || b < 0) {
     if (o.negative == NegativeCoefficient::error)
-      throw Error("comm model: fitted alpha = " + exact(a) + " s, beta = " + exact(b) +
+      throw Error("comm model: fitted latency = " + exact(a) + " s, per byte = " + exact(b) +
                   " s/byte; expected both >= 0");
     // Constrained least squares: with one coefficient at its bound 0 the
     // other is the one-column fit. The weighted mean line passes through
-    // (x̄, ȳ) with ȳ >= 0, so α and β are never both negative.
+    // (x̄, ȳ) with ȳ >= 0, so the two are never both negative.
     if (b < 0) {
-      f.beta_clamped = true;
+      f.per_byte_clamped = true;
       f.model = {std::max(0.0, solve_comm(samples, o.relative, true, false, scale).first), 0};
     } else {
-      f.alpha_clamped = true;
+      f.latency_clamped = true;
       f.model = {0, std::max(0.0, solve_comm(samples, o.relative, false, true, scale).second)};
     }
   }
@@ -112,10 +120,11 @@ CommFit fit_comm_model(std::span<const CommSample> samples, const CommFitOptions
 
 std::string CommFit::brief_report() const {
   std::ostringstream out;
-  out << "comm model: alpha " << exact(model.alpha) << " s"
-      << (alpha_clamped ? " (clamped from " + exact(alpha_unconstrained) + ")" : "") << ", beta "
-      << exact(model.beta) << " s/byte"
-      << (beta_clamped ? " (clamped from " + exact(beta_unconstrained) + ")" : "") << " from "
+  out << "comm model: latency " << exact(model.latency) << " s"
+      << (latency_clamped ? " (clamped from " + exact(latency_unconstrained) + ")" : "")
+      << ", per byte " << exact(model.per_byte) << " s/byte"
+      << (per_byte_clamped ? " (clamped from " + exact(per_byte_unconstrained) + ")" : "")
+      << " from "
       << samples << " samples (" << distinct_sizes << " sizes); rms residual "
       << exact(rms_residual) << " s, max relative residual " << exact(max_relative_residual);
   return out.str();
@@ -123,29 +132,6 @@ std::string CommFit::brief_report() const {
 
 // ---------------------------------------------------------------------------
 // Profitability
-
-bool ProfitabilityOptions::is_valid(std::string* error) const {
-  auto fail = [&](std::string m) {
-    if (error) *error = std::move(m);
-    return false;
-  };
-  if (steps_ahead < 1)
-    return fail("steps_ahead must be an integer >= 1, got " + std::to_string(steps_ahead));
-  if (!(expected_improvement > 0 && expected_improvement <= 1))
-    return fail("expected_improvement must be in (0, 1], got " + exact(expected_improvement));
-  if (!finite_nonnegative(comm.alpha))
-    return fail("comm.alpha must be a finite number >= 0, got " + exact(comm.alpha));
-  if (!finite_nonnegative(comm.beta))
-    return fail("comm.beta must be a finite number >= 0, got " + exact(comm.beta));
-  if (!finite_nonnegative(decision_seconds))
-    return fail("decision_seconds must be a finite number >= 0, got " + exact(decision_seconds));
-  return true;
-}
-
-void ProfitabilityOptions::validate() const {
-  std::string e;
-  if (!is_valid(&e)) throw Error("profitability: " + e);
-}
 
 std::string_view to_string(CostSource source) {
   return source == CostSource::measured ? "measured" : "modelled";
@@ -215,39 +201,6 @@ Strategy parse_strategy(std::string_view name) {
   if (name == "diffusion") return Strategy::diffusion;
   throw Error("strategy: expected 'none', 'global' or 'diffusion', got '" + std::string(name) +
               "'");
-}
-
-bool StrategyOptions::is_valid(std::string* error) const {
-  auto fail = [&](std::string m) {
-    if (error) *error = std::move(m);
-    return false;
-  };
-  if (steps < 1) return fail("steps must be an integer >= 1, got " + std::to_string(steps));
-  if (!finite_nonnegative(element_bytes))
-    return fail("element_bytes must be a finite number >= 0, got " + exact(element_bytes));
-  if (!finite_nonnegative(comm.alpha))
-    return fail("comm.alpha must be a finite number >= 0, got " + exact(comm.alpha));
-  if (!finite_nonnegative(comm.beta))
-    return fail("comm.beta must be a finite number >= 0, got " + exact(comm.beta));
-  if (!finite_nonnegative(global_decision_seconds))
-    return fail("global_decision_seconds must be a finite number >= 0, got " +
-                exact(global_decision_seconds));
-  if (!finite_nonnegative(diffusion_decision_seconds))
-    return fail("diffusion_decision_seconds must be a finite number >= 0, got " +
-                exact(diffusion_decision_seconds));
-  if (!(simulation.gamma > 0 && simulation.gamma <= 1))
-    return fail("simulation.gamma must be in (0, 1], got " + exact(simulation.gamma));
-  if (!finite_nonnegative(simulation.threshold))
-    return fail("simulation.threshold must be a finite number >= 0, got " +
-                exact(simulation.threshold));
-  if (simulation.max_steps < 1)
-    return fail("simulation.max_steps must be >= 1, got " + std::to_string(simulation.max_steps));
-  return true;
-}
-
-void StrategyOptions::validate() const {
-  std::string e;
-  if (!is_valid(&e)) throw Error("strategy: " + e);
 }
 
 StrategyChoice choose_strategy(const ProcessGraph& graph, std::span<const double> loads,

@@ -25,24 +25,13 @@ std::string optional_text(const std::optional<double>& x) { return x ? exact(*x)
 
 }  // namespace
 
-bool TriggerOptions::is_valid(std::string* error) const {
-  auto fail = [&](std::string m) {
-    if (error) *error = std::move(m);
+bool TriggerOptions::is_valid(std::string* why) const {
+  if (!check_fields(*this, why)) return false;
+  if (!drift_threshold && !min_efficiency) {
+    if (why) *why = "neither drift_threshold nor min_efficiency is set; expected at least one";
     return false;
-  };
-  if (every < 1) return fail("every (k) must be an integer >= 1, got " + std::to_string(every));
-  if (drift_threshold && !finite_nonnegative(*drift_threshold))
-    return fail("drift_threshold must be a finite number >= 0, got " + exact(*drift_threshold));
-  if (min_efficiency && !(*min_efficiency > 0 && *min_efficiency <= 1))
-    return fail("min_efficiency must be in (0, 1], got " + exact(*min_efficiency));
-  if (!drift_threshold && !min_efficiency)
-    return fail("neither drift_threshold nor min_efficiency is set; expected at least one");
+  }
   return true;
-}
-
-void TriggerOptions::validate() const {
-  std::string e;
-  if (!is_valid(&e)) throw Error("trigger: " + e);
 }
 
 bool is_check_step(long long step, int every) {

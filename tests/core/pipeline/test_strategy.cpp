@@ -22,27 +22,27 @@ using isocost::testing::expect_error;
 // ---------------------------------------------------------------------------
 // Communication model
 
-TEST(CommModel, RecoversAlphaBetaFromExactData) {
-  const double alpha = 2e-6, beta = 1e-9;  // 2 µs latency, 1 GB/s
+TEST(CommModel, RecoversLatencyAndPerByteCostFromExactData) {
+  const double latency = 2e-6, per_byte = 1e-9;  // 2 µs latency, 1 GB/s
   std::vector<CommSample> s;
   for (double bytes : {8.0, 1024.0, 65536.0, 1048576.0, 16777216.0})
-    s.push_back({bytes, alpha + beta * bytes});
+    s.push_back({bytes, latency + per_byte * bytes});
   for (const bool relative : {true, false}) {
     isocost::CommFitOptions o;
     o.relative = relative;
     const auto f = isocost::fit_comm_model(s, o);
-    EXPECT_NEAR(f.model.alpha, alpha, 1e-9 * alpha) << relative;
-    EXPECT_NEAR(f.model.beta, beta, 1e-9 * beta) << relative;
-    EXPECT_FALSE(f.alpha_clamped);
-    EXPECT_FALSE(f.beta_clamped);
+    EXPECT_NEAR(f.model.latency, latency, 1e-9 * latency) << relative;
+    EXPECT_NEAR(f.model.per_byte, per_byte, 1e-9 * per_byte) << relative;
+    EXPECT_FALSE(f.latency_clamped);
+    EXPECT_FALSE(f.per_byte_clamped);
     EXPECT_EQ(f.distinct_sizes, 5u);
     EXPECT_LT(f.max_relative_residual, 1e-9);
   }
   // Two sizes are enough.
   const std::vector<CommSample> two{{0, 1}, {10, 21}};
   const auto f = isocost::fit_comm_model(two);
-  EXPECT_NEAR(f.model.alpha, 1, 1e-12);
-  EXPECT_NEAR(f.model.beta, 2, 1e-12);
+  EXPECT_NEAR(f.model.latency, 1, 1e-12);
+  EXPECT_NEAR(f.model.per_byte, 2, 1e-12);
   EXPECT_NEAR(f.model.seconds(5), 11, 1e-12);
 }
 
@@ -52,21 +52,21 @@ TEST(CommModel, NegativeCoefficientsAreClampedByRefitting) {
   // Exactly y = −1 + 2x: refit through the origin, β = Σxy/Σx² = 22/14.
   const std::vector<CommSample> s{{1, 1}, {2, 3}, {3, 5}};
   auto f = isocost::fit_comm_model(s, o);
-  EXPECT_NEAR(f.alpha_unconstrained, -1, 1e-12);
-  EXPECT_NEAR(f.beta_unconstrained, 2, 1e-12);
-  EXPECT_TRUE(f.alpha_clamped);
-  EXPECT_EQ(f.model.alpha, 0.0);
-  EXPECT_NEAR(f.model.beta, 22.0 / 14, 1e-12);
+  EXPECT_NEAR(f.latency_unconstrained, -1, 1e-12);
+  EXPECT_NEAR(f.per_byte_unconstrained, 2, 1e-12);
+  EXPECT_TRUE(f.latency_clamped);
+  EXPECT_EQ(f.model.latency, 0.0);
+  EXPECT_NEAR(f.model.per_byte, 22.0 / 14, 1e-12);
   EXPECT_NE(f.brief_report().find("clamped"), std::string::npos);
   // Time falling with size: β → 0 and α is the mean time, 2.
   const std::vector<CommSample> falling{{1, 3}, {3, 1}};
   f = isocost::fit_comm_model(falling, o);
-  EXPECT_TRUE(f.beta_clamped);
-  EXPECT_EQ(f.model.beta, 0.0);
-  EXPECT_NEAR(f.model.alpha, 2, 1e-12);
+  EXPECT_TRUE(f.per_byte_clamped);
+  EXPECT_EQ(f.model.per_byte, 0.0);
+  EXPECT_NEAR(f.model.latency, 2, 1e-12);
   // … or refused.
   o.negative = isocost::NegativeCoefficient::error;
-  expect_error([&] { isocost::fit_comm_model(s, o); }, {"fitted alpha = -", "expected both >= 0"});
+  expect_error([&] { isocost::fit_comm_model(s, o); }, {"fitted latency = -", "expected both >= 0"});
 }
 
 TEST(CommModel, BadSamples) {
@@ -137,8 +137,8 @@ TEST(Profitability, BadInput) {
   expect_error([&] { isocost::assess_profitability(1, 2, 0, bad, {}); },
                {"measured cost 1", "nan"});
   o = {};
-  o.comm.beta = -1;
-  expect_error([&] { isocost::assess_profitability(1, 2, 0, {}, o); }, {"comm.beta", "-1"});
+  o.comm.per_byte = -1;
+  expect_error([&] { isocost::assess_profitability(1, 2, 0, {}, o); }, {"comm.per_byte", "-1"});
 }
 
 // ---------------------------------------------------------------------------
@@ -209,7 +209,7 @@ TEST(Strategy, HandComputedPredictionDiffusionWins) {
 
 TEST(Strategy, HandComputedPredictionNoneWins) {
   auto o = two_rank_options();
-  o.comm.alpha = 2;                // every message costs 2 s
+  o.comm.latency = 2;                // every message costs 2 s
   o.global_decision_seconds = 20;  // global: 20 + 2 + 1.5625 + 20 = 43.5625
   const auto c = choose(o);        // diffusion: 4·2 + 22.77734375 = 30.77734375
   EXPECT_EQ(c.time_none, 30.0);
@@ -241,7 +241,7 @@ TEST(Strategy, AlreadyBalancedChoosesNone) {
   // Within the threshold the simulator takes no step, so diffusion changes
   // nothing and ties with none; global costs α = 1 for a 0.5 s gain.
   auto o = two_rank_options();
-  o.comm.alpha = 1;
+  o.comm.latency = 1;
   const auto c = isocost::choose_strategy(isocost::edge_graph(2, {{0, 1}}),
                                           std::vector<double>{2.05, 1.95}, kElements, o);
   EXPECT_EQ(c.diffusion_steps, 0);
