@@ -39,6 +39,7 @@
 
 #include "isocost/error.hpp"
 #include "isocost/mpi/migrate.hpp"
+#include "isocost/mpi/redistribute.hpp"
 #include "mpi_bench_support.hpp"
 
 namespace {

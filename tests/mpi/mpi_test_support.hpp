@@ -19,6 +19,7 @@
 
 #include "isocost/error.hpp"
 #include "isocost/mpi/migrate.hpp"
+#include "isocost/mpi/redistribute.hpp"
 
 namespace isocost::testing {
 

@@ -45,7 +45,7 @@
 #include <vector>
 
 #include "isocost/monitor.hpp"
-#include "isocost/mpi/migrate.hpp"
+#include "isocost/mpi/redistribute.hpp"
 #include "isocost/rebalance.hpp"
 #include "isocost/rebalance_grid.hpp"
 #include "isocost/strategy.hpp"

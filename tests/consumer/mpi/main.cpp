@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "isocost/mpi/migrate.hpp"
+#include "isocost/mpi/redistribute.hpp"
 #include "isocost/version.hpp"
 
 int main(int argc, char** argv) {

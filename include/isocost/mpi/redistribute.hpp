@@ -1,0 +1,216 @@
+// isocost/mpi/redistribute.hpp — moving trivially copyable data after a
+// rebalance (mpi layer): a copy between two distributions (Eijkhout §1.1:
+// load balancing "as a copy operation between a distributed object, and the
+// same object on a new distribution").
+//
+//   // 1-D: N elements, rank r owns [o_r, o_{r+1}) before and [n_r, n_{r+1}) after
+//   isocost::mpi::BlockDistribution from{{0, 40, 70, 100}}, to{{0, 30, 60, 100}};
+//   auto [data, s] = isocost::mpi::redistribute(comm, from, to, my_values);  // collective
+//   // data: this rank's new range; s.elements_sent: what left this rank
+//
+//   // 2-D/3-D: boxes of grid cells, local arrays x fastest
+//   auto to_boxes = isocost::mpi::BoxDistribution::from_decomposition(decompose(grid, pg, speeds));
+//   auto [cells, s2] = isocost::mpi::redistribute(comm, old_boxes, to_boxes, my_cells);
+//
+// Every function here is collective over its communicator and validates
+// before it moves anything: each rank checks its own input, one MPI_Allreduce
+// (of an error flag and a hash of the inputs that must agree across ranks)
+// tells every rank whether any input was bad, and then all ranks throw the
+// same isocost::Error naming the bad ranks — no rank is left waiting, nothing
+// moves.
+//
+// Communication per redistribute(): that MPI_Allreduce, one MPI_Alltoallv of
+// exactly the elements that change owner (skipped when the distributions are
+// equal), one MPI_Allreduce of the totals (and checksums). Every allocation
+// (the result, staging buffers) happens before the agreement, so running out
+// of memory is agreed too. Counts go to MPI in units of g elements, g = 1
+// unless a rank holds more than ~INT_MAX elements: then g is the smallest
+// power of two keeping every count and displacement within int, and the data
+// are staged in buffers with each peer's segment padded to whole units. With
+// g = 1, pieces that are contiguous in the local array (1-D ranges; boxes
+// spanning whole rows or planes) go straight from it / into the result; other
+// box pieces are packed row by row (x rows are contiguous).
+#pragma once
+
+#include <mpi.h>
+
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+#include <ranges>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "isocost/mpi/distribution.hpp"
+
+namespace isocost::mpi {
+
+/// Settings for redistribute(). Must be the same on every rank (compared
+/// through the agreement hash).
+struct RedistributeOptions {
+  /// Verification: every rank sums a 64-bit hash of (global index, the
+  /// element's bytes) over its elements before and after, together with the
+  /// element counts, in the totals' MPI_Allreduce (no extra collective, one
+  /// more pass over the data on each side). A mismatch throws the same Error
+  /// on every rank.
+  bool verify = false;
+  /// The largest count or displacement handed to MPI, in [2, INT_MAX]. Only
+  /// to exercise the large-transfer path (units of g > 1 elements) in tests
+  /// with small data; leave the default otherwise. Must exceed P.
+  std::int64_t max_mpi_count = INT_MAX;
+
+  bool is_valid(std::string* error) const;
+};
+
+/// What redistribute() did, seen from one rank. Fields marked global are
+/// identical on every rank.
+struct RedistributeSummary {
+  int rank = 0;
+  int ranks = 0;
+  std::size_t element_size = 0;    ///< sizeof(T), bytes
+  std::int64_t elements_kept = 0;  ///< owned by this rank before and after
+  std::int64_t elements_sent = 0;  ///< left this rank (their owner changed)
+  std::int64_t elements_received = 0;
+  std::int64_t bytes_sent = 0;  ///< elements_sent × element_size
+  std::int64_t bytes_received = 0;
+  int peers_sent_to = 0;  ///< ranks this rank sent a non-empty piece to
+  int peers_received_from = 0;
+  /// The transfer unit in elements (g above): 1 unless a rank holds more
+  /// elements than max_mpi_count allows; global.
+  std::int64_t unit_elements = 1;
+  bool staged = false;  ///< data copied through send/receive buffers
+
+  std::int64_t global_elements = 0;        ///< N, global
+  std::int64_t global_elements_moved = 0;  ///< Σ elements_sent: the minimum possible, global
+  std::int64_t global_bytes_moved = 0;     ///< global
+  bool verified = false;                   ///< verification ran and passed (global)
+  std::uint64_t checksum = 0;              ///< the verified global checksum (0 when not verifying)
+  double seconds = 0;                      ///< wall time of the call on this rank
+
+  /// One line: moved, kept, bytes, unit, verification.
+  std::string brief_report() const;
+};
+
+/// The new local data and the summary.
+template <class T>
+struct Redistributed {
+  std::vector<T> data;
+  RedistributeSummary summary;
+};
+
+namespace detail {
+/// Resizes the caller's std::vector<T> (type-erased) to `count` elements and
+/// returns its data. May throw (std::bad_alloc).
+using ResizeFn = std::byte* (*)(void* vector, std::size_t count);
+
+/// The type-erased implementations behind redistribute(). `local` holds
+/// `count` elements of `element_size` bytes; `aliased` is true when the output
+/// vector's storage overlaps `local` (an agreed error).
+RedistributeSummary redistribute_bytes(MPI_Comm comm, const BlockDistribution& from,
+                                       const BlockDistribution& to, const std::byte* local,
+                                       std::size_t count, std::size_t element_size, void* out,
+                                       ResizeFn resize, bool aliased,
+                                       const RedistributeOptions& options);
+RedistributeSummary redistribute_bytes(MPI_Comm comm, const BoxDistribution& from,
+                                       const BoxDistribution& to, const std::byte* local,
+                                       std::size_t count, std::size_t element_size, void* out,
+                                       ResizeFn resize, bool aliased,
+                                       const RedistributeOptions& options);
+
+template <class T>
+std::byte* resize_vector(void* vector, std::size_t count) {
+  auto& v = *static_cast<std::vector<T>*>(vector);
+  v.resize(count);
+  return reinterpret_cast<std::byte*>(v.data());
+}
+
+template <class R, class T, class Distribution>
+RedistributeSummary redistribute_into(MPI_Comm comm, const Distribution& from,
+                                      const Distribution& to, const R& local, std::vector<T>& out,
+                                      const RedistributeOptions& options) {
+  using V = std::ranges::range_value_t<R>;
+  static_assert(std::is_same_v<V, T>, "the output vector's type must be the range's value type");
+  static_assert(std::is_trivially_copyable_v<T>,
+                "redistribute() copies bytes: T must be trivially copyable; use migrate() with "
+                "pack/unpack callbacks otherwise");
+  const auto* in = reinterpret_cast<const std::byte*>(std::ranges::data(local));
+  const auto n = static_cast<std::size_t>(std::ranges::size(local));
+  const auto* o = reinterpret_cast<const std::byte*>(out.data());
+  // Overlap of [in, in + n) with the output's whole capacity (resize may reuse it).
+  const auto a0 = reinterpret_cast<std::uintptr_t>(in), a1 = a0 + n * sizeof(T);
+  const auto b0 = reinterpret_cast<std::uintptr_t>(o), b1 = b0 + out.capacity() * sizeof(T);
+  const bool aliased = n > 0 && out.capacity() > 0 && a0 < b1 && b0 < a1;
+  return redistribute_bytes(comm, from, to, in, n, sizeof(T), &out, &resize_vector<T>, aliased,
+                            options);
+}
+}  // namespace detail
+
+/// Copies 1-D block-distributed data from distribution `from` to `to`:
+/// `local` holds this rank's elements [from.begin(rank), from.end(rank)) in
+/// order; the result holds [to.begin(rank), to.end(rank)). Only elements
+/// whose owner changes travel (one MPI_Alltoallv, straight from `local` into
+/// the result when the unit is 1); the rest are copied locally.
+///
+/// Collective over `comm`. T must be trivially copyable (its bytes are
+/// copied, padding included). Throws the same Error on every rank, having
+/// moved nothing, if on any rank: a distribution is invalid or does not have
+/// one part per rank of `comm`; `from` and `to` cover different N; `local`
+/// does not hold from.count(rank) elements; the distributions or options
+/// differ from another rank's (hash); the options are invalid; the result or
+/// the staging buffers cannot be allocated. With options.verify, a failed
+/// verification throws the same Error on every rank (after the copy).
+template <std::ranges::contiguous_range R>
+Redistributed<std::ranges::range_value_t<R>> redistribute(MPI_Comm comm,
+                                                          const BlockDistribution& from,
+                                                          const BlockDistribution& to,
+                                                          const R& local,
+                                                          const RedistributeOptions& options = {}) {
+  Redistributed<std::ranges::range_value_t<R>> r;
+  r.summary = detail::redistribute_into(comm, from, to, local, r.data, options);
+  return r;
+}
+
+/// As redistribute() for 1-D blocks, into `out` (resized to to.count(rank);
+/// its capacity is reused, so a loop of rebalances does not reallocate).
+/// `out` must not share storage with `local` (an agreed Error). On Error,
+/// `out` may have been resized and its contents are unspecified. Collective.
+template <std::ranges::contiguous_range R, class T>
+RedistributeSummary redistribute_into(MPI_Comm comm, const BlockDistribution& from,
+                                      const BlockDistribution& to, const R& local,
+                                      std::vector<T>& out,
+                                      const RedistributeOptions& options = {}) {
+  return detail::redistribute_into(comm, from, to, local, out, options);
+}
+
+/// Copies a 2-D/3-D grid array from box distribution `from` to `to`: `local`
+/// holds this rank's from-box x fastest (see BoxDistribution); the result its
+/// to-box. Only cells whose owner changes travel: the intersections of this
+/// rank's old box with the others' new boxes (packed row by row unless
+/// contiguous), in one MPI_Alltoallv; the intersection with its own new box
+/// is copied directly.
+///
+/// Collective over `comm`. Errors as for 1-D blocks (a box distribution that
+/// does not tile its grid, different grids, a local size other than the
+/// from-box's volume, …): the same Error on every rank, nothing moved.
+template <std::ranges::contiguous_range R>
+Redistributed<std::ranges::range_value_t<R>> redistribute(MPI_Comm comm,
+                                                          const BoxDistribution& from,
+                                                          const BoxDistribution& to, const R& local,
+                                                          const RedistributeOptions& options = {}) {
+  Redistributed<std::ranges::range_value_t<R>> r;
+  r.summary = detail::redistribute_into(comm, from, to, local, r.data, options);
+  return r;
+}
+
+/// As redistribute() for boxes, into `out` (see the 1-D redistribute_into).
+/// Collective.
+template <std::ranges::contiguous_range R, class T>
+RedistributeSummary redistribute_into(MPI_Comm comm, const BoxDistribution& from,
+                                      const BoxDistribution& to, const R& local,
+                                      std::vector<T>& out,
+                                      const RedistributeOptions& options = {}) {
+  return detail::redistribute_into(comm, from, to, local, out, options);
+}
+
+}  // namespace isocost::mpi
