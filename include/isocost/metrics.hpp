@@ -17,6 +17,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace isocost {
@@ -42,6 +43,22 @@ struct LoadStats {
 /// Statistics of per-rank times. Throws Error if `times` is empty, holds a
 /// negative or non-finite value (naming its index), or sums to zero.
 LoadStats load_stats(std::span<const double> times);
+
+/// The one check of a load vector (one value per rank or node) everywhere in
+/// isocost: `count` values (0: any number >= 1), each finite and >= 0, and a
+/// positive total unless `allow_all_zero`. Returns the total. Throws Error
+/// "WHAT: load of UNIT i = v, expected a finite number >= 0", "WHAT: 3 loads
+/// for 4 UNITs; expected one per UNIT", "WHAT: all loads are zero; expected a
+/// positive total", or "WHAT: expected at least one load, got none".
+double check_loads(std::span<const double> loads, std::string_view what, std::size_t count = 0,
+                   std::string_view unit = "rank", bool allow_all_zero = false);
+
+/// The imbalance max/mean − 1 of loads >= 0 (λ/100, Pearce eq. 1; what
+/// diffusion's u_max <= (1 + α)·u_avg bounds); 0 when they sum to 0 or are
+/// empty. The second form divides by a given mean (e.g. the conserved mean of
+/// the loads before a diffusion step), so both sides of a comparison use it.
+double imbalance(std::span<const double> loads);
+double imbalance(std::span<const double> loads, double mean);
 
 /// Fractional ranks 1..n: tied values share the mean of the ranks they span.
 std::vector<double> fractional_ranks(std::span<const double> values);

@@ -15,6 +15,7 @@
 #include "agreement.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
+#include "isocost/metrics.hpp"
 
 namespace isocost::mpi {
 
@@ -76,17 +77,6 @@ u64 options_hash(const TaskBalanceOptions& o) {
   h.add(o.max_replans);
   h.add(o.verify);
   return h.h;
-}
-
-// u_max/u_avg − 1 (0 when every load is 0), as DiffusionSummary reports it.
-double imbalance(std::span<const double> u) {
-  if (u.empty()) return 0;
-  double total = 0, top = 0;
-  for (double v : u) {
-    total += v;
-    top = std::max(top, v);
-  }
-  return total > 0 ? top / (total / static_cast<double>(u.size())) - 1 : 0;
 }
 
 // This rank's own checks; the first problem wins. Empty when all is well.

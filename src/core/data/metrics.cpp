@@ -16,14 +16,6 @@ using detail::exact;
 
 namespace {
 
-void check_times(std::span<const double> times, const std::string& what) {
-  if (times.empty()) throw Error(what + ": expected at least one time, got none");
-  for (std::size_t i = 0; i < times.size(); ++i)
-    if (!std::isfinite(times[i]) || times[i] < 0)
-      throw Error(what + ": time of rank " + std::to_string(i) + " = " + exact(times[i]) +
-                  ", expected a finite number >= 0");
-}
-
 // Statistics of validated times; an all-zero vector (allowed for one phase)
 // counts as perfectly balanced.
 LoadStats stats_of(std::span<const double> t) {
@@ -64,10 +56,38 @@ LoadStats stats_of(std::span<const double> t) {
 }  // namespace
 
 LoadStats load_stats(std::span<const double> times) {
-  check_times(times, "load");
-  const LoadStats s = stats_of(times);
-  if (!(s.sum > 0)) throw Error("load: all times are zero; expected a positive total");
-  return s;
+  check_loads(times, "load");
+  return stats_of(times);
+}
+
+double check_loads(std::span<const double> loads, std::string_view what, std::size_t count,
+                   std::string_view unit, bool allow_all_zero) {
+  const std::string w(what), u(unit);
+  if (count > 0 && loads.size() != count)
+    throw Error(w + ": " + std::to_string(loads.size()) + " loads for " + std::to_string(count) +
+                " " + u + "s; expected one per " + u);
+  if (loads.empty()) throw Error(w + ": expected at least one load, got none");
+  double total = 0;
+  for (std::size_t i = 0; i < loads.size(); ++i) {
+    if (!std::isfinite(loads[i]) || loads[i] < 0)
+      throw Error(w + ": load of " + u + " " + std::to_string(i) + " = " + exact(loads[i]) +
+                  ", expected a finite number >= 0");
+    total += loads[i];
+  }
+  if (!allow_all_zero && !(total > 0))
+    throw Error(w + ": all loads are zero; expected a positive total");
+  return total;
+}
+
+double imbalance(std::span<const double> loads, double mean) {
+  if (loads.empty() || !(mean > 0)) return 0;
+  return *std::max_element(loads.begin(), loads.end()) / mean - 1;
+}
+
+double imbalance(std::span<const double> loads) {
+  if (loads.empty()) return 0;
+  const double sum = std::accumulate(loads.begin(), loads.end(), 0.0);
+  return imbalance(loads, sum / static_cast<double>(loads.size()));
 }
 
 std::vector<double> fractional_ranks(std::span<const double> values) {
@@ -122,7 +142,7 @@ PhaseStats phase_stats(const PhaseLoads& loads) {
       column[r] = loads.at(r, f);
       total[r] += column[r];
     }
-    check_times(column, "phase '" + loads.phases[f] + "'");
+    check_loads(column, "phase '" + loads.phases[f] + "'", 0, "rank", true);
     out.per_phase.push_back(stats_of(column));
     out.synchronised_time += out.per_phase.back().max;  // Watts §4.2
   }

@@ -13,6 +13,7 @@
 #include "diffusion/diffusion_internal.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
+#include "isocost/metrics.hpp"
 
 namespace isocost {
 
@@ -230,24 +231,6 @@ int watts_sweeps(DiffusionScheme scheme, double alpha, double n) {
 
 namespace {
 
-void check_loads(const ProcessGraph& g, std::span<const double> loads, double& total) {
-  if (static_cast<int>(loads.size()) != g.nodes)
-    throw Error("diffusion: " + std::to_string(loads.size()) + " loads for a graph of " +
-                std::to_string(g.nodes) + " nodes");
-  total = 0;
-  for (std::size_t i = 0; i < loads.size(); ++i) {
-    if (!std::isfinite(loads[i]) || loads[i] < 0)
-      throw Error("diffusion: load of node " + std::to_string(i) + " = " + exact(loads[i]) +
-                  ", expected a finite number >= 0");
-    total += loads[i];
-  }
-  if (!(total > 0)) throw Error("diffusion: all loads are zero; nothing to balance");
-}
-
-double imbalance(std::span<const double> u, double avg) {
-  return *std::max_element(u.begin(), u.end()) / avg - 1;
-}
-
 // Loads after applying transfers: u0 − Σ_out t + Σ_in t (antisymmetric, so
 // the total is conserved to rounding).
 std::vector<double> applied(const ProcessGraph& g, std::span<const double> u0,
@@ -313,7 +296,7 @@ DiffusionSummary diffuse(const ProcessGraph& graph, std::span<const double> load
   options.validate();
   graph.validate();
   double total = 0;
-  check_loads(graph, loads, total);
+  total = check_loads(loads, "diffusion", static_cast<std::size_t>(graph.nodes), "node");
   const double avg = total / graph.nodes;
   DiffusionSummary out;
   out.scheme = options.scheme;
@@ -415,7 +398,7 @@ Simulation simulate_diffusion(const ProcessGraph& graph, std::span<const double>
                               std::span<const double> elements, const SimulationOptions& o) {
   graph.validate();
   double total = 0;
-  check_loads(graph, loads, total);
+  total = check_loads(loads, "diffusion", static_cast<std::size_t>(graph.nodes), "node");
   if (elements.size() != loads.size())
     throw Error("simulation: " + std::to_string(elements.size()) + " element counts for " +
                 std::to_string(loads.size()) + " loads");

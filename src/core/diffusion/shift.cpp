@@ -78,21 +78,6 @@ void check_cuts(const CostModel& t, std::span<const double> cuts) {
   }
 }
 
-double check_loads(std::span<const double> loads, std::size_t P) {
-  if (loads.size() != P)
-    throw Error("shift: " + std::to_string(loads.size()) + " loads for " + std::to_string(P) +
-                " ranks");
-  double total = 0;
-  for (std::size_t i = 0; i < loads.size(); ++i) {
-    if (!std::isfinite(loads[i]) || loads[i] < 0)
-      throw Error("shift: load of rank " + std::to_string(i) + " = " + exact(loads[i]) +
-                  ", expected a finite number >= 0");
-    total += loads[i];
-  }
-  if (!(total > 0)) throw Error("shift: all loads are zero; transfers cannot be converted");
-  return total;
-}
-
 }  // namespace
 
 ShiftResult shift_cuts(const CostModel& t, std::span<const double> cuts,
@@ -109,7 +94,7 @@ ShiftResult shift_cuts(const CostModel& t, std::span<const double> cuts,
       throw Error("shift: transfer " + std::to_string(b) + " (ranks " + std::to_string(b) + " -> " +
                   std::to_string(b + 1) + ") = " + exact(transfers[b]) +
                   ", expected a finite number");
-  const double load_total = check_loads(loads, P);
+  const double load_total = check_loads(loads, "shift", P);
 
   const bool discrete = t.is_discrete();
   const double mw = discrete ? std::ceil(options.min_width) : options.min_width;
@@ -407,7 +392,7 @@ Decomposition shift_jagged(const Density& d, const Decomposition& dec,
   if (dec.ranks() != P)
     throw Error("shift_jagged: the decomposition has " + std::to_string(dec.ranks()) +
                 " parts for the grid " + g.name() + " of " + std::to_string(P) + " ranks");
-  const double load_total = check_loads(loads, static_cast<std::size_t>(P));
+  const double load_total = check_loads(loads, "shift", static_cast<std::size_t>(P));
   const bool grid = d.grid() != nullptr;
   const int a0 = g.axes[0], px = g.counts[0];
   const int a1 = g.counts.size() > 1 ? g.axes[1] : -1;

@@ -11,36 +11,14 @@
 
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
+#include "isocost/metrics.hpp"
 #include "pipeline/rebalance_internal.hpp"
 
 namespace isocost {
 
 using detail::exact;
-using detail::imbalance;
 
 namespace detail {
-
-double imbalance(std::span<const double> v) {
-  const double sum = std::accumulate(v.begin(), v.end(), 0.0);
-  if (!(sum > 0)) return 0;
-  return *std::max_element(v.begin(), v.end()) / (sum / static_cast<double>(v.size())) - 1;
-}
-
-double check_loads(std::span<const double> loads, std::size_t P, const char* who,
-                   const char* unit) {
-  if (loads.size() != P)
-    throw Error(std::string(who) + ": " + std::to_string(loads.size()) + " loads for " +
-                std::to_string(P) + " " + unit);
-  double total = 0;
-  for (std::size_t r = 0; r < P; ++r) {
-    if (!(loads[r] >= 0) || !std::isfinite(loads[r]))
-      throw Error(std::string(who) + ": load of rank " + std::to_string(r) + " = " +
-                  exact(loads[r]) + ", expected a finite number >= 0");
-    total += loads[r];
-  }
-  if (!(total > 0)) throw Error(std::string(who) + ": every load is zero; nothing to balance by");
-  return total;
-}
 
 Speeds speeds_of(const std::vector<double>& speeds, std::size_t P, const char* who,
                  const char* unit) {
@@ -126,10 +104,6 @@ std::pair<std::int64_t, std::int64_t> block_elements_moved(std::span<const std::
 namespace {
 
 // The 1-D wording of the shared checks (rebalance_internal.hpp).
-double check_loads(std::span<const double> loads, std::size_t P) {
-  return detail::check_loads(loads, P, "rebalance", "ranks");
-}
-
 Speeds speeds_of(const BlockRebalanceOptions& o, std::size_t P) {
   return detail::speeds_of(o.speeds, P, "rebalance", "ranks");
 }
@@ -230,7 +204,7 @@ BlockRebalance rebalance_global(std::span<const std::int64_t> offsets,
   options.validate();
   validate_block_offsets(offsets);
   const std::size_t P = offsets.size() - 1;
-  check_loads(loads, P);
+  check_loads(loads, "rebalance", P);
   const Speeds speeds = speeds_of(options, P);
   const double measured = imbalance(loads);
   if (offsets.back() == 0 || P == 1) {  // nothing to cut
@@ -294,7 +268,7 @@ BlockRebalance rebalance_phases(std::span<const std::int64_t> offsets,
       total[r] += v;
       phase_total[p] += v;
     }
-  check_loads(total, P);
+  check_loads(total, "rebalance", P);
   // Per phase: its loads and, where it has any, its cumulative model.
   std::vector<std::vector<double>> loads(F, std::vector<double>(P));
   std::vector<std::optional<CostModel>> models(F);
@@ -384,7 +358,7 @@ BlockRebalance rebalance_diffusive(std::span<const std::int64_t> offsets,
   options.validate();
   validate_block_offsets(offsets);
   const std::size_t P = offsets.size() - 1;
-  const double total = check_loads(loads, P);
+  const double total = check_loads(loads, "rebalance", P);
   BlockRebalance out;
   out.method = "diffusion";
   out.measured_imbalance = imbalance(loads);

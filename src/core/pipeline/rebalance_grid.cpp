@@ -18,7 +18,6 @@
 namespace isocost {
 
 using detail::exact;
-using detail::imbalance;
 
 namespace {
 
@@ -45,10 +44,6 @@ std::int64_t part_cells(const Part& p, int dims) {
 }
 
 // The grid wording of the shared checks (rebalance_internal.hpp).
-void check_loads(std::span<const double> loads, std::size_t P) {
-  detail::check_loads(loads, P, "rebalance_grid", "parts");
-}
-
 Speeds speeds_of(const GridRebalanceOptions& o, std::size_t P) {
   return detail::speeds_of(o.speeds, P, "rebalance_grid", "parts");
 }
@@ -291,7 +286,7 @@ GridRebalance rebalance_grid_global(const GridShape& shape, const Decomposition&
   options.validate();
   Tiling t = check_tiling(shape, current);
   const std::size_t P = current.parts.size();
-  check_loads(loads, P);
+  check_loads(loads, "rebalance_grid", P, "part");
   const Speeds speeds = speeds_of(options, P);
   const int dims = shape.dims;
 
@@ -347,7 +342,7 @@ GridRebalance rebalance_grid_diffusive(const GridShape& shape, const Decompositi
   if (current.grid.counts.size() > 2)
     throw Error("rebalance_grid: diffusion shifts rows or a 2-level jagged grid, got the " +
                 std::to_string(current.grid.counts.size()) + "-level grid " + current.grid.name());
-  check_loads(loads, P);
+  check_loads(loads, "rebalance_grid", P, "part");
   speeds_of(options, P);  // the count is checked; diffusion equalises measured times
   // The estimate (measured-load units) predicts the new parts' times, as the
   // load-corrected cost of rebalance_diffusive() does in 1-D.

@@ -14,13 +14,6 @@
 
 namespace isocost::detail {
 
-/// max/mean − 1 of `v`; 0 when its sum is not > 0.
-double imbalance(std::span<const double> v);
-
-/// Checks loads (`P` of them, finite, >= 0, not all zero); returns their sum.
-/// Errors read "WHO: …", counting `P` UNIT ("ranks" or "parts").
-double check_loads(std::span<const double> loads, std::size_t P, const char* who, const char* unit);
-
 /// Speeds from `speeds` (uniform when empty), which must hold `P` entries.
 Speeds speeds_of(const std::vector<double>& speeds, std::size_t P, const char* who,
                  const char* unit);

@@ -278,7 +278,7 @@ TEST(LoadStats, InvariantsOnAnIrregularVector) {
 
 TEST(LoadStatsErrors, EmptyTimes) {
   const std::string msg = ErrorOf([] { load_stats(std::vector<double>{}); });
-  EXPECT_TRUE(Has(msg, "expected at least one time")) << msg;
+  EXPECT_TRUE(Has(msg, "expected at least one load")) << msg;
   EXPECT_TRUE(Has(msg, "none")) << msg;
 }
 
@@ -559,6 +559,44 @@ TEST(PhaseStatsErrors, AllPhasesZero) {
   isocost::PhaseLoads loads{{"a", "b"}, 2, {0, 0, 0, 0}};
   const std::string msg = ErrorOf([&] { isocost::phase_stats(loads); });
   EXPECT_TRUE(Has(msg, "zero")) << msg;
+}
+
+// ---------------------------------------------------------------------------
+// The one load-vector check and the one imbalance
+
+TEST(CheckLoads, CountsValuesAndTotal) {
+  const std::vector<double> ok{1, 0, 2.5};
+  EXPECT_EQ(isocost::check_loads(ok, "x"), 3.5);
+  EXPECT_EQ(isocost::check_loads(ok, "x", 3), 3.5);
+  EXPECT_EQ(ErrorOf([&] { isocost::check_loads(ok, "plan", 4); }),
+            "plan: 3 loads for 4 ranks; expected one per rank");
+  EXPECT_EQ(ErrorOf([&] { isocost::check_loads(ok, "diffusion", 2, "node"); }),
+            "diffusion: 3 loads for 2 nodes; expected one per node");
+  const std::vector<double> bad{1, -0.5, 2};
+  EXPECT_EQ(ErrorOf([&] { isocost::check_loads(bad, "shift"); }),
+            "shift: load of rank 1 = -0.5, expected a finite number >= 0");
+  const std::vector<double> nan{1, 1, kNaN};
+  EXPECT_EQ(ErrorOf([&] { isocost::check_loads(nan, "g", 0, "part"); }),
+            "g: load of part 2 = nan, expected a finite number >= 0");
+  const std::vector<double> zero{0, 0};
+  EXPECT_EQ(ErrorOf([&] { isocost::check_loads(zero, "z"); }),
+            "z: all loads are zero; expected a positive total");
+  EXPECT_EQ(isocost::check_loads(zero, "z", 2, "rank", true), 0.0);
+  EXPECT_EQ(ErrorOf([&] { isocost::check_loads({}, "e"); }),
+            "e: expected at least one load, got none");
+}
+
+TEST(Imbalance, MaxOverMeanMinusOne) {
+  EXPECT_EQ(isocost::imbalance(std::vector<double>{1, 1, 1, 1}), 0.0);
+  EXPECT_DOUBLE_EQ(isocost::imbalance(std::vector<double>{3, 1, 1, 3}), 0.5);  // 3/2 - 1
+  EXPECT_DOUBLE_EQ(isocost::imbalance(std::vector<double>{4, 0, 0, 0}), 3.0);
+  EXPECT_EQ(isocost::imbalance(std::vector<double>{0, 0}), 0.0);
+  EXPECT_EQ(isocost::imbalance(std::vector<double>{}), 0.0);
+  // A given mean: the conserved mean of earlier loads.
+  EXPECT_DOUBLE_EQ(isocost::imbalance(std::vector<double>{3, 1}, 1.5), 1.0);
+  // λ = 100·imbalance (Pearce eq. 1), as load_stats() reports it.
+  const std::vector<double> t{2, 3, 7, 4};
+  EXPECT_NEAR(100 * isocost::imbalance(t), isocost::load_stats(t).lambda, 1e-12);
 }
 
 }  // namespace

@@ -229,7 +229,7 @@ TEST(Diffusion, BudgetAndBadInput) {
   bad[3] = std::nan("");
   expect_error([&] { isocost::diffuse(g, bad, o); }, {"node 3", "nan"});
   expect_error([&] { isocost::diffuse(g, std::vector<double>(7, 1.0), o); },
-               {"7 loads for a graph of 8 nodes"});
+               {"7 loads for 8 nodes; expected one per node"});
   expect_error([&] { isocost::diffuse(g, std::vector<double>(8, 0.0), o); },
                {"all loads are zero"});
   expect_error([] { isocost::parse_diffusion_scheme("rk4"); }, {"unknown scheme 'rk4'"});

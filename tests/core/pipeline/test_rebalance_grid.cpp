@@ -466,9 +466,9 @@ TEST(RebalanceGrid, BadInput) {
       return isocost::rebalance_grid_global(s, d, loads, o);
     };
     expect_error([&] { call(shape, now, {1, 1, 1}); }, {"3 loads for 4 parts"});
-    expect_error([&] { call(shape, now, {1, -1, 1, 1}); }, {"load of rank 1 = -1"});
-    expect_error([&] { call(shape, now, {1, 1, NAN, 1}); }, {"load of rank 2 = nan"});
-    expect_error([&] { call(shape, now, {0, 0, 0, 0}); }, {"every load is zero"});
+    expect_error([&] { call(shape, now, {1, -1, 1, 1}); }, {"load of part 1 = -1"});
+    expect_error([&] { call(shape, now, {1, 1, NAN, 1}); }, {"load of part 2 = nan"});
+    expect_error([&] { call(shape, now, {0, 0, 0, 0}); }, {"all loads are zero"});
     GridRebalanceOptions o;
     o.speeds = {1, 2};
     expect_error([&] { call(shape, now, ok, o); }, {"2 speeds for 4 parts"});

@@ -66,7 +66,8 @@ TEST(CommModel, NegativeCoefficientsAreClampedByRefitting) {
   EXPECT_NEAR(f.model.latency, 2, 1e-12);
   // … or refused.
   o.negative = isocost::NegativeCoefficient::error;
-  expect_error([&] { isocost::fit_comm_model(s, o); }, {"fitted latency = -", "expected both >= 0"});
+  expect_error([&] { isocost::fit_comm_model(s, o); },
+               {"fitted latency = -", "expected both >= 0"});
 }
 
 TEST(CommModel, BadSamples) {
@@ -209,7 +210,7 @@ TEST(Strategy, HandComputedPredictionDiffusionWins) {
 
 TEST(Strategy, HandComputedPredictionNoneWins) {
   auto o = two_rank_options();
-  o.comm.latency = 2;                // every message costs 2 s
+  o.comm.latency = 2;              // every message costs 2 s
   o.global_decision_seconds = 20;  // global: 20 + 2 + 1.5625 + 20 = 43.5625
   const auto c = choose(o);        // diffusion: 4·2 + 22.77734375 = 30.77734375
   EXPECT_EQ(c.time_none, 30.0);
@@ -329,7 +330,7 @@ TEST(Strategy, BadInput) {
       [&] {
         isocost::choose_strategy(g, std::vector<double>{0, 0}, kElements, o);
       },
-      {"all times are zero"});
+      {"all loads are zero"});
 }
 
 }  // namespace
