@@ -39,14 +39,4 @@ std::vector<double> read_column(const std::string& path, const std::string& what
 std::vector<double> read_column(std::istream& in, const std::string& name, const std::string& what,
                                 bool nonnegative);
 
-/// Cumulative samples "x,t" (optional header "x,t").
-struct CumulativeSamples {
-  std::vector<double> x;
-  std::vector<double> t;
-};
-/// Reads cumulative samples; monotonicity is checked by tabulated_model().
-CumulativeSamples read_cumulative_samples(const std::string& path);
-/// As read_cumulative_samples, from a stream.
-CumulativeSamples read_cumulative_samples(std::istream& in, const std::string& name);
-
 }  // namespace isocost

@@ -191,12 +191,8 @@ CostModel build_cost_model(const ModelArgs& a) {
   }
   if (tabulated) {
     if (a.samples.empty()) throw Error("--model " + a.model + " needs --samples FILE (x,t rows)");
-    auto s = read_cumulative_samples(a.samples);
-    try {
-      return tabulated_model(std::move(s.x), std::move(s.t), parse_interpolation(a.model));
-    } catch (const Error& e) {
-      throw Error(a.samples + ": " + e.what());  // samples are numbered from 0
-    }
+    // The one sample reader: x,t rows (or lo,hi,dt intervals, or JSON).
+    return tabulate(read_samples(a.samples), parse_interpolation(a.model));
   }
   if (discrete) {
     if (a.weights.empty())

@@ -159,27 +159,4 @@ LoadFile read_load_file(const std::string& path) {
   return read_load_file(in, path);
 }
 
-CumulativeSamples read_cumulative_samples(std::istream& in, const std::string& name) {
-  auto records = read_records(in);
-  CumulativeSamples s;
-  for (std::size_t i = 0; i < records.size(); ++i) {
-    const auto& r = records[i];
-    if (i == 0 && is_header(r)) {
-      expect_header(r, {"x", "t"}, name);
-      continue;
-    }
-    expect_fields(r, 2, name, "x,t");
-    s.x.push_back(number(r, 0, name, "x", false));
-    s.t.push_back(number(r, 1, name, "t", false));
-  }
-  if (s.x.empty())
-    throw ParseError(name, records.empty() ? 1 : records.back().line, "no samples in the file");
-  return s;
-}
-
-CumulativeSamples read_cumulative_samples(const std::string& path) {
-  auto in = open(path);
-  return read_cumulative_samples(in, path);
-}
-
 }  // namespace isocost

@@ -1,6 +1,7 @@
 // Tests for isocost/io.hpp: the strict readers for load files (scalar and
-// "rank,phase,time" vector format, Watts §4.2), single columns and cumulative
-// samples. Most go through the std::istream overloads; a few use real files.
+// "rank,phase,time" vector format, Watts §4.2) and single columns (samples,
+// x,t or lo,hi,dt, have one reader: samples.hpp). Most go through the
+// std::istream overloads; a few use real files.
 #include "isocost/io.hpp"
 
 #include <gtest/gtest.h>
@@ -286,41 +287,6 @@ TEST(ReadColumnErrors, Empty) {
 }
 
 // ---------------------------------------------------------------------------
-// read_cumulative_samples: "x,t" pairs, optional "x,t" header; values may be
-// negative and in any order (monotonicity is tabulated_model()'s business).
-
-isocost::CumulativeSamples Samples(const std::string& text) {
-  std::istringstream in(text);
-  return isocost::read_cumulative_samples(in, "cum.csv");
-}
-
-std::optional<ParseError> SamplesError(const std::string& text) {
-  return ParseErrorOf([&] { Samples(text); });
-}
-
-TEST(ReadCumulativeSamples, WithAndWithoutHeader) {
-  const auto a = Samples("x,t\n0,0\n1e6,2.5\n# more\n2e6, 7\n");
-  EXPECT_EQ(a.x, (std::vector<double>{0, 1e6, 2e6}));
-  EXPECT_EQ(a.t, (std::vector<double>{0, 2.5, 7}));
-  const auto b = Samples("X T\r\n-1 -2\r\n3\t4\r\n");
-  EXPECT_EQ(b.x, (std::vector<double>{-1, 3}));
-  EXPECT_EQ(b.t, (std::vector<double>{-2, 4}));
-  const auto c = Samples("2,1\n1,0\n");  // decreasing: accepted here
-  EXPECT_EQ(c.x, (std::vector<double>{2, 1}));
-  EXPECT_EQ(c.t, (std::vector<double>{1, 0}));
-}
-
-TEST(ReadCumulativeSamplesErrors, BadInput) {
-  ExpectParseError(SamplesError("x,time\n0,0\n"), 1, {"'x,t'"}, "cum.csv");
-  ExpectParseError(SamplesError("0,0\n1,nan\n"), 2, {"t:", "finite", "'nan'"}, "cum.csv");
-  ExpectParseError(SamplesError("0,0\ninf,1\n"), 2, {"x:", "'inf'"}, "cum.csv");
-  ExpectParseError(SamplesError("0,0\n1,2,3\n"), 2, {"expected 2 fields", "got 3"}, "cum.csv");
-  ExpectParseError(SamplesError("0,0\n5\n"), 2, {"expected 2 fields", "got 1"}, "cum.csv");
-  ExpectParseError(SamplesError(""), 1, {"no samples"}, "cum.csv");
-  ExpectParseError(SamplesError("x,t\n"), 1, {"no samples"}, "cum.csv");
-}
-
-// ---------------------------------------------------------------------------
 // Real files through the path overloads.
 
 TEST(ReadFiles, LoadFileFromPath) {
@@ -344,23 +310,18 @@ TEST(ReadFiles, ParseErrorNamesThePath) {
   ExpectParseError(e, 3, {"'-3'"}, file.path());
 }
 
-TEST(ReadFiles, ColumnAndSamplesFromPath) {
+TEST(ReadFiles, ColumnFromPath) {
   TempFile col("col", "cost\n0.5\n1.5\n");
   EXPECT_EQ(isocost::read_column(col.path(), "cost", true), (std::vector<double>{0.5, 1.5}));
-  TempFile cum("cum", "x,t\n0,0\n4,9\n");
-  const auto s = isocost::read_cumulative_samples(cum.path());
-  EXPECT_EQ(s.x, (std::vector<double>{0, 4}));
-  EXPECT_EQ(s.t, (std::vector<double>{0, 9}));
 }
 
 TEST(ReadFiles, MissingFileIsError) {
   const std::string path =
       (std::filesystem::path(testing::TempDir()) / "isocost_no_such_dir" / "loads.txt").string();
-  for (int which = 0; which < 3; ++which) {
+  for (int which = 0; which < 2; ++which) {
     try {
       if (which == 0) isocost::read_load_file(path);
       if (which == 1) isocost::read_column(path, "cost", true);
-      if (which == 2) isocost::read_cumulative_samples(path);
       ADD_FAILURE() << "reader " << which << " did not throw for a missing file";
     } catch (const isocost::Error& e) {
       EXPECT_TRUE(Has(e.what(), path)) << e.what();
