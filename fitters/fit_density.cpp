@@ -17,17 +17,21 @@
 #include <utility>
 
 #include "ceres_support.hpp"
+#include "fit_density_forms.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 
 namespace isocost {
 
 using detail::exact;
+using detail::Form;
+using detail::PolynomialForm;
+using detail::SeparableForm;
 
 namespace {
 
-constexpr int kMaxSeparableDegree = 10;
-constexpr int kMaxPolynomialDegree = 6;
+using detail::kMaxPolynomialDegree;
+using detail::kMaxSeparableDegree;
 constexpr int kMaxDepth = 20;  // as analytic_density accepts
 constexpr const char* kAxes = "xyz";
 
@@ -47,186 +51,6 @@ std::string point_text(const std::array<double, kMaxDims>& p, int dims) {
   for (int a = 0; a < dims; ++a) s += (a ? ", " : "") + exact(p[a]);
   return s + ")";
 }
-
-// B_{j,m}(u) for j = 0..m, built up degree by degree (no binomials, stable on [0, 1]).
-void bernstein(int m, double u, double* out) {
-  out[0] = 1;
-  for (int r = 1; r <= m; ++r) {
-    out[r] = u * out[r - 1];
-    for (int j = r - 1; j >= 1; --j) out[j] = (1 - u) * out[j] + u * out[j - 1];
-    out[0] *= 1 - u;
-  }
-}
-
-// ∫_0^u B_{k,n}(s) ds for k = 0..n, which is (1/(n+1))·Σ_{j>k} B_{j,n+1}(u).
-void bernstein_integrals(int n, double u, double* out) {
-  double B[kMaxSeparableDegree + 2];
-  bernstein(n + 1, u, B);
-  double tail = 0;
-  for (int k = n; k >= 0; --k) {
-    tail += B[k + 1];
-    out[k] = tail / (n + 1);
-  }
-}
-
-// A fitted form on the domain, in scaled coordinates u = (x − lo)/width.
-// Immutable once built, hence safe to share between threads.
-class Form {
- public:
-  explicit Form(const Box& domain) : domain_(domain) {}
-  virtual ~Form() = default;
-  /// Number of basis functions (columns of the design matrix).
-  virtual int columns() const = 0;
-  /// ∫_b of each basis function, in the parameter layout of the fit.
-  virtual void basis_integrals(const Box& b, double* out) const = 0;
-  virtual double rho(std::span<const double> p) const = 0;
-  virtual double mass(const Box& b) const = 0;
-  virtual double cross_section(const Box& b, int axis, double x) const = 0;
-  /// F(p) = ∫ rho over [lo, p].
-  double antiderivative(std::span<const double> p) const {
-    Box b = domain_;
-    for (int a = 0; a < b.dims; ++a) b.hi[a] = p[static_cast<std::size_t>(a)];
-    return mass(b);
-  }
-  const Box& domain() const { return domain_; }
-
- protected:
-  double u(int a, double x) const {
-    return std::clamp((x - domain_.lo[a]) / domain_.width(a), 0.0, 1.0);
-  }
-  Box domain_;
-};
-
-// rho = Π_a f_a(x_a), f_a = Σ_k b_ak·B_{k,n}(u_a).
-class SeparableForm final : public Form {
- public:
-  SeparableForm(const Box& domain, int degree) : Form(domain), n_(degree) {
-    for (int a = 0; a < domain.dims; ++a) b_[a].assign(static_cast<std::size_t>(n_ + 1), 0.0);
-  }
-  int columns() const override { return domain_.dims * (n_ + 1); }
-  // Per axis: ∫ B_{k,n}(u(x)) dx over the box's interval, = width·ΔI_k.
-  void basis_integrals(const Box& b, double* out) const override {
-    for (int a = 0; a < b.dims; ++a) axis_integrals(a, b.lo[a], b.hi[a], out + a * (n_ + 1));
-  }
-  double rho(std::span<const double> p) const override {
-    double v = 1;
-    for (int a = 0; a < domain_.dims; ++a) v *= factor(a, p[static_cast<std::size_t>(a)]);
-    return v;
-  }
-  double mass(const Box& b) const override {
-    double v = 1;
-    for (int a = 0; a < b.dims; ++a) v *= factor_integral(a, b.lo[a], b.hi[a]);
-    return v;
-  }
-  double cross_section(const Box& b, int axis, double x) const override {
-    double v = factor(axis, x);
-    for (int a = 0; a < b.dims; ++a)
-      if (a != axis) v *= factor_integral(a, b.lo[a], b.hi[a]);
-    return v;
-  }
-  int degree() const { return n_; }
-  std::vector<double>& coefficients(int a) { return b_[a]; }
-  const std::vector<double>& coefficients(int a) const { return b_[a]; }
-
- private:
-  void axis_integrals(int a, double x0, double x1, double* out) const {
-    double I0[kMaxSeparableDegree + 1], I1[kMaxSeparableDegree + 1];
-    bernstein_integrals(n_, u(a, x0), I0);
-    bernstein_integrals(n_, u(a, x1), I1);
-    for (int k = 0; k <= n_; ++k) out[k] = domain_.width(a) * (I1[k] - I0[k]);
-  }
-  double factor(int a, double x) const {
-    double B[kMaxSeparableDegree + 1];
-    bernstein(n_, u(a, x), B);
-    double v = 0;
-    for (int k = 0; k <= n_; ++k) v += b_[a][static_cast<std::size_t>(k)] * B[k];
-    return v;
-  }
-  double factor_integral(int a, double x0, double x1) const {
-    double I[kMaxSeparableDegree + 1];
-    axis_integrals(a, x0, x1, I);
-    double v = 0;
-    for (int k = 0; k <= n_; ++k) v += b_[a][static_cast<std::size_t>(k)] * I[k];
-    return v;
-  }
-
-  int n_;
-  std::array<std::vector<double>, kMaxDims> b_;
-};
-
-// rho = Σ_m c_m·Π_a u_a^{e_ma} over exponents of total degree <= n.
-class PolynomialForm final : public Form {
- public:
-  PolynomialForm(const Box& domain, int degree) : Form(domain), n_(degree) {
-    const int d = domain.dims;
-    // Graded order: c00, c10, c01, c20, c11, c02, …
-    for (int t = 0; t <= n_; ++t) {
-      if (d == 1) exponents_.push_back({t, 0, 0});
-      for (int i = t; d >= 2 && i >= 0; --i) {
-        if (d == 2) exponents_.push_back({i, t - i, 0});
-        for (int j = t - i; d == 3 && j >= 0; --j) exponents_.push_back({i, j, t - i - j});
-      }
-    }
-    c_.assign(exponents_.size(), 0.0);
-  }
-  int columns() const override { return static_cast<int>(exponents_.size()); }
-  void basis_integrals(const Box& b, double* out) const override {
-    Table t;
-    integrals(b, -1, t);
-    for (std::size_t m = 0; m < exponents_.size(); ++m) out[m] = term(t, m, b.dims);
-  }
-  double rho(std::span<const double> p) const override {
-    Table t;
-    for (int a = 0; a < domain_.dims; ++a) powers(u(a, p[static_cast<std::size_t>(a)]), t[a]);
-    double v = 0;
-    for (std::size_t m = 0; m < exponents_.size(); ++m) v += c_[m] * term(t, m, domain_.dims);
-    return v;
-  }
-  double mass(const Box& b) const override {
-    Table t;
-    integrals(b, -1, t);
-    double v = 0;
-    for (std::size_t m = 0; m < exponents_.size(); ++m) v += c_[m] * term(t, m, b.dims);
-    return v;
-  }
-  double cross_section(const Box& b, int axis, double x) const override {
-    Table t;
-    integrals(b, axis, t);
-    powers(u(axis, x), t[axis]);
-    double v = 0;
-    for (std::size_t m = 0; m < exponents_.size(); ++m) v += c_[m] * term(t, m, b.dims);
-    return v;
-  }
-  const std::vector<std::array<int, kMaxDims>>& exponents() const { return exponents_; }
-  std::vector<double>& coefficients() { return c_; }
-
- private:
-  // t[a][e]: u_a^e, or ∫ u_a^e dx_a over an interval.
-  using Table = std::array<std::array<double, kMaxPolynomialDegree + 2>, kMaxDims>;
-  void powers(double v, std::array<double, kMaxPolynomialDegree + 2>& out) const {
-    out[0] = 1;
-    for (int e = 1; e <= n_ + 1; ++e) out[e] = out[e - 1] * v;
-  }
-  // ∫_{lo}^{hi} u^e dx = width·(u1^{e+1} − u0^{e+1})/(e + 1), for every axis but `skip`.
-  void integrals(const Box& b, int skip, Table& t) const {
-    for (int a = 0; a < b.dims; ++a) {
-      if (a == skip) continue;
-      std::array<double, kMaxPolynomialDegree + 2> p0, p1;
-      powers(u(a, b.lo[a]), p0);
-      powers(u(a, b.hi[a]), p1);
-      for (int e = 0; e <= n_; ++e) t[a][e] = domain_.width(a) * (p1[e + 1] - p0[e + 1]) / (e + 1);
-    }
-  }
-  double term(const Table& t, std::size_t m, int dims) const {
-    double v = 1;
-    for (int a = 0; a < dims; ++a) v *= t[a][exponents_[m][a]];
-    return v;
-  }
-
-  int n_;
-  std::vector<std::array<int, kMaxDims>> exponents_;
-  std::vector<double> c_;
-};
 
 // ---------------------------------------------------------------------------
 // Residuals (∫_{box_k} rho − cost_k)·w_k of samples [first, first + count),
@@ -418,32 +242,6 @@ void check_separable_coverage(const std::vector<BoxSample>& samples, int d, int 
   }
 }
 
-std::string separable_formula(int d, int n) {
-  std::string rho = "rho = fx(x)";
-  if (d >= 2) rho += "*fy(y)";
-  if (d >= 3) rho += "*fz(z)";
-  std::string s = rho + ", each f = sum_k b_k*B(k," + std::to_string(n) +
-                  ")(u) (Bernstein, b_k >= 0), u = (t - lo)/width";
-  if (d >= 2) s += std::string("; ") + (d == 3 ? "fy, fz" : "fy") + " scaled to mean 1";
-  return s;
-}
-
-std::string polynomial_formula(const Box& box, int n) {
-  static const char* vars[] = {"u", "v", "w"};
-  std::string s = "rho = sum c";
-  for (int a = 0; a < box.dims; ++a) s += "ijk"[a];
-  for (int a = 0; a < box.dims; ++a) s += std::string(a ? "*" : " ") + vars[a] + "^" + "ijk"[a];
-  s += ", ";
-  for (int a = 0; a < box.dims; ++a) s += std::string(a ? " + " : "") + "ijk"[a];
-  s += " <= " + std::to_string(n);
-  for (int a = 0; a < box.dims; ++a)
-    s += std::string(", ") + vars[a] + " = (" + kAxes[a] + " - " + exact(box.lo[a]) + ")/" +
-         exact(box.width(a));
-  return s;
-}
-
-// rho >= 0 on the check lattice (the polynomial form is not nonnegative by
-// construction).
 void check_nonnegative(const Form& form, int points) {
   const Box& box = form.domain();
   std::size_t count = 1;
@@ -628,7 +426,7 @@ DensityFitResult fit_density(const std::vector<BoxSample>& samples,
       for (double& b : theta[a]) b /= mean;
       for (double& b : theta[0]) b *= mean;
     }
-    out.formula = separable_formula(d, n);
+    out.formula = detail::separable_formula(d, n);
     for (int a = 0; a < d; ++a) {
       sep->coefficients(a) = theta[a];
       for (int j = 0; j <= n; ++j) {
@@ -639,7 +437,7 @@ DensityFitResult fit_density(const std::vector<BoxSample>& samples,
     }
   } else {
     poly->coefficients() = theta[0];
-    out.formula = polynomial_formula(domain, n);
+    out.formula = detail::polynomial_formula(domain, n);
     const auto errors = linear_std_errors(data, 2 * summary.final_cost);
     for (std::size_t m = 0; m < theta[0].size(); ++m) {
       std::string name = "c";

@@ -1,0 +1,181 @@
+// What fit() is asked for: fit specs ("sieve+q", "poly:3", "expr:…") and
+// their parameters, the fit options, and the summary's report.
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "isocost/detail/text.hpp"
+#include "isocost/error.hpp"
+#include "isocost/fitters/expression.hpp"
+#include "isocost/fitters/fit.hpp"
+
+namespace isocost {
+
+using detail::exact;
+using detail::fixed_digits;
+
+std::string FitSpec::name() const {
+  switch (form) {
+    case FitForm::sieve:
+      return std::string("sieve") + (fit_c ? "+c" : "") + (fit_q ? "+q" : "");
+    case FitForm::power:
+      return "power";
+    case FitForm::polynomial:
+      return "poly:" + std::to_string(degree);
+    case FitForm::exponential:
+      return "exp";
+    case FitForm::expression:
+      return "expr:" + expression;
+    case FitForm::pchip:
+      return "pchip";
+    case FitForm::makima:
+      return "makima";
+  }
+  return "?";
+}
+
+FitSpec parse_fit_spec(const std::string& text) {
+  FitSpec s;
+  if (text == "sieve") return s;
+  if (text == "sieve+c" || text == "sieve+q" || text == "sieve+c+q") {
+    s.fit_c = text.find("+c") != std::string::npos;
+    s.fit_q = text.find("+q") != std::string::npos;
+    return s;
+  }
+  if (text == "power") {
+    s.form = FitForm::power;
+    return s;
+  }
+  if (text == "exp") {
+    s.form = FitForm::exponential;
+    return s;
+  }
+  if (text == "pchip" || text == "makima") {
+    s.form = text == "pchip" ? FitForm::pchip : FitForm::makima;
+    return s;
+  }
+  if (text.rfind("poly:", 0) == 0) {
+    s.form = FitForm::polynomial;
+    const std::string n = text.substr(5);
+    double degree = 0;
+    if (!detail::parse_number(n, degree) || degree != std::floor(degree) || degree < 1 ||
+        degree > 10)
+      throw Error("model '" + text + "': expected poly:N with N an integer in [1, 10]");
+    s.degree = static_cast<int>(degree);
+    return s;
+  }
+  if (text.rfind("expr:", 0) == 0) {
+    s.form = FitForm::expression;
+    s.expression = text.substr(5);
+    if (s.expression.empty()) throw Error("model 'expr:' needs a formula, e.g. expr:A*x^p");
+    return s;
+  }
+  throw Error("unknown model '" + text +
+              "', expected sieve, sieve+c, sieve+q, sieve+c+q, power, poly:N, exp, expr:FORMULA, "
+              "pchip or makima");
+}
+
+FitLoss parse_fit_loss(const std::string& text) {
+  if (text == "none") return FitLoss::none;
+  if (text == "huber") return FitLoss::huber;
+  if (text == "cauchy") return FitLoss::cauchy;
+  throw Error("unknown loss '" + text + "', expected none, huber or cauchy");
+}
+
+bool FitOptions::is_valid(std::string* error) const {
+  auto fail = [&](std::string m) {
+    if (error) *error = std::move(m);
+    return false;
+  };
+  if (!(loss_scale > 0) || !std::isfinite(loss_scale))
+    return fail("loss_scale must be a finite number > 0, got " + exact(loss_scale));
+  if (max_iterations < 1)
+    return fail("max_iterations must be >= 1, got " + std::to_string(max_iterations));
+  if (!(function_tolerance > 0) || !std::isfinite(function_tolerance))
+    return fail("function_tolerance must be a finite number > 0, got " + exact(function_tolerance));
+  if (lo && !std::isfinite(*lo)) return fail("lo must be finite, got " + exact(*lo));
+  if (hi && !std::isfinite(*hi)) return fail("hi must be finite, got " + exact(*hi));
+  if (lo && hi && !(*lo < *hi))
+    return fail("the domain needs lo < hi, got lo=" + exact(*lo) + ", hi=" + exact(*hi));
+  if (ranks < 0) return fail("ranks must be >= 0, got " + std::to_string(ranks));
+  return true;
+}
+
+void FitOptions::validate() const {
+  std::string error;
+  if (!is_valid(&error)) throw Error("fit options: " + error);
+}
+
+double FitSummary::parameter(const std::string& name) const {
+  for (const auto& p : parameters)
+    if (p.name == name) return p.value;
+  throw Error("fit of " + model + " has no parameter '" + name + "'");
+}
+
+std::string FitSummary::brief_report() const {
+  std::ostringstream out;
+  out << "model " << model << ": " << formula << "\n";
+  for (const auto& p : parameters) {
+    out << "  " << p.name << " = " << fixed_digits(p.value, 8);
+    if (p.fixed)
+      out << " (fixed)";
+    else if (p.std_error)
+      out << " +- " << fixed_digits(*p.std_error, 3);
+    out << "\n";
+  }
+  out << "samples " << samples << ", RMSE " << fixed_digits(rmse, 4) << ", max relative error "
+      << fixed_digits(max_rel_error, 4) << ", R^2 " << fixed_digits(r_squared, 8) << ", AICc "
+      << fixed_digits(aicc, 6) << "\n";
+  out << "solver: " << termination << ", " << iterations << " iterations, "
+      << fixed_digits(solve_seconds * 1e3, 3) << " ms\n";
+  if (le_of_samples)
+    out << "L_E of the measured partition " << fixed_digits(*le_of_samples, 6) << " %\n";
+  if (le_on_samples)
+    out << "L_E of the fitted partition, costed on the samples " << fixed_digits(*le_on_samples, 6)
+        << " %\n";
+  return out.str();
+}
+
+std::vector<std::string> fit_parameter_names(const FitSpec& spec) {
+  switch (spec.form) {
+    case FitForm::sieve:
+      return {"A", "p", "c", "q"};
+    case FitForm::power:
+      return {"A", "p"};
+    case FitForm::exponential:
+      return {"A", "b"};
+    case FitForm::polynomial: {
+      std::vector<std::string> names;
+      for (int k = 1; k <= spec.degree; ++k) {
+        std::string name = "c";  // not "c" + …: GCC 12 warns falsely (-Wrestrict)
+        name += std::to_string(k);
+        names.push_back(name);
+      }
+      return names;
+    }
+    case FitForm::expression:
+      return Expression(spec.expression).parameters();
+    case FitForm::pchip:
+    case FitForm::makima:
+      return {};
+  }
+  return {};
+}
+
+void validate_fit_spec(const FitSpec& spec) {
+  if (spec.form == FitForm::polynomial && (spec.degree < 1 || spec.degree > 10))
+    throw Error("polynomial degree must be in [1, 10], got " + std::to_string(spec.degree));
+  const auto names = fit_parameter_names(spec);
+  std::string list;
+  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+  for (const auto& [name, value] : spec.guess) {
+    if (std::find(names.begin(), names.end(), name) == names.end())
+      throw Error(
+          "guess: unknown parameter '" + name + "' for model " + spec.name() +
+          (names.empty() ? std::string(", which has no parameters") : "; expected " + list));
+    if (!std::isfinite(value))
+      throw Error("guess: " + name + " must be finite, got " + exact(value));
+  }
+}
+
+}  // namespace isocost
