@@ -57,7 +57,7 @@ struct BlockRebalanceOptions {
   /// Root finding for the cuts.
   CutOptions cut;
   /// Diffusive: the scheme on the chain of ranks and the boundary shifts
-  /// (Pearce's γ cap, min_width in elements).
+  /// (the max_move cap, min_width in elements).
   DiffusionOptions diffusion;
   ShiftOptions shift;
 

@@ -43,7 +43,7 @@ struct GridRebalanceOptions {
   DecomposeOptions decompose;
   /// Diffusive: the diffusion scheme, applied at each level.
   DiffusionOptions diffusion;
-  /// Diffusive: Pearce's γ cap and the minimum width (box units) of the
+  /// Diffusive: the max_move cap and the minimum width (box units) of the
   /// boundary shifts, at each level.
   ShiftOptions shift;
 

@@ -47,15 +47,15 @@ namespace isocost {
 
 /// Settings for shift_cuts() and shift_jagged().
 struct ShiftOptions {
-  /// Optional cap after Pearce's γ (Table 3, Alg. 2: "how much load can be
-  /// moved in one time step", e.g. how far domain boundaries may move), > 0:
-  /// a boundary moves at most γ × the OLD width of the adjacent range on the
-  /// side it moves toward. γ <= 1 keeps it inside that range (and then leaves
-  /// that range at least min_width, as a range already narrower is not
-  /// entered); γ > 1 lets it cross into further ranges. Default +∞: no cap,
-  /// the boundary goes wherever the transfer takes it (the partition's ends
-  /// aside).
-  double gamma = std::numeric_limits<double>::infinity();
+  /// Optional cap on how far a boundary moves, > 0, after Pearce's "how much
+  /// load can be moved in one time step" (Table 3; Pearce's γ itself is
+  /// SimulationOptions::gamma): a boundary moves at most max_move × the OLD
+  /// width of the adjacent range on the side it moves toward. max_move <= 1
+  /// keeps it inside that range (and then leaves that range at least
+  /// min_width, as a range already narrower is not entered); max_move > 1
+  /// lets it cross into further ranges. Default +∞: no cap, the boundary goes
+  /// wherever the transfer takes it (the partition's ends aside).
+  double max_move = std::numeric_limits<double>::infinity();
   /// Smallest width, in domain units, >= 0, that a new range may have where
   /// the old range was at least that wide (a narrower one must not shrink
   /// below its old width). Discrete models round it up to whole cells;
@@ -66,8 +66,16 @@ struct ShiftOptions {
   /// cost_tolerance × TT as in solve_cut().
   CutOptions cut;
 
-  bool is_valid(std::string* error) const;
-  void validate() const;
+  /// The field list (options.hpp): validation, JSON and the agreement hash.
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("max_move", self.max_move, above(0).or_infinity());
+    v("min_width", self.min_width, at_least(0));
+    v("cut", self.cut);
+  }
+  bool is_valid(std::string* why) const { return check_fields(*this, why); }
+  /// Throws Error("shift: …") unless is_valid().
+  void validate() const { validate_options(*this, "shift"); }
 };
 
 /// What shift_cuts() did. Boundary b is cut b + 1, between ranks b and b + 1;
@@ -87,8 +95,8 @@ struct ShiftResult {
   std::vector<double> applied;
   /// P − 1: t(x_old) − t(x_new), in model units: the model cost that crossed.
   std::vector<double> cost_moved;
-  /// P − 1: the boundary stopped short of its target at its cap (γ, the
-  /// min_width room of γ <= 1, or the partition's end).
+  /// P − 1: the boundary stopped short of its target at its cap (max_move,
+  /// the min_width room of max_move <= 1, or the partition's end).
   std::vector<bool> capped;
   /// P − 1: the boundary was pooled with neighbours by the ordering rule
   /// (see shift_cuts()) and placed at their common meeting point.
@@ -120,7 +128,7 @@ struct ShiftResult {
 /// load units.
 ///
 /// 1. Each boundary k on its own, from the OLD cuts: its target is
-///    L* = L(x_k) − transfers[k − 1], clipped to the cap (γ; the partition's
+///    L* = L(x_k) − transfers[k − 1], clipped to the cap (max_move; the partition's
 ///    ends, which also keep the ranges between a boundary and the end at
 ///    least min_width). The old range r holding L* (the one nearest x_k when
 ///    L is flat there) gives the model target t(x_r) + (L* − Λ_r)·ratio_r,
@@ -137,7 +145,7 @@ struct ShiftResult {
 ///    until the pools are in order): a pool's boundaries meet at the point m
 ///    where L(m) is the mean of their realised L values (their L-weighted
 ///    meeting point), spread around it by their gaps (x_k = m + G_k − mean G),
-///    then kept within the caps (for γ <= 1 exactly; for γ > 1 a pooled
+///    then kept within the caps (for max_move <= 1 exactly; for max_move > 1 a pooled
 ///    boundary may be pushed as far as the cap of a boundary beyond it
 ///    reaches) and, on discrete models, rounded to whole cells (z half away
 ///    from zero). Pooled boundaries are flagged `conflict`; they may end short of
@@ -145,7 +153,7 @@ struct ShiftResult {
 ///    other side of their old position.
 /// The result is nondecreasing, every new range is at least
 /// min(min_width, its old width) wide (to rounding in the last bit), and with
-/// γ <= 1 every boundary stays within its cap.
+/// max_move <= 1 every boundary stays within its cap.
 ///
 /// If the model has no cost between the first and last cut there is nothing
 /// to place by: nothing moves, every boundary with a nonzero transfer is
@@ -156,6 +164,23 @@ struct ShiftResult {
 ShiftResult shift_cuts(const CostModel& model, std::span<const double> cuts,
                        std::span<const double> transfers, std::span<const double> loads,
                        const ShiftOptions& options = {});
+
+/// A 1-D diffusive repartition in one call: the diffusion on the chain of P
+/// ranks and the boundary shifts that carry it out.
+struct ChainShift {
+  DiffusionSummary diffusion;  ///< diffuse() on mesh_graph({P}, false)
+  ShiftResult shift;           ///< shift_cuts() with the chain's transfers
+  bool converged() const noexcept { return diffusion.converged && shift.converged; }
+};
+
+/// diffuse() on the chain of the P = cuts.size() − 1 ranks with `diffusion`,
+/// then shift_cuts() with its transfers (edge b = (b, b + 1) moves boundary
+/// b + 1) and `shift`: the one path every 1-D diffusive repartition takes
+/// (isocost diffuse --cuts, the Balancer's diffusive block plan, each level of
+/// shift_jagged()). Throws Error as diffuse() and shift_cuts().
+ChainShift diffuse_and_shift(const CostModel& model, std::span<const double> cuts,
+                             std::span<const double> loads, const DiffusionOptions& diffusion = {},
+                             const ShiftOptions& shift = {});
 
 /// Rebalances a 1- or 2-level decomposition (rows, or a jagged grid
 /// {{px, py}, {a0, a1}} as decompose() makes it) of `density` from measured
@@ -169,7 +194,7 @@ ShiftResult shift_cuts(const CostModel& model, std::span<const double> cuts,
 ///     new column, k_r·cost(new column ∩ its old a1 range); diffuse() on the
 ///     chain of the column's py parts with those loads, then shift_cuts() on
 ///     the new column's own marginal along a1.
-/// `options` apply at both levels; with the default (no γ cap) a cut may cross
+/// `options` apply at both levels; with the default (no max_move cap) a cut may cross
 /// several old columns or parts, as the diffused work does.
 /// Gridded densities: each level's marginal is the discrete model of the
 /// slab's per-cell masses, so every shifted cut lies on a grid line (the one

@@ -140,7 +140,7 @@ std::uint64_t options_hash(const BalancerOptions& o) {
     << o.balance_phases << ' ' << o.history << ' ' << o.measure_decision << ' ' << o.verify << ' '
     << static_cast<int>(o.plan.interpolation) << ' ' << o.plan.speeds.size() << ' '
     << static_cast<int>(o.plan.diffusion.scheme) << ' ' << o.plan.diffusion.alpha << ' '
-    << o.plan.shift.gamma << ' ' << o.plan.shift.min_width;
+    << o.plan.shift.max_move << ' ' << o.plan.shift.min_width;
   for (double v : o.plan.speeds) s << ' ' << v;
   std::uint64_t h = 1469598103934665603ull;
   for (unsigned char c : s.str()) h = (h ^ c) * 1099511628211ull;

@@ -275,10 +275,10 @@ TEST_F(Diffuse, CutsMoveToTheClosedFormOfTheLoadCorrectedModel) {
     EXPECT_FALSE(e.at("capped").get<bool>());
   }
   for (const auto& p : j.at("parts")) EXPECT_NEAR(Num(p.at("predicted_load")), 1.4, 1e-12);
-  EXPECT_TRUE(j.at("gamma").is_null());
+  EXPECT_TRUE(j.at("max_move").is_null());
 
-  // Pearce's γ caps each move at γ × the width of the range it enters.
-  const json c = Run(Cat(base, {"--scheme", "lsq", "--gamma", "0.25"}));
+  // --max-move caps each move at max_move × the width of the range it enters.
+  const json c = Run(Cat(base, {"--scheme", "lsq", "--max-move", "0.25"}));
   const std::vector<double> capped{0, 1.5, 3.5, 5.5, 7.5, 10};
   for (std::size_t k = 0; k < capped.size(); ++k)
     EXPECT_NEAR(Num(c.at("cuts")[k]), capped[k], 1e-12) << k;
@@ -498,10 +498,17 @@ const BadCase kBadCases[] = {
       "--domain", "0:10"},
      {"4 loads", "5 ranks"}},
     {"CutsWithoutModel", {"diffuse", "--cuts", "cuts5.txt", "--loads", "five.txt"}, {"--model"}},
-    {"CutsGammaZero",
+    {"CutsMaxMoveZero",
      {"diffuse", "--cuts", "cuts5.txt", "--loads", "five.txt", "--model", "power", "--param", "p=1",
-      "--domain", "0:10", "--gamma", "0"},
-     {"--gamma", "'0'"}},
+      "--domain", "0:10", "--max-move", "0"},
+     {"--max-move", "'0'"}},
+    {"CutsWithGamma",
+     {"diffuse", "--cuts", "cuts5.txt", "--loads", "five.txt", "--model", "power", "--param", "p=1",
+      "--domain", "0:10", "--gamma", "0.5"},
+     {"--gamma", "--simulate", "--max-move"}},
+    {"MaxMoveWithoutCuts",
+     {"diffuse", "--mesh", "2x2", "--loads", "four.txt", "--max-move", "0.5"},
+     {"--max-move", "--cuts"}},
     // Tasks.
     {"TaskNegativeLoad",
      {"diffuse", "--tasks", "tasks_neg.csv", "--mesh", "2"},

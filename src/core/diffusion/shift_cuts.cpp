@@ -18,24 +18,6 @@ namespace isocost {
 
 using detail::exact;
 
-bool ShiftOptions::is_valid(std::string* error) const {
-  auto fail = [&](std::string m) {
-    if (error) *error = std::move(m);
-    return false;
-  };
-  if (!(gamma > 0)) return fail("gamma must be a number > 0 (+inf: no cap), got " + exact(gamma));
-  if (!(min_width >= 0) || !std::isfinite(min_width))
-    return fail("min_width must be a finite number >= 0, got " + exact(min_width));
-  std::string e;
-  if (!cut.is_valid(&e)) return fail(e);
-  return true;
-}
-
-void ShiftOptions::validate() const {
-  std::string e;
-  if (!is_valid(&e)) throw Error("shift: " + e);
-}
-
 int ShiftResult::capped_count() const {
   return static_cast<int>(std::count(capped.begin(), capped.end(), true));
 }
@@ -99,7 +81,7 @@ ShiftResult shift_cuts(const CostModel& t, std::span<const double> cuts,
 
   const bool discrete = t.is_discrete();
   const double mw = discrete ? std::ceil(options.min_width) : options.min_width;
-  const double gamma = options.gamma;
+  const double max_move = options.max_move;
   std::vector<double> tx(P + 1);
   for (std::size_t k = 0; k <= P; ++k) tx[k] = t.cost(cuts[k]);
 
@@ -158,29 +140,29 @@ ShiftResult shift_cuts(const CostModel& t, std::span<const double> cuts,
   // Gaps: range i must keep g_i = min(min_width, its old width); G_k = Σ_{i<k} g_i.
   std::vector<double> G(P + 1, 0.0);
   for (std::size_t i = 0; i < P; ++i) G[i + 1] = G[i] + std::min(mw, cuts[i + 1] - cuts[i]);
-  // Each boundary's window [lo_k, hi_k]: Pearce's γ (Table 3, Alg. 2) bounds
-  // how far a domain boundary moves in one step. γ <= 1: inside the adjacent
+  // Each boundary's window [lo_k, hi_k]: the max_move cap (after Pearce's Table 3) bounds
+  // how far a domain boundary moves in one step. max_move <= 1: inside the adjacent
   // range, leaving it min_width, as before multi-range moves existed; then the
   // windows are monotone in z = x − G (shown in step 2), so the ordering step
-  // can respect them exactly. γ > 1: γ × the adjacent width. Either way, room
+  // can respect them exactly. max_move > 1: max_move × the adjacent width. Either way, room
   // for the minimum widths of the ranges out to the ends.
   std::vector<double> lo(P + 1), hi(P + 1);
   lo[0] = hi[0] = cuts[0];
   lo[P] = hi[P] = cuts[P];
   auto room = [&](double w) {
-    const double r = std::max(0.0, std::min(gamma * w, w - mw));
+    const double r = std::max(0.0, std::min(max_move * w, w - mw));
     return discrete ? std::floor(r) : r;
   };
   for (std::size_t k = 1; k < P; ++k) {
     const double x = cuts[k], wl = x - cuts[k - 1], wr = cuts[k + 1] - x;
-    if (gamma <= 1) {
+    if (max_move <= 1) {
       lo[k] = std::max(cuts[k - 1], x - room(wl));
       hi[k] = std::min(cuts[k + 1], x + room(wr));
     } else {
       lo[k] = cuts[0] + G[k];
       hi[k] = cuts[P] - (G[P] - G[k]);
-      if (std::isfinite(gamma)) {
-        const double l = x - gamma * wl, h = x + gamma * wr;
+      if (std::isfinite(max_move)) {
+        const double l = x - max_move * wl, h = x + max_move * wr;
         lo[k] = std::max(lo[k], discrete ? std::ceil(l) : l);
         hi[k] = std::min(hi[k], discrete ? std::floor(h) : h);
       }
@@ -222,7 +204,7 @@ ShiftResult shift_cuts(const CostModel& t, std::span<const double> cuts,
   // nondecreasing. Pool adjacent violators (as in isotonic regression, with
   // the stack merging until the pools are in order); a pool meets where L is
   // the mean of its members' realised L values — the balance point of the
-  // loads they disagree on — spread by their gaps. For γ <= 1 the windows are
+  // loads they disagree on — spread by their gaps. For max_move <= 1 the windows are
   // monotone in z: lo_{k+1} − lo_k = w_k − room_k + room_{k−1} >= g_k since
   // room_k <= max(0, w_k − min_width), and likewise for hi.
   std::vector<double> ell(P + 1);
@@ -255,8 +237,8 @@ ShiftResult shift_cuts(const CostModel& t, std::span<const double> cuts,
     }
   }
   if (pools.size() + 1 < P) {
-    // The windows in z, made monotone (a no-op for γ <= 1) so that clamping a
-    // nondecreasing z keeps it nondecreasing; for γ > 1 a boundary may thus be
+    // The windows in z, made monotone (a no-op for max_move <= 1) so that clamping a
+    // nondecreasing z keeps it nondecreasing; for max_move > 1 a boundary may thus be
     // pushed as far as a neighbour's window reaches.
     std::vector<double> zlo(P + 1), zhi(P + 1);
     for (std::size_t k = P - 1; k >= 1; --k)
@@ -298,6 +280,23 @@ ShiftResult shift_cuts(const CostModel& t, std::span<const double> cuts,
     out.cost[i] = ty[i + 1] - ty[i];
     out.predicted_load[i] = ell[i + 1] - ell[i];
   }
+  return out;
+}
+
+ChainShift diffuse_and_shift(const CostModel& model, std::span<const double> cuts,
+                             std::span<const double> loads, const DiffusionOptions& diffusion,
+                             const ShiftOptions& shift) {
+  if (cuts.size() < 2)
+    throw Error("shift: expected at least 2 cuts (one rank), got " + std::to_string(cuts.size()));
+  const int P = static_cast<int>(cuts.size()) - 1;
+  check_loads(loads, "shift", static_cast<std::size_t>(P));
+  ChainShift out;
+  const ProcessGraph chain = mesh_graph({P}, false);
+  out.diffusion = diffuse(chain, loads, diffusion);
+  std::vector<double> transfers(static_cast<std::size_t>(P) - 1, 0.0);
+  for (std::size_t e = 0; e < chain.edges.size(); ++e)
+    transfers[static_cast<std::size_t>(chain.edges[e].i)] = out.diffusion.transfers[e];
+  out.shift = shift_cuts(model, cuts, transfers, loads, shift);
   return out;
 }
 

@@ -61,13 +61,7 @@ std::vector<double> shift_level(const Density& d, const Slab& slab, int axis,
   const int m = static_cast<int>(loads.size());
   const double total = std::accumulate(loads.begin(), loads.end(), 0.0);
   if (m < 2 || !(total > 0) || !(slab_mass(d, slab) > 0)) return cuts;
-  const auto graph = mesh_graph({m}, false);
-  const DiffusionSummary diff = diffuse(graph, loads, dopt);
-  converged = converged && diff.converged;
-  std::vector<double> transfers(static_cast<std::size_t>(m) - 1, 0.0);
-  for (std::size_t e = 0; e < graph.edges.size(); ++e)
-    transfers[graph.edges[e].i] = diff.transfers[e];  // chain edges are (i, i + 1)
-  ShiftResult r;
+  ChainShift r;
   if (d.grid()) {
     // Per-cell masses of the slab along the axis: a discrete model whose cuts
     // are cell indices, i.e. grid lines.
@@ -81,14 +75,14 @@ std::vector<double> shift_level(const Density& d, const Slab& slab, int axis,
     }
     const double width = d.box().width(axis) / static_cast<double>(n);
     sopt.min_width = std::max(1.0, std::ceil(sopt.min_width / width * (1 - 1e-12)));
-    r = shift_cuts(discrete_model(std::move(w)), cuts, transfers, loads, sopt);
+    r = diffuse_and_shift(discrete_model(std::move(w)), cuts, loads, dopt, sopt);
   } else {
     const CostModel t(std::make_shared<Marginal>(d, slab.box, axis), slab.box.lo[axis],
                       slab.box.hi[axis]);
-    r = shift_cuts(t, cuts, transfers, loads, sopt);
+    r = diffuse_and_shift(t, cuts, loads, dopt, sopt);
   }
-  converged = converged && r.converged;
-  return r.cuts;
+  converged = converged && r.converged();
+  return r.shift.cuts;
 }
 
 }  // namespace

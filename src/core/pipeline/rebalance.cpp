@@ -369,16 +369,13 @@ BlockRebalance rebalance_diffusive(std::span<const std::int64_t> offsets,
     out.predicted_imbalance = out.measured_imbalance;
     return out;
   }
-  const ProcessGraph chain = mesh_graph({static_cast<int>(P)}, false);
-  out.diffusion = diffuse(chain, loads, options.diffusion);
-  std::vector<double> transfers(P - 1, 0.0);
-  for (std::size_t e = 0; e < chain.edges.size(); ++e)
-    transfers[static_cast<std::size_t>(chain.edges[e].i)] = out.diffusion.transfers[e];
   // The element index is the model (t(x) = x); shift_cuts() rescales each
   // old range by its measured load.
   const CostModel index = power_model(1, 1, 0, 0, static_cast<double>(N));
   const std::vector<double> cuts(offsets.begin(), offsets.end());
-  const ShiftResult s = shift_cuts(index, cuts, transfers, loads, options.shift);
+  const ChainShift chain = diffuse_and_shift(index, cuts, loads, options.diffusion, options.shift);
+  out.diffusion = chain.diffusion;
+  const ShiftResult& s = chain.shift;
   out.offsets.resize(P + 1);
   out.offsets[0] = 0;
   for (std::size_t k = 1; k < P; ++k)

@@ -287,6 +287,70 @@ TEST(ReadColumnErrors, Empty) {
 }
 
 // ---------------------------------------------------------------------------
+// read_graph: "i j" edges; read_tasks: "rank,id,load[,immobile]" rows.
+
+isocost::ProcessGraph Graph(const std::string& text, int nodes = -1) {
+  std::istringstream in(text);
+  return isocost::read_graph(in, "g.txt", nodes);
+}
+
+std::vector<std::vector<isocost::Task>> Tasks(const std::string& text) {
+  std::istringstream in(text);
+  return isocost::read_tasks(in, "t.csv");
+}
+
+TEST(ReadGraph, EdgesWithCommentsAndCommas) {
+  const auto g = Graph("# ring of 4\n0 1\n1,2\r\n\n2\t3\n3 0\n0 1\n");
+  EXPECT_EQ(g.nodes, 4);
+  ASSERT_EQ(g.edges.size(), 4u);  // the repeated 0-1 merges into one edge of weight 2
+  double weight01 = 0;
+  for (const auto& e : g.edges)
+    if (e.i == 0 && e.j == 1) weight01 = e.weight;
+  EXPECT_EQ(weight01, 2.0);
+  EXPECT_EQ(Graph("0 1\n", 2).nodes, 2);
+  EXPECT_EQ(Graph("", 1).nodes, 1);  // one rank needs no edge
+}
+
+TEST(ReadGraphErrors, BadInput) {
+  auto err = [](const std::string& text, int nodes = -1) {
+    return ParseErrorOf([&] { Graph(text, nodes); });
+  };
+  ExpectParseError(err("0 1\n0 1 2\n"), 2, {"two node numbers", "'0 1 2'"}, "g.txt");
+  ExpectParseError(err("0 1\n1 1\n"), 2, {"self-loop at node 1"}, "g.txt");
+  ExpectParseError(err("0 7\n", 4), 1, {"node 7 does not exist", "4 ranks"}, "g.txt");
+  ExpectParseError(err("0 -1\n"), 1, {"a node number", "'-1'"}, "g.txt");
+  ExpectParseError(err("0 1.5\n"), 1, {"'1.5'"}, "g.txt");
+  EXPECT_THROW(Graph("", 3), isocost::Error);         // no edges for 3 ranks
+  EXPECT_THROW(Graph("0 1\n2 3\n"), isocost::Error);  // disconnected
+}
+
+TEST(ReadTasks, RowsByRankInFileOrder) {
+  const auto t = Tasks("rank,id,load,immobile\n1,10,2.5\n0,11,1,1\n1,12,0\n");
+  ASSERT_EQ(t.size(), 2u);
+  ASSERT_EQ(t[0].size(), 1u);
+  EXPECT_EQ(t[0][0].id, 11);
+  EXPECT_TRUE(t[0][0].immobile);
+  ASSERT_EQ(t[1].size(), 2u);
+  EXPECT_EQ(t[1][0].id, 10);
+  EXPECT_EQ(t[1][0].load, 2.5);
+  EXPECT_FALSE(t[1][0].immobile);
+  EXPECT_EQ(t[1][1].id, 12);
+  EXPECT_EQ(Tasks("3 1 1\n").size(), 4u);  // ranks 0..2 hold nothing
+}
+
+TEST(ReadTasksErrors, BadInput) {
+  auto err = [](const std::string& text) { return ParseErrorOf([&] { Tasks(text); }); };
+  ExpectParseError(err("0,1,1\n0,2\n"), 2, {"rank,id,load", "got 2 fields"}, "t.csv");
+  ExpectParseError(err("0,1,-1\n"), 1, {"task 1", "'-1'"}, "t.csv");
+  ExpectParseError(err("0,1,nan\n"), 1, {"'nan'"}, "t.csv");
+  ExpectParseError(err("0,1,1\n1,1,2\n"), 2, {"task id 1 given twice", "line 1"}, "t.csv");
+  ExpectParseError(err("0,1,1,2\n"), 1, {"immobile 0 or 1", "'2'"}, "t.csv");
+  ExpectParseError(err("x,1,1\n0,2,1\n"), 1, {"a rank", "'x'"}, "t.csv");
+  ExpectParseError(err("0,1.5,1\n"), 1, {"task id", "'1.5'"}, "t.csv");
+  EXPECT_THROW(Tasks("rank,id,load\n"), isocost::Error);  // no tasks
+}
+
+// ---------------------------------------------------------------------------
 // Real files through the path overloads.
 
 TEST(ReadFiles, LoadFileFromPath) {

@@ -380,24 +380,24 @@ TEST(ShiftCuts, DiscreteModelsKeepIntegerCuts) {
         isocost::shift_cuts(t, v({0, 6.5, 10}), v({1}), v({1, 1}));
       },
       {"cut 1", "6.5", "integer"});
-  // γ caps in whole cells: 0.3·7 = 2.1 → 2 cells at most.
+  // max_move caps in whole cells: 0.3·7 = 2.1 → 2 cells at most.
   ShiftOptions o;
-  o.gamma = 0.3;
+  o.max_move = 0.3;
   const auto c = isocost::shift_cuts(t, v({0, 7, 10}), v({27}), v({28, 27}), o);
   EXPECT_EQ(c.cuts[1], 5);
   EXPECT_TRUE(c.capped[0]);
-  // γ = 1.5 from cut 7 into [0, 7): at most ⌊10.5⌋ = 10 cells, so up to the end.
-  o.gamma = 1.5;
+  // max_move = 1.5 from cut 7 into [0, 7): at most ⌊10.5⌋ = 10 cells, so up to the end.
+  o.max_move = 1.5;
   EXPECT_EQ(isocost::shift_cuts(t, v({0, 7, 10}), v({27}), v({28, 27}), o).cuts[1], 1);
 }
 
 // ---------------------------------------------------------------------------
-// Pearce's γ and ordering
+// The max_move cap and ordering
 
-TEST(ShiftCuts, GammaCapsHowFarABoundaryMoves) {
+TEST(ShiftCuts, MaxMoveCapsHowFarABoundaryMoves) {
   const auto t = isocost::power_model(1, 1, 0, 0, 10);
   ShiftOptions o;
-  o.gamma = 0.2;  // at most 0.2 × 5 = 1 into rank 0's range [0, 5)
+  o.max_move = 0.2;  // at most 0.2 × 5 = 1 into rank 0's range [0, 5)
   auto r = isocost::shift_cuts(t, v({0, 5, 10}), v({3}), v({5, 5}), o);
   EXPECT_DOUBLE_EQ(r.cuts[1], 4);
   EXPECT_TRUE(r.capped[0]);
@@ -416,8 +416,8 @@ TEST(ShiftCuts, GammaCapsHowFarABoundaryMoves) {
   EXPECT_EQ(r.cuts[1], 0);
   EXPECT_TRUE(r.capped[0]);
   EXPECT_DOUBLE_EQ(r.applied[0], 5);
-  // γ = 1 with min_width keeps the range open.
-  o.gamma = 1;
+  // max_move = 1 with min_width keeps the range open.
+  o.max_move = 1;
   o.min_width = 0.5;
   r = isocost::shift_cuts(t, v({0, 5, 10}), v({7}), v({5, 5}), o);
   EXPECT_DOUBLE_EQ(r.cuts[1], 0.5);
@@ -434,28 +434,28 @@ TEST(ShiftCuts, GammaCapsHowFarABoundaryMoves) {
   EXPECT_DOUBLE_EQ(r.cuts[3], 3);
   EXPECT_EQ(r.capped_count(), 0);
   o = ShiftOptions{};
-  o.gamma = 2;  // at most 2 × 2 = 4: not binding
+  o.max_move = 2;  // at most 2 × 2 = 4: not binding
   r = isocost::shift_cuts(t, cuts, T, loads, o);
   EXPECT_DOUBLE_EQ(r.cuts[3], 3);
   EXPECT_EQ(r.capped_count(), 0);
-  o.gamma = 1.2;  // at most 2.4: boundary 3 stops at 3.6, past range 2's start
+  o.max_move = 1.2;  // at most 2.4: boundary 3 stops at 3.6, past range 2's start
   r = isocost::shift_cuts(t, cuts, T, loads, o);
   EXPECT_DOUBLE_EQ(r.cuts[3], 3.6);
   EXPECT_DOUBLE_EQ(r.cuts[2], 2.5);
   EXPECT_TRUE(r.capped[2]);
   EXPECT_FALSE(r.capped[1]);
-  o.gamma = 1;  // inside range 2: boundary 3 stops at its start, 4
+  o.max_move = 1;  // inside range 2: boundary 3 stops at its start, 4
   r = isocost::shift_cuts(t, cuts, T, loads, o);
   EXPECT_DOUBLE_EQ(r.cuts[3], 4);
   EXPECT_DOUBLE_EQ(r.applied[2], 2);
   EXPECT_TRUE(r.capped[2]);
 
-  // The example of loads 3, 1, 1, 1, 1 with γ = 0.5: a boundary moves at most
+  // The example of loads 3, 1, 1, 1, 1 with max_move = 0.5: a boundary moves at most
   // 1 (half of the width 2 it moves into), so boundaries 1 to 3, which want
   // more, stop at 1, 3 and 5; boundary 4 (wants 0.67) is free.
   const auto l5 = v({3, 1, 1, 1, 1});
   const auto T5 = chain_transfers(l5);
-  o.gamma = 0.5;
+  o.max_move = 0.5;
   r = isocost::shift_cuts(t, cuts, T5, l5, o);
   EXPECT_EQ(r.cuts[1], 1);
   EXPECT_EQ(r.cuts[2], 3);
@@ -558,10 +558,10 @@ TEST(ShiftCuts, OrderIsPreservedWhateverTheTransfers) {
       case 0:
         break;  // no cap
       case 1:
-        o.gamma = 0.3 + 0.7 * u(rng);
+        o.max_move = 0.3 + 0.7 * u(rng);
         break;
       default:
-        o.gamma = 1 + 2 * u(rng);
+        o.max_move = 1 + 2 * u(rng);
         break;
     }
     o.min_width = trial % 2 ? 0 : 3 * u(rng);
@@ -585,11 +585,11 @@ TEST(ShiftCuts, OrderIsPreservedWhateverTheTransfers) {
     }
     for (int b = 0; b + 1 < P; ++b) {
       const double x = cuts[b + 1], y = r.cuts[b + 1];
-      // γ <= 1: every boundary stays within γ × the width it moves into,
-      // pooled or not. γ > 1: those not pooled.
-      if (o.gamma <= 1 || (std::isfinite(o.gamma) && !r.conflict[b])) {
+      // max_move <= 1: every boundary stays within max_move × the width it moves into,
+      // pooled or not. max_move > 1: those not pooled.
+      if (o.max_move <= 1 || (std::isfinite(o.max_move) && !r.conflict[b])) {
         const double wd = y < x ? x - cuts[b] : cuts[b + 2] - x;
-        EXPECT_LE(std::abs(y - x), o.gamma * wd * (1 + 1e-12) + 1e-12) << "boundary " << b;
+        EXPECT_LE(std::abs(y - x), o.max_move * wd * (1 + 1e-12) + 1e-12) << "boundary " << b;
       }
       if (r.conflict[b]) continue;
       // Not pooled: never the wrong way, never more than asked (on cells, by
@@ -663,17 +663,17 @@ TEST(ShiftCuts, MeasureDiffuseShiftReducesTheImbalance) {
     }
     {
       // The strong case with a wrong model (linear), which the measured
-      // ratios correct round by round; and with Pearce's cap γ = 1 (a
+      // ratios correct round by round; and with the cap max_move = 1 (a
       // boundary stays inside the range it enters), which needs several
       // rounds even with the true model. The imbalance never grows and
       // reaches α within a few rounds.
       const auto truth = isocost::power_model(1, 3, 0, 1, 4);
       ShiftOptions capped;
-      capped.gamma = 1;
+      capped.max_move = 1;
       for (const auto& [model, so] :
            {std::pair{isocost::power_model(1, 1, 0, 1, 4), ShiftOptions{}},
             std::pair{truth, capped}}) {
-        SCOPED_TRACE(model.describe() + ", gamma " + std::to_string(so.gamma));
+        SCOPED_TRACE(model.describe() + ", max_move " + std::to_string(so.max_move));
         auto c = linear_cuts(1, 4);
         double last = imbalance(measure(truth, c));
         EXPECT_GT(last, 1);
@@ -688,7 +688,7 @@ TEST(ShiftCuts, MeasureDiffuseShiftReducesTheImbalance) {
           last = now;
           ++rounds;
         }
-        if (std::isfinite(so.gamma)) {
+        if (std::isfinite(so.max_move)) {
           EXPECT_GT(caps, 0);
         }
         EXPECT_LE(last, o.alpha * (1 + 1e-9));
@@ -729,19 +729,23 @@ TEST(ShiftCuts, BadInput) {
       {"cut 2", "nondecreasing"});
   expect_error([&] { isocost::shift_cuts(t, v({0, nan, 10}), v({1}), v({1, 1})); }, {"cut 1"});
   ShiftOptions o;
-  EXPECT_TRUE(std::isinf(o.gamma));  // the default: no cap
-  o.gamma = 0;
-  expect_error([&] { isocost::shift_cuts(t, cuts, v({1}), v({1, 1}), o); }, {"gamma", "got 0"});
-  o.gamma = -0.5;
-  expect_error([&] { isocost::shift_cuts(t, cuts, v({1}), v({1, 1}), o); }, {"gamma", "-0.5"});
-  o.gamma = nan;
-  expect_error([&] { isocost::shift_cuts(t, cuts, v({1}), v({1, 1}), o); }, {"gamma", "nan"});
-  // Any γ > 0 is a cap, above 1 too: 1.5 × 5 = 7.5 > the 3 asked.
-  o.gamma = 1.5;
+  EXPECT_TRUE(std::isinf(o.max_move));  // the default: no cap
+  o.max_move = 0;
+  expect_error(
+      [&] {
+        isocost::shift_cuts(t, cuts, v({1}), v({1, 1}), o);
+      },
+      {"max_move must be +inf or a finite number > 0", "got 0"});
+  o.max_move = -0.5;
+  expect_error([&] { isocost::shift_cuts(t, cuts, v({1}), v({1, 1}), o); }, {"max_move", "-0.5"});
+  o.max_move = nan;
+  expect_error([&] { isocost::shift_cuts(t, cuts, v({1}), v({1, 1}), o); }, {"max_move", "nan"});
+  // Any max_move > 0 is a cap, above 1 too: 1.5 × 5 = 7.5 > the 3 asked.
+  o.max_move = 1.5;
   EXPECT_DOUBLE_EQ(isocost::shift_cuts(t, cuts, v({3}), v({5, 5}), o).cuts[1], 2);
-  o.gamma = kInf;
+  o.max_move = kInf;
   EXPECT_DOUBLE_EQ(isocost::shift_cuts(t, cuts, v({3}), v({5, 5}), o).cuts[1], 2);
-  o.gamma = 1;
+  o.max_move = 1;
   o.min_width = -1;
   expect_error([&] { isocost::shift_cuts(t, cuts, v({1}), v({1, 1}), o); }, {"min_width", "-1"});
   // One rank: nothing to shift, and that is fine.

@@ -1,0 +1,117 @@
+// `isocost diffuse --mesh/--graph`: the transfers per edge (Watts ch. 2,
+// Eijkhout §2); and `--simulate`: Pearce's diffusion simulator (Alg. 2).
+#include <algorithm>
+#include <numeric>
+
+#include "diffuse.hpp"
+#include "isocost/io.hpp"
+
+namespace isocost::cli::diffuse {
+
+void run_graph(const Args& a, const DiffusionOptions& options, const ProcessGraph& g,
+               const std::vector<double>& loads) {
+  const double alpha = options.alpha;
+  const double total = std::accumulate(loads.begin(), loads.end(), 0.0);
+  const double avg = total / static_cast<double>(loads.size());
+  std::string text;
+  const DiffusionSummary d = isocost::diffuse(g, loads, options);
+  if (a.json) {
+    json transfers = json::array(), rows = json::array();
+    for (std::size_t e = 0; e < g.edges.size(); ++e)
+      transfers.push_back({{"edge", e},
+                           {"i", g.edges[e].i},
+                           {"j", g.edges[e].j},
+                           {"weight", g.edges[e].weight},
+                           {"transfer", d.transfers[e]}});
+    for (std::size_t i = 0; i < loads.size(); ++i)
+      rows.push_back({{"rank", i}, {"initial", loads[i]}, {"final", d.loads[i]}});
+    json j = {{"command", "diffuse"},
+              {"mode", "diffuse"},
+              {"graph", graph_json(g, a.graph)},
+              {"scheme", to_string(options.scheme)},
+              {"alpha", alpha}};
+    j["diffusion"] = diffusion_json(d);
+    j["total_load"] = total;
+    j["average_load"] = avg;
+    j["transfers"] = transfers;
+    j["loads"] = rows;
+    text = j.dump(2) + "\n";
+  } else {
+    text = graph_line(g, a.graph);
+    text += diffusion_line(d, alpha);
+    text += "loads: total " + num(total) + ", average " + num(avg) + "; imbalance (max/avg - 1) " +
+            num(d.initial_imbalance, 6) + " -> " + num(d.final_imbalance, 6) + "\n";
+    text += "total transfer volume: " + num(d.transfer_volume) + "\n\n";
+    std::vector<std::vector<std::string>> rows;
+    for (std::size_t e = 0; e < g.edges.size(); ++e)
+      rows.push_back({std::to_string(e),
+                      std::to_string(g.edges[e].i) + "-" + std::to_string(g.edges[e].j),
+                      num(d.transfers[e])});
+    text += "transfers (> 0: the first rank sends to the second)\n";
+    text += table({"edge", "i-j", "transfer"}, rows) + "\n";
+    rows.clear();
+    for (std::size_t i = 0; i < loads.size(); ++i)
+      rows.push_back({std::to_string(i), num(loads[i]), num(d.loads[i])});
+    text += table({"rank", "load", "final"}, rows);
+  }
+  emit(text, a.output);
+  if (!d.converged)
+    throw NotConverged("diffusion did not reach alpha within --max-steps " +
+                       std::to_string(options.max_steps) + " (final imbalance " +
+                       num(d.final_imbalance, 6) + ")");
+}
+
+void run_simulate(const Args& a, const SimulationOptions& options, const ProcessGraph& g,
+                  const std::vector<double>& loads) {
+  const double total = std::accumulate(loads.begin(), loads.end(), 0.0);
+  const double avg = total / static_cast<double>(loads.size());
+  std::string text;
+  std::vector<double> elements = loads;
+  if (!a.elements.empty()) {
+    elements = read_column(a.elements, "element count", true);
+    if (elements.size() != loads.size())
+      throw Error(a.elements + ": " + std::to_string(elements.size()) + " element counts for " +
+                  std::to_string(loads.size()) + " ranks (" + a.loads + ")");
+  }
+  const Simulation sim = simulate_diffusion(g, loads, elements, options);
+  const double initial_max = *std::max_element(loads.begin(), loads.end());
+  if (a.json) {
+    json steps = json::array();
+    for (std::size_t k = 0; k < sim.steps.size(); ++k)
+      steps.push_back({{"step", k + 1},
+                       {"max_load", sim.steps[k].max_load},
+                       {"max_elements_moved", sim.steps[k].max_elements_moved}});
+    const json j = {{"command", "diffuse"},
+                    {"mode", "simulate"},
+                    {"graph", graph_json(g, a.graph)},
+                    {"gamma", options.gamma},
+                    {"threshold", options.threshold},
+                    {"total_load", total},
+                    {"average_load", avg},
+                    {"initial_max_load", initial_max},
+                    {"initial_imbalance", initial_max / avg - 1},
+                    {"convergence_steps", sim.convergence_steps},
+                    {"converged", sim.converged},
+                    {"steps", steps}};
+    text = j.dump(2) + "\n";
+  } else {
+    text = graph_line(g, a.graph);
+    text += "Pearce's diffusion simulator (Alg. 2): gamma " + num(options.gamma, 6) +
+            ", threshold " + num(options.threshold, 6) +
+            " (stop when L_max <= (1 + threshold) L_avg)\n";
+    text += "L_avg " + num(avg) + ", L_max " + num(initial_max) + " (imbalance " +
+            num(initial_max / avg - 1, 6) + ")\n";
+    text += (sim.converged ? "predicted convergence in " : "NOT converged after ") +
+            std::to_string(sim.convergence_steps) + " steps\n";
+    if (!sim.steps.empty()) {
+      std::vector<std::vector<std::string>> rows;
+      for (std::size_t k = 0; k < sim.steps.size(); ++k)
+        rows.push_back({std::to_string(k + 1), num(sim.steps[k].max_load),
+                        num(sim.steps[k].max_elements_moved)});
+      text += "\n" + table({"step", "L_max", "max elements moved"}, rows);
+    }
+  }
+  emit(text, a.output);
+}
+
+}  // namespace isocost::cli::diffuse
