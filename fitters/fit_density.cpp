@@ -32,12 +32,7 @@ namespace {
 
 using detail::kMaxPolynomialDegree;
 using detail::kMaxSeparableDegree;
-constexpr int kMaxDepth = 20;  // as analytic_density accepts
 constexpr const char* kAxes = "xyz";
-
-const char* form_name(DensityForm f) {
-  return f == DensityForm::separable ? "separable" : "polynomial";
-}
 
 std::string box_text(const Box& b) {
   std::string s;
@@ -289,37 +284,27 @@ void score(const Form& form, const std::vector<BoxSample>& samples,
 
 }  // namespace
 
-bool DensityFitOptions::is_valid(std::string* error) const {
-  auto fail = [&](std::string m) {
-    if (error) *error = std::move(m);
-    return false;
-  };
-  if (form != DensityForm::separable && form != DensityForm::polynomial)
-    return fail("unknown form " + std::to_string(static_cast<int>(form)));
+bool DensityFitOptions::is_valid(std::string* why) const {
+  if (!check_fields(*this, why)) return false;
   const int max_degree =
       form == DensityForm::separable ? kMaxSeparableDegree : kMaxPolynomialDegree;
-  if (degree < 0 || degree > max_degree)
-    return fail(std::string(form_name(form)) + " degree must be in [0, " +
-                std::to_string(max_degree) + "], got " + std::to_string(degree));
-  if (!(loss_scale > 0) || !std::isfinite(loss_scale))
-    return fail("loss_scale must be a finite number > 0, got " + exact(loss_scale));
-  if (max_iterations < 1)
-    return fail("max_iterations must be >= 1, got " + std::to_string(max_iterations));
-  if (!(function_tolerance > 0) || !std::isfinite(function_tolerance))
-    return fail("function_tolerance must be a finite number > 0, got " + exact(function_tolerance));
-  if (check_points < 2 || check_points > 1001)
-    return fail("check_points must be in [2, 1001], got " + std::to_string(check_points));
-  if (!(density.tolerance > 0 && density.tolerance < 1))
-    return fail("density.tolerance must be in (0, 1), got " + exact(density.tolerance));
-  if (density.max_depth < 0 || density.max_depth > kMaxDepth)
-    return fail("density.max_depth must be in [0, " + std::to_string(kMaxDepth) + "], got " +
-                std::to_string(density.max_depth));
+  if (degree > max_degree) {
+    if (why)
+      *why = std::string(to_string(form)) + " degree must be in [0, " + std::to_string(max_degree) +
+             "], got " + std::to_string(degree);
+    return false;
+  }
   return true;
 }
 
-void DensityFitOptions::validate() const {
-  std::string error;
-  if (!is_valid(&error)) throw Error("fit_density options: " + error);
+std::string_view to_string(DensityForm form) {
+  switch (form) {
+    case DensityForm::separable:
+      return "separable";
+    case DensityForm::polynomial:
+      return "polynomial";
+  }
+  return "?";
 }
 
 DensityFitResult fit_density(const std::vector<BoxSample>& samples,
@@ -458,7 +443,7 @@ DensityFitResult fit_density(const std::vector<BoxSample>& samples,
   } catch (const Error& e) {
     throw Error("fit_density of " + model + ": the fitted density is not valid: " + e.what());
   }
-  const std::string description = std::string("fitted ") + form_name(options.form) + " density (" +
+  const std::string description = "fitted " + std::string(to_string(options.form)) + " density (" +
                                   (separable ? "Bernstein degree " + std::to_string(n) + " per axis"
                                              : "total degree " + std::to_string(n)) +
                                   ") on " + box_text(domain);

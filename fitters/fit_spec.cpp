@@ -82,28 +82,55 @@ FitLoss parse_fit_loss(const std::string& text) {
   throw Error("unknown loss '" + text + "', expected none, huber or cauchy");
 }
 
-bool FitOptions::is_valid(std::string* error) const {
-  auto fail = [&](std::string m) {
-    if (error) *error = std::move(m);
+bool FitOptions::is_valid(std::string* why) const {
+  if (!check_fields(*this, why)) return false;
+  if (lo && hi && !(*lo < *hi)) {
+    if (why) *why = "the domain needs lo < hi, got lo=" + exact(*lo) + ", hi=" + exact(*hi);
     return false;
-  };
-  if (!(loss_scale > 0) || !std::isfinite(loss_scale))
-    return fail("loss_scale must be a finite number > 0, got " + exact(loss_scale));
-  if (max_iterations < 1)
-    return fail("max_iterations must be >= 1, got " + std::to_string(max_iterations));
-  if (!(function_tolerance > 0) || !std::isfinite(function_tolerance))
-    return fail("function_tolerance must be a finite number > 0, got " + exact(function_tolerance));
-  if (lo && !std::isfinite(*lo)) return fail("lo must be finite, got " + exact(*lo));
-  if (hi && !std::isfinite(*hi)) return fail("hi must be finite, got " + exact(*hi));
-  if (lo && hi && !(*lo < *hi))
-    return fail("the domain needs lo < hi, got lo=" + exact(*lo) + ", hi=" + exact(*hi));
-  if (ranks < 0) return fail("ranks must be >= 0, got " + std::to_string(ranks));
+  }
   return true;
 }
 
-void FitOptions::validate() const {
-  std::string error;
-  if (!is_valid(&error)) throw Error("fit options: " + error);
+std::string_view to_string(FitForm form) {
+  switch (form) {
+    case FitForm::sieve:
+      return "sieve";
+    case FitForm::power:
+      return "power";
+    case FitForm::polynomial:
+      return "polynomial";
+    case FitForm::exponential:
+      return "exponential";
+    case FitForm::expression:
+      return "expression";
+    case FitForm::pchip:
+      return "pchip";
+    case FitForm::makima:
+      return "makima";
+  }
+  return "?";
+}
+
+std::string_view to_string(FitLoss loss) {
+  switch (loss) {
+    case FitLoss::none:
+      return "none";
+    case FitLoss::huber:
+      return "huber";
+    case FitLoss::cauchy:
+      return "cauchy";
+  }
+  return "?";
+}
+
+std::string_view to_string(SelectBy criterion) {
+  switch (criterion) {
+    case SelectBy::aicc:
+      return "aicc";
+    case SelectBy::cross_validation:
+      return "cv";
+  }
+  return "?";
 }
 
 double FitSummary::parameter(const std::string& name) const {

@@ -44,6 +44,14 @@ struct Box {
   double surface() const;
   /// Throws Error unless every lo < hi is finite (named `what` in the message).
   void validate(const std::string& what) const;
+
+  /// The field list (options.hpp), for options that hold a box.
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("dims", self.dims, closed(1, kMaxDims));
+    v("lo", self.lo);
+    v("hi", self.hi);
+  }
 };
 
 /// Geometry of a gridded density: shape[a] cells along axis a, each cell

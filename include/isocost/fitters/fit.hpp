@@ -33,6 +33,8 @@ enum class FitForm {
   pchip,        ///< no parameters: monotone interpolation (tabulate())
   makima,       ///< no parameters: makima interpolation (tabulate())
 };
+/// "sieve", "power", "polynomial", "exponential", "expression", "pchip", "makima".
+std::string_view to_string(FitForm form);
 
 /// What to fit.
 struct FitSpec {
@@ -43,6 +45,18 @@ struct FitSpec {
   std::string expression;  ///< formula for FitForm::expression, e.g. "A*x^p/(log(x)-c)"
   /// Starting values by parameter name; defaults are documented in fit().
   std::map<std::string, double> guess;
+
+  /// The field list (options.hpp): JSON and the agreement hash (the form's
+  /// own constraints are validate_fit_spec()'s).
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("form", self.form);
+    v("degree", self.degree, closed(1, 10));
+    v("fit_c", self.fit_c);
+    v("fit_q", self.fit_q);
+    v("expression", self.expression);
+    v("guess", self.guess);
+  }
 
   /// The name used in tables: "sieve", "sieve+c", "sieve+q", "sieve+c+q",
   /// "power", "poly:3", "exp", "expr:…", "pchip", "makima".
@@ -65,6 +79,8 @@ void validate_fit_spec(const FitSpec& spec);
 
 /// Robust loss on the (relative) residuals.
 enum class FitLoss { none, huber, cauchy };
+/// "none", "huber", "cauchy".
+std::string_view to_string(FitLoss loss);
 /// Parses "none", "huber", "cauchy".
 FitLoss parse_fit_loss(const std::string& text);
 
@@ -88,8 +104,23 @@ struct FitOptions {
   /// tile the domain (one run), otherwise not computed.
   int ranks = 0;
 
-  bool is_valid(std::string* error) const;
-  void validate() const;
+  /// The field list (options.hpp): validation, JSON and the agreement hash.
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("relative", self.relative);
+    v("loss", self.loss);
+    v("loss_scale", self.loss_scale, above(0));
+    v("max_iterations", self.max_iterations, at_least(1));
+    v("function_tolerance", self.function_tolerance, above(0));
+    v("covariance", self.covariance);
+    v("lo", self.lo);
+    v("hi", self.hi);
+    v("ranks", self.ranks, at_least(0));
+  }
+  /// The fields in range, and lo < hi when both are set.
+  bool is_valid(std::string* why) const;
+  /// Throws Error("fit options: …") unless is_valid().
+  void validate() const { validate_options(*this, "fit options"); }
 };
 
 /// One fitted parameter.
@@ -144,13 +175,27 @@ FitResult fit(const Samples& samples, const FitSpec& spec, const FitOptions& opt
 
 /// How select_model() ranks candidates.
 enum class SelectBy { aicc, cross_validation };
+/// "aicc", "cv".
+std::string_view to_string(SelectBy criterion);
 
+/// Settings for select_model().
 struct SelectOptions {
   SelectBy criterion = SelectBy::aicc;
-  int folds = 5;  ///< for cross-validation
+  int folds = 5;  ///< for cross-validation, >= 2
   /// Candidates; default: sieve, sieve+c, sieve+q, power, poly:2, poly:3, exp
   /// (and pchip with cross-validation, where it can be scored).
   std::vector<FitSpec> candidates;
+
+  /// The field list (options.hpp): validation, JSON and the agreement hash.
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("criterion", self.criterion);
+    v("folds", self.folds, at_least(2));
+    v("candidates", self.candidates);
+  }
+  bool is_valid(std::string* why) const { return check_fields(*this, why); }
+  /// Throws Error("select options: …") unless is_valid().
+  void validate() const { validate_options(*this, "select options"); }
 };
 
 /// One row of the candidate table.
@@ -180,6 +225,19 @@ struct RepartitionOptions {
   SelectOptions select;
   FitOptions fit;
   PartitionOptions partition;
+
+  /// The field list (options.hpp): validation, JSON and the agreement hash.
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("model", self.model);
+    v("auto_select", self.auto_select);
+    v("select", self.select);
+    v("fit", self.fit);
+    v("partition", self.partition);
+  }
+  bool is_valid(std::string* why) const { return check_fields(*this, why); }
+  /// Throws Error("repartition options: …") unless is_valid().
+  void validate() const { validate_options(*this, "repartition options"); }
 };
 
 /// The next partition from measurements.

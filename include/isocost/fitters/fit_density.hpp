@@ -41,6 +41,8 @@ enum class DensityForm {
   /// the coefficients; rho >= 0 is checked on a lattice after the fit.
   polynomial,
 };
+/// "separable", "polynomial".
+std::string_view to_string(DensityForm form);
 
 /// Settings for fit_density() (Ceres-style: defaults at the declaration).
 struct DensityFitOptions {
@@ -69,9 +71,25 @@ struct DensityFitOptions {
   /// density is built.
   DensityOptions density;
 
-  bool is_valid(std::string* error) const;
-  /// Throws Error naming the first bad setting.
-  void validate() const;
+  /// The field list (options.hpp): validation, JSON and the agreement hash.
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("form", self.form);
+    v("degree", self.degree, at_least(0));  // the upper limit depends on the form
+    v("box", self.box);
+    v("relative", self.relative);
+    v("loss", self.loss);
+    v("loss_scale", self.loss_scale, above(0));
+    v("max_iterations", self.max_iterations, at_least(1));
+    v("function_tolerance", self.function_tolerance, above(0));
+    v("check_points", self.check_points, closed(2, 1001));
+    v("density", self.density);
+  }
+  /// The fields in range, and the degree within the form's own limit
+  /// (separable 0..10, polynomial 0..6).
+  bool is_valid(std::string* why) const;
+  /// Throws Error("fit_density options: …") naming the first bad setting.
+  void validate() const { validate_options(*this, "fit_density options"); }
 };
 
 /// A fitted density and its summary.
