@@ -151,6 +151,8 @@ enum class Interpolation {
 
 /// Parses "pchip", "makima" or "linear"; throws Error otherwise.
 Interpolation parse_interpolation(const std::string& name);
+/// "pchip", "makima", "linear" ("?" for other values).
+std::string_view to_string(Interpolation interpolation);
 
 /// Monotone interpolation through cumulative samples (x_k, t_k): x strictly
 /// increasing, t nondecreasing, all finite, t_last > t_first. The domain is

@@ -330,6 +330,22 @@ struct FieldJson {
   std::string finish() const { return first ? "{}" : out + "}"; }
 };
 
+// Leaf fields as "path<TAB>value" lines, values as in the JSON form.
+struct FieldLines {
+  std::string prefix = {};
+  std::string out = {};
+  template <class T>
+  void operator()(std::string_view name, const T& v, const Range& = any_value) {
+    if constexpr (HasFields<T>) {
+      FieldLines inner{prefix + std::string(name) + ".", {}};
+      T::fields(v, inner);
+      out += inner.out;
+    } else {
+      out += prefix + std::string(name) + "\t" + FieldJson::value(v) + "\n";
+    }
+  }
+};
+
 struct FieldCounter {
   std::size_t n = 0;
   template <class T>
@@ -372,6 +388,22 @@ std::string options_json(const O& options) {
   O::fields(options, j);
   return j.finish();
 }
+
+/// Every leaf field of `options` as one "path<TAB>value" line, in order
+/// ("cut.cost_tolerance\t1e-12\n"; values as in options_json()): what the
+/// mpi layer compares field by field to name the fields two ranks disagree on.
+template <HasFields O>
+std::string options_lines(const O& options) {
+  detail::FieldLines lines;
+  O::fields(options, lines);
+  return lines.out;
+}
+
+/// The fields where `mine` and `theirs` (two options_lines() texts) differ:
+/// "alpha 0.1 (rank 0: 0.05), scheme \"cn\" (rank 0: \"lsq\")" with `who` as
+/// the other side's name; "" when they are equal.
+std::string field_differences(const std::string& mine, const std::string& theirs,
+                              std::string_view who);
 
 /// The number of leaf fields of `options` (nested options counted by their
 /// own leaves): what options_hash() covers.

@@ -31,6 +31,13 @@ namespace isocost {
 struct BlockRound {
   std::vector<std::int64_t> offsets;  ///< P + 1 offsets of the same N elements
   std::vector<double> loads;          ///< P loads (seconds) measured on them
+
+  /// The field list (options.hpp).
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("offsets", self.offsets);
+    v("loads", self.loads, at_least(0));
+  }
 };
 
 /// Settings for rebalance_global(), rebalance_weights() and rebalance_diffusive().
@@ -61,8 +68,20 @@ struct BlockRebalanceOptions {
   DiffusionOptions diffusion;
   ShiftOptions shift;
 
-  bool is_valid(std::string* error) const;
-  void validate() const;
+  /// The field list (options.hpp): validation, JSON and the agreement hash.
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("interpolation", self.interpolation);
+    v("model", self.model);
+    v("history", self.history);
+    v("speeds", self.speeds, above(0));
+    v("cut", self.cut);
+    v("diffusion", self.diffusion);
+    v("shift", self.shift);
+  }
+  bool is_valid(std::string* why) const { return check_fields(*this, why); }
+  /// Throws Error("rebalance: …") unless is_valid().
+  void validate() const { validate_options(*this, "rebalance"); }
 };
 
 /// A new distribution and what moving to it costs.

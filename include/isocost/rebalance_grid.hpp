@@ -47,8 +47,17 @@ struct GridRebalanceOptions {
   /// boundary shifts, at each level.
   ShiftOptions shift;
 
-  bool is_valid(std::string* error) const;
-  void validate() const;
+  /// The field list (options.hpp): validation, JSON and the agreement hash.
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("speeds", self.speeds, above(0));
+    v("decompose", self.decompose);
+    v("diffusion", self.diffusion);
+    v("shift", self.shift);
+  }
+  bool is_valid(std::string* why) const { return check_fields(*this, why); }
+  /// Throws Error("rebalance_grid: …") unless is_valid().
+  void validate() const { validate_options(*this, "rebalance_grid"); }
 };
 
 /// A new decomposition of a grid of cells and what moving to it costs.

@@ -88,7 +88,7 @@ struct CommFitOptions {
 
 /// What fit_comm_model() found.
 struct CommFit {
-  CommModel model;                 ///< the model to use (after any clamp)
+  CommModel model;                    ///< the model to use (after any clamp)
   double latency_unconstrained = 0;   ///< the least-squares latency before clamping
   double per_byte_unconstrained = 0;  ///< the least-squares per-byte cost before clamping
   bool latency_clamped = false, per_byte_clamped = false;

@@ -78,16 +78,15 @@ void throw_agreed(MPI_Comm comm, const std::string& what, const std::string& pro
               (count == 1 ? "1 rank (" : std::to_string(count) + " ranks (") + details + ")");
 }
 
-void agree(MPI_Comm comm, const std::string& what, std::string problem,
-           std::span<const std::uint64_t> hashes, std::span<const char* const> hash_names,
+void agree(MPI_Comm comm, const std::string& what, std::string problem, std::span<const Same> same,
            const char* kind, long long* allreduces) {
-  const std::size_t k = hashes.size();
+  const std::size_t k = same.size();
   // MAX of h and of ~h: equal on every rank iff max(h) == min(h).
   std::vector<std::uint64_t> mine(1 + 2 * k), all(1 + 2 * k);
   mine[0] = problem.empty() ? 0 : 1;
   for (std::size_t i = 0; i < k; ++i) {
-    mine[1 + 2 * i] = hashes[i];
-    mine[2 + 2 * i] = ~hashes[i];
+    mine[1 + 2 * i] = same[i].hash;
+    mine[2 + 2 * i] = ~same[i].hash;
   }
   MPI_Allreduce(mine.data(), all.data(), static_cast<int>(mine.size()), MPI_UINT64_T, MPI_MAX,
                 comm);
@@ -96,15 +95,25 @@ void agree(MPI_Comm comm, const std::string& what, std::string problem,
   for (std::size_t i = 0; i < k; ++i) differ = differ || all[1 + 2 * i] != ~all[2 + 2 * i];
   if (all[0] == 0 && !differ) return;
   if (differ) {
-    int size = 0;
-    MPI_Comm_size(comm, &size);
-    std::vector<std::uint64_t> every(k * static_cast<std::size_t>(size));
-    MPI_Allgather(hashes.data(), static_cast<int>(k), MPI_UINT64_T, every.data(),
-                  static_cast<int>(k), MPI_UINT64_T, comm);
-    for (std::size_t i = 0; i < k; ++i)
-      if (hashes[i] != every[i])
-        problem += (problem.empty() ? "" : "; ") + std::string(hash_names[i]) +
-                   " not equal to rank 0's (expected the same on every rank)";
+    const bool own_problem = !problem.empty();
+    for (std::size_t i = 0; i < k; ++i) {
+      if (all[1 + 2 * i] == ~all[2 + 2 * i]) continue;  // the same everywhere: every rank knows
+      std::uint64_t root_hash = same[i].hash;
+      MPI_Bcast(&root_hash, 1, MPI_UINT64_T, 0, comm);
+      std::string root_fields = same[i].fields;
+      int length = static_cast<int>(root_fields.size());
+      MPI_Bcast(&length, 1, MPI_INT, 0, comm);
+      root_fields.resize(static_cast<std::size_t>(length));
+      MPI_Bcast(root_fields.data(), length, MPI_CHAR, 0, comm);
+      // A rank whose own input is bad says so; that is the difference to fix.
+      if (same[i].hash == root_hash || own_problem) continue;
+      const std::string fields = same[i].fields.empty()
+                                     ? std::string()
+                                     : field_differences(same[i].fields, root_fields, "rank 0");
+      problem += (problem.empty() ? "" : "; ") +
+                 (fields.empty() ? same[i].name + " not equal to rank 0's"
+                                 : same[i].name + " differ from rank 0's: " + fields);
+    }
   }
   throw_agreed(comm, what, problem, kind);
 }

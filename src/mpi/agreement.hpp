@@ -10,6 +10,9 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
+
+#include "isocost/options.hpp"
 
 namespace isocost::mpi {
 struct MigrationCallbacks;
@@ -25,15 +28,31 @@ void check_comm(MPI_Comm comm, const char* what);
 /// naming the empty ones, or "" if none is empty.
 std::string empty_callbacks(const MigrationCallbacks& cb);
 
+/// One input that must be the same on every rank: a hash of it, its name in
+/// messages, and, for options, its fields (options_lines()), so that a
+/// difference names the fields: "options differ from rank 0's: alpha 0.1
+/// (rank 0: 0.05)". Without fields: "to distribution not equal to rank 0's".
+struct Same {
+  std::uint64_t hash = 0;
+  std::string name;
+  std::string fields = {};
+};
+
+/// The options as a Same: options_hash() and options_lines().
+template <class O>
+Same same_options(const O& options, std::string name = "options") {
+  return {options_hash(options), std::move(name), options_lines(options)};
+}
+
 /// Collective over `comm`. If any rank's `problem` is non-empty, or one of
-/// `hashes` differs between ranks (named by `hash_names`, as "… not equal to
-/// rank 0's"), every rank throws one Error: "what: kind N ranks (rank r: …;
-/// ranks a-b: …)", ranks with the same message grouped. The common (all good)
-/// path costs one MPI_Allreduce of 1 + 2·hashes.size() words. `allreduces`,
-/// if given, is incremented for that reduction.
+/// `same` differs between ranks, every rank throws one Error: "what: kind N
+/// ranks (rank r: …; ranks a-b: …)", ranks with the same message grouped. The
+/// common (all good) path costs one MPI_Allreduce of 1 + 2·same.size() words;
+/// rank 0's fields are broadcast only on the error path. `allreduces`, if
+/// given, is incremented for that reduction.
 void agree(MPI_Comm comm, const std::string& what, std::string problem,
-           std::span<const std::uint64_t> hashes = {}, std::span<const char* const> hash_names = {},
-           const char* kind = "invalid input on", long long* allreduces = nullptr);
+           std::span<const Same> same = {}, const char* kind = "invalid input on",
+           long long* allreduces = nullptr);
 
 /// The error path alone, for callers whose own reduction already carried the
 /// "someone is bad" flag: collective over `comm` (every rank must call it),

@@ -29,29 +29,6 @@ std::string_view to_string(BalancePolicy policy) {
   return "?";
 }
 
-bool BalancerOptions::is_valid(std::string* error) const {
-  auto fail = [&](const std::string& field, const std::string& m) {
-    if (error) *error = field + ": " + m;
-    return false;
-  };
-  std::string e;
-  if (!monitor.is_valid(&e)) return fail("monitor", e);
-  if (!trigger.is_valid(&e)) return fail("trigger", e);
-  if (!profit.is_valid(&e)) return fail("profit", e);
-  if (!strategy.is_valid(&e)) return fail("strategy", e);
-  if (!plan.is_valid(&e)) return fail("plan", e);
-  if (history < 0) return fail("history", std::to_string(history) + ", expected >= 0");
-  if (policy != BalancePolicy::choose && policy != BalancePolicy::global &&
-      policy != BalancePolicy::diffusion)
-    return fail("policy", std::to_string(static_cast<int>(policy)) + " is not a policy");
-  return true;
-}
-
-void BalancerOptions::validate() const {
-  std::string e;
-  if (!is_valid(&e)) throw Error("balancer options: " + e);
-}
-
 std::string BalanceEvent::to_json() const {
   json j;
   j["step"] = step;
@@ -128,25 +105,6 @@ void reduce_check(void* in, void* inout, int* len, MPI_Datatype*) {
   }
 }
 
-// An FNV-1a hash of the options that must agree across ranks.
-std::uint64_t options_hash(const BalancerOptions& o) {
-  std::ostringstream s;
-  s.precision(17);
-  s << static_cast<int>(o.monitor.clock) << ' ' << o.monitor.window << ' ' << o.trigger.every << ' '
-    << o.trigger.drift_threshold.value_or(-1) << ' ' << o.trigger.min_efficiency.value_or(-1) << ' '
-    << o.profit.steps_ahead << ' ' << o.profit.expected_improvement << ' ' << o.profit.comm.latency
-    << ' ' << o.profit.comm.per_byte << ' ' << o.profit.decision_seconds << ' '
-    << static_cast<int>(o.policy) << ' ' << o.calibrate << ' ' << o.overlap << ' '
-    << o.balance_phases << ' ' << o.history << ' ' << o.measure_decision << ' ' << o.verify << ' '
-    << static_cast<int>(o.plan.interpolation) << ' ' << o.plan.speeds.size() << ' '
-    << static_cast<int>(o.plan.diffusion.scheme) << ' ' << o.plan.diffusion.alpha << ' '
-    << o.plan.shift.max_move << ' ' << o.plan.shift.min_width;
-  for (double v : o.plan.speeds) s << ' ' << v;
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s.str()) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
-
 }  // namespace
 
 Balancer::Balancer(MPI_Comm comm, BlockDistribution distribution, BalancerOptions options)
@@ -219,9 +177,10 @@ void Balancer::init(MPI_Comm comm, std::string problem, std::uint64_t distributi
     log_.open(options_.log_path, std::ios::trunc);
     if (!log_) problem = "cannot open the log '" + options_.log_path + "' for writing";
   }
-  const std::uint64_t hashes[2] = {distribution_hash, options_hash(options_)};
-  const char* names[2] = {grid_ ? "the decomposition" : "the distribution", "the options"};
-  internal::agree(comm, "Balancer", problem, hashes, names);
+  const internal::Same same[] = {
+      {distribution_hash, grid_ ? "the decomposition" : "the distribution"},
+      internal::same_options(options_)};
+  internal::agree(comm, "Balancer", problem, same);
   MPI_Comm_dup(comm, &comm_);
   MPI_Op_create(&reduce_check, 1, &op_);
   if (options_.calibrate) calibrate();

@@ -50,8 +50,9 @@ std::string dims_text(const std::vector<int>& dims) {
 }
 
 void agree(MPI_Comm comm, const std::string& what, const std::string& problem,
-           long long& allreduces, const char* kind = "invalid input on") {
-  internal::agree(comm, what, problem, {}, {}, kind, &allreduces);
+           long long& allreduces, const char* kind = "invalid input on",
+           std::span<const internal::Same> same = {}) {
+  internal::agree(comm, what, problem, same, kind, &allreduces);
 }
 
 // This rank's node of the mesh: its neighbours as the serial stencil orders
@@ -208,27 +209,6 @@ std::array<double, 2> allreduce_max_and_sum(MPI_Comm comm, std::array<double, 2>
 }
 
 // Rank 0's options, as doubles (the integers are small enough to be exact).
-std::array<double, 5> pack(const DiffusionOptions& o) {
-  return {static_cast<double>(o.scheme), o.alpha, static_cast<double>(o.max_steps),
-          static_cast<double>(o.sweeps), static_cast<double>(o.direct_limit)};
-}
-
-std::string options_difference(const DiffusionOptions& o, const std::array<double, 5>& root) {
-  const auto mine = pack(o);
-  const char* names[5] = {"scheme", "alpha", "max_steps", "sweeps", "direct_limit"};
-  std::string diff;
-  for (std::size_t i = 0; i < mine.size(); ++i) {
-    if (mine[i] == root[i]) continue;
-    std::string a = exact(mine[i]), b = exact(root[i]);
-    if (i == 0) {
-      a = std::string(to_string(o.scheme));
-      b = std::string(to_string(static_cast<DiffusionScheme>(static_cast<int>(root[0]))));
-    }
-    diff += (diff.empty() ? "" : ", ") + std::string(names[i]) + " " + a + " (rank 0: " + b + ")";
-  }
-  return diff.empty() ? diff : "options differ from rank 0's: " + diff;
-}
-
 // Least squares: rank 0 solves with the serial code; each rank receives its
 // transfers oriented from its side, in increasing neighbour order.
 void least_squares(MPI_Comm cart, const Node& node, const std::vector<double>& loads,
@@ -344,17 +324,13 @@ RankDiffusionSummary diffuse(MPI_Comm cart, double my_load, const DiffusionOptio
 
   // Input checks and agreement: every rank's options must be valid and equal
   // to rank 0's (else the ranks would leave the step loop at different times).
-  auto root = pack(options);
-  MPI_Bcast(root.data(), static_cast<int>(root.size()), MPI_DOUBLE, 0, cart);
   std::string problem;
-  if (std::string e; !options.is_valid(&e))
-    problem = e;
-  else
-    problem = options_difference(options, root);
+  if (std::string e; !options.is_valid(&e)) problem = e;
   if (!std::isfinite(my_load) || my_load < 0)
     problem += (problem.empty() ? "" : ", ") + std::string("load ") + exact(my_load) +
                ", expected a finite number >= 0";
-  agree(cart, what, problem, out.allreduces);
+  const internal::Same same[] = {internal::same_options(options)};
+  agree(cart, what, problem, out.allreduces, "invalid input on", same);
 
   // The average exactly as the serial code sums it: in node (= rank) order.
   std::vector<double> loads(static_cast<std::size_t>(node.size));

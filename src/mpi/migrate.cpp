@@ -25,12 +25,6 @@ namespace isocost::mpi {
 
 using namespace internal;  // i64, u64, hashing, units, buffers (transfer.hpp)
 
-bool MigrateOptions::is_valid(std::string* error) const {
-  RedistributeOptions o;
-  o.max_mpi_count = max_mpi_count;
-  return o.is_valid(error);
-}
-
 std::string to_string(MigrationStage stage) {
   switch (stage) {
     case MigrationStage::size:
@@ -73,7 +67,7 @@ constexpr i64 kMaxElementBytes = i64{1} << 50;
 
 enum Status : unsigned char { kOk = 0, kRejected = 1, kUnpackFailed = 2 };
 
-u64 moves_hash(std::span<const TaskMove> moves, const MigrateOptions& o) {
+u64 moves_hash(std::span<const TaskMove> moves) {
   Hasher h;
   h.add(static_cast<u64>(moves.size()));
   for (const auto& m : moves) {
@@ -81,8 +75,6 @@ u64 moves_hash(std::span<const TaskMove> moves, const MigrateOptions& o) {
     h.add(static_cast<i64>(m.from));
     h.add(static_cast<i64>(m.to));
   }
-  h.add(static_cast<u64>(o.verify));
-  h.add(o.max_mpi_count);
   return h.h;
 }
 
@@ -90,7 +82,7 @@ std::string check_migrate_input(int rank, int P, std::span<const std::int64_t> h
                                 std::span<const TaskMove> moves, const MigrationCallbacks& cb,
                                 const MigrateOptions& options) {
   std::string e;
-  if (!options.is_valid(&e)) return e;
+  if (!options.is_valid(&e)) return "options." + e;
   if (auto m = check_max_count(options.max_mpi_count, P); !m.empty()) return m;
   if (auto m = internal::empty_callbacks(cb); !m.empty()) return m;
   std::vector<i64> h(held.begin(), held.end());
@@ -134,9 +126,8 @@ MigrateSummary migrate(MPI_Comm comm, std::span<const std::int64_t> held,
   const auto uP = static_cast<std::size_t>(P);
   {
     const std::string problem = check_migrate_input(rank, P, held, moves, callbacks, options);
-    const u64 hashes[] = {moves_hash(moves, options)};
-    const char* const names[] = {"moves/MigrateOptions"};
-    agree(comm, what, problem, hashes, names);
+    const Same same[] = {{moves_hash(moves), "moves"}, same_options(options)};
+    agree(comm, what, problem, same);
   }
   for (const auto& m : moves) s.global_moves += m.from != m.to;
 
@@ -265,7 +256,7 @@ MigrateSummary migrate(MPI_Comm comm, std::span<const std::int64_t> held,
                   " bytes for the arriving records";
       }
     }
-    agree(comm, what, problem, {}, {}, "out of memory (nothing migrated) on");
+    agree(comm, what, problem, {}, "out of memory (nothing migrated) on");
   }
   alltoallv_units(comm, sendbuf, sc, sd, received.get(), rc, rd, unit);
   staged.reset();

@@ -82,14 +82,6 @@ u64 box_checksum(const BoxDistribution& d, const CellBox& b, const std::byte* da
   return sum;
 }
 
-u64 options_hash(const RedistributeOptions& o, std::size_t esize) {
-  Hasher h;
-  h.add(static_cast<u64>(o.verify));
-  h.add(o.max_mpi_count);
-  h.add(static_cast<u64>(esize));
-  return h.h;
-}
-
 // ---------------------------------------------------------------------------
 // The redistribution engine shared by blocks and boxes
 
@@ -264,16 +256,6 @@ std::string allocate_result(void* out, detail::ResizeFn resize, i64 count, std::
 // ---------------------------------------------------------------------------
 // Options and summaries
 
-bool RedistributeOptions::is_valid(std::string* error) const {
-  if (max_mpi_count < 2 || max_mpi_count > INT_MAX) {
-    if (error)
-      *error = "options.max_mpi_count = " + std::to_string(max_mpi_count) +
-               ", expected an integer in [2, " + std::to_string(INT_MAX) + "]";
-    return false;
-  }
-  return true;
-}
-
 std::string RedistributeSummary::brief_report() const {
   std::ostringstream out;
   out << "redistribute (rank " << rank << " of " << ranks << "): sent " << elements_sent
@@ -314,7 +296,7 @@ template <class Distribution>
 std::string check_distributions(const RedistributeOptions& options, const Distribution& from,
                                 const Distribution& to, int P, const char* parts) {
   std::string e;
-  if (!options.is_valid(&e)) return e;
+  if (!options.is_valid(&e)) return "options." + e;
   if (auto m = check_max_count(options.max_mpi_count, P); !m.empty()) return m;
   if (!from.is_valid(&e)) return "from: " + e;
   if (!to.is_valid(&e)) return "to: " + e;
@@ -344,10 +326,12 @@ std::byte* allocate_and_agree(MPI_Comm comm, const char* what, std::string probl
   if (problem.empty()) problem = allocate_result(out, resize, to.count(rank), element_size, result);
   if (problem.empty())
     problem = prepare_exchange(plan, from.parts(), element_size, options.max_mpi_count, x);
-  const u64 hashes[] = {from.hash(), to.hash(), options_hash(options, element_size)};
-  const char* const names[] = {"from distribution", "to distribution",
-                               "RedistributeOptions/element size"};
-  agree(comm, what, problem, hashes, names);
+  const Same same[] = {
+      {from.hash(), "from distribution"},
+      {to.hash(), "to distribution"},
+      same_options(options),
+      {element_size, "element size", "element_size\t" + std::to_string(element_size) + "\n"}};
+  agree(comm, what, problem, same);
   return result;
 }
 

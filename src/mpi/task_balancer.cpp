@@ -60,30 +60,11 @@ u64 graph_hash(const ProcessGraph& g) {
   return h.h;
 }
 
-u64 options_hash(const TaskBalanceOptions& o) {
-  Hasher h;
-  h.add(static_cast<int>(o.diffusion.scheme));
-  h.add(o.diffusion.alpha);
-  h.add(o.diffusion.max_steps);
-  h.add(o.diffusion.sweeps);
-  h.add(o.diffusion.direct_limit);
-  h.add(o.selection.exhaustive_limit);
-  h.add(static_cast<int>(o.selection.method));
-  h.add(o.selection.trim_epsilon);
-  h.add(o.selection.gain_tolerance);
-  h.add(o.selection.max_passes);
-  h.add(o.migration.verify);
-  h.add(o.migration.max_mpi_count);
-  h.add(o.max_replans);
-  h.add(o.verify);
-  return h.h;
-}
-
 // This rank's own checks; the first problem wins. Empty when all is well.
 std::string check_input(int P, const ProcessGraph& graph, std::span<const Task> tasks,
                         const MigrationCallbacks& cb, const TaskBalanceOptions& options) {
   std::string e;
-  if (!options.is_valid(&e)) return e;
+  if (!options.is_valid(&e)) return "options." + e;
   if (options.migration.max_mpi_count <= P)
     return "options.migration.max_mpi_count = " + std::to_string(options.migration.max_mpi_count) +
            ", expected more than P = " + std::to_string(P);
@@ -176,25 +157,6 @@ u64 holding_hash(i64 id, int rank) {
 
 }  // namespace
 
-bool TaskBalanceOptions::is_valid(std::string* error) const {
-  auto fail = [&](const std::string& m) {
-    if (error) *error = "options." + m;
-    return false;
-  };
-  std::string e;
-  if (!diffusion.is_valid(&e)) return fail("diffusion: " + e);
-  if (!selection.is_valid(&e)) return fail("selection: " + e);
-  if (!migration.is_valid(&e)) return fail("migration: " + e);
-  if (max_replans < 0)
-    return fail("max_replans = " + std::to_string(max_replans) + ", expected an integer >= 0");
-  return true;
-}
-
-void TaskBalanceOptions::validate() const {
-  std::string e;
-  if (!is_valid(&e)) throw Error("task balance: " + e);
-}
-
 std::string TaskBalanceResult::brief_report() const {
   std::ostringstream out;
   out << "balance_tasks: " << tasks << " tasks, " << rounds.size() << " rounds (" << replans
@@ -225,9 +187,8 @@ TaskBalanceResult balance_tasks(MPI_Comm comm, const ProcessGraph& graph,
   //    what must be the same on every rank; then every rank's tasks everywhere.
   {
     const std::string problem = check_input(P, graph, my_tasks, callbacks, options);
-    const u64 hashes[] = {graph_hash(graph), options_hash(options)};
-    const char* const names[] = {"graph", "TaskBalanceOptions"};
-    internal::agree(comm, kWhat, problem, hashes, names);
+    const internal::Same same[] = {{graph_hash(graph), "graph"}, internal::same_options(options)};
+    internal::agree(comm, kWhat, problem, same);
   }
   auto all = gather_tasks(comm, P, my_tasks);
   check_unique(all);

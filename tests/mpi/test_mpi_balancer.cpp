@@ -463,7 +463,10 @@ TEST(Balancer, BadInputThrowsTheSameErrorOnEveryRank) {
   if (rank == P - 1) differ.trigger.every = 3;
   std::string msg = error_of([&] { Balancer b(MPI_COMM_WORLD, uniform, differ); });
   if (P > 1) {
-    EXPECT_NE(msg.find("the options not equal to rank 0's"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("rank " + std::to_string(P - 1) +
+                       ": options differ from rank 0's: trigger.every 3 (rank 0: 2)"),
+              std::string::npos)
+        << msg;
   } else {
     EXPECT_EQ(msg, "");
   }

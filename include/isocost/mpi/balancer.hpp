@@ -101,8 +101,28 @@ struct BalancerOptions {
   /// JSON-lines log written by rank 0, one object per check ("" = none).
   std::string log_path;
 
-  bool is_valid(std::string* error) const;
-  void validate() const;
+  /// The field list (options.hpp): validation, JSON and the agreement hash.
+  /// Every field steers what the ranks do together, so every one is compared.
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("monitor", self.monitor);
+    v("trigger", self.trigger);
+    v("profit", self.profit);
+    v("strategy", self.strategy);
+    v("plan", self.plan);
+    v("decompose", self.decompose);
+    v("policy", self.policy);
+    v("calibrate", self.calibrate);
+    v("history", self.history, at_least(0));
+    v("overlap", self.overlap);
+    v("balance_phases", self.balance_phases);
+    v("measure_decision", self.measure_decision);
+    v("verify", self.verify);
+    v("log_path", self.log_path);
+  }
+  bool is_valid(std::string* why) const { return check_fields(*this, why); }
+  /// Throws Error("balancer options: …") unless is_valid().
+  void validate() const { validate_options(*this, "balancer options"); }
 };
 
 /// What one call of maybe_rebalance() did. Identical on every rank except

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "isocost/options.hpp"
 #include "isocost/tasks.hpp"
 
 namespace isocost::mpi {
@@ -67,7 +68,15 @@ struct MigrateOptions {
   /// As RedistributeOptions::max_mpi_count (testing hook; must exceed P).
   std::int64_t max_mpi_count = INT_MAX;
 
-  bool is_valid(std::string* error) const;
+  /// The field list (options.hpp): validation, JSON and the agreement hash.
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("verify", self.verify);
+    v("max_mpi_count", self.max_mpi_count, closed(2, INT_MAX));
+  }
+  bool is_valid(std::string* why) const { return check_fields(*this, why); }
+  /// Throws Error("migrate options: …") unless is_valid().
+  void validate() const { validate_options(*this, "migrate options"); }
 };
 
 /// Where an element's move failed. The element stays with its sender.

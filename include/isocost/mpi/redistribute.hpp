@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "isocost/mpi/distribution.hpp"
+#include "isocost/options.hpp"
 
 namespace isocost::mpi {
 
@@ -60,7 +61,15 @@ struct RedistributeOptions {
   /// with small data; leave the default otherwise. Must exceed P.
   std::int64_t max_mpi_count = INT_MAX;
 
-  bool is_valid(std::string* error) const;
+  /// The field list (options.hpp): validation, JSON and the agreement hash.
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("verify", self.verify);
+    v("max_mpi_count", self.max_mpi_count, closed(2, INT_MAX));
+  }
+  bool is_valid(std::string* why) const { return check_fields(*this, why); }
+  /// Throws Error("redistribute options: …") unless is_valid().
+  void validate() const { validate_options(*this, "redistribute options"); }
 };
 
 /// What redistribute() did, seen from one rank. Fields marked global are

@@ -67,11 +67,20 @@ struct TaskBalanceOptions {
   /// same Error on every rank. Also turns on migration.verify.
   bool verify = false;
 
+  /// The field list (options.hpp): validation, JSON and the agreement hash.
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("diffusion", self.diffusion);
+    v("selection", self.selection);
+    v("migration", self.migration);
+    v("max_replans", self.max_replans, at_least(0));
+    v("verify", self.verify);
+  }
   /// False, with a message naming the field, its value and the constraint,
   /// if an option is out of range.
-  bool is_valid(std::string* error) const;
-  /// Throws Error with the is_valid() message.
-  void validate() const;
+  bool is_valid(std::string* why) const { return check_fields(*this, why); }
+  /// Throws Error("task balance: …") unless is_valid().
+  void validate() const { validate_options(*this, "task balance"); }
 };
 
 /// One plan-and-migrate round: round 0 is the first plan, round k >= 1 the

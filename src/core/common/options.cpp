@@ -1,7 +1,10 @@
 // The options contract (options.hpp): range descriptions and the JSON pieces.
 #include "isocost/options.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <utility>
+#include <vector>
 
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
@@ -75,6 +78,50 @@ std::string json_quote(std::string_view text) {
 }
 
 }  // namespace detail
+
+namespace {
+
+std::vector<std::pair<std::string, std::string>> split_lines(const std::string& text) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    const std::string line = text.substr(start, end - start);
+    const std::size_t tab = line.find('\t');
+    out.emplace_back(line.substr(0, tab), tab == std::string::npos ? "" : line.substr(tab + 1));
+    start = end + 1;
+  }
+  return out;
+}
+
+// A JSON string value without its quotes (names read better bare).
+std::string bare(const std::string& value) {
+  if (value.size() >= 2 && value.front() == '"' && value.back() == '"')
+    return value.substr(1, value.size() - 2);
+  return value;
+}
+
+}  // namespace
+
+std::string field_differences(const std::string& mine, const std::string& theirs,
+                              std::string_view who) {
+  const auto a = split_lines(mine), b = split_lines(theirs);
+  std::string out;
+  auto add = [&](const std::string& s) { out += (out.empty() ? "" : ", ") + s; };
+  for (std::size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
+    if (i < a.size() && i < b.size()) {
+      if (a[i] != b[i])
+        add(a[i].first + " " + bare(a[i].second) + " (" + std::string(who) + ": " +
+            (a[i].first == b[i].first ? bare(b[i].second) : b[i].first + " " + bare(b[i].second)) +
+            ")");
+    } else if (i < a.size()) {
+      add(a[i].first + " " + bare(a[i].second) + " (" + std::string(who) + ": absent)");
+    } else {
+      add(b[i].first + " absent (" + std::string(who) + ": " + bare(b[i].second) + ")");
+    }
+  }
+  return out;
+}
 
 void throw_invalid_options(std::string_view what, const std::string& why) {
   throw Error(std::string(what) + ": " + why);

@@ -380,6 +380,18 @@ CostModel analytic_model(std::function<double(double)> cost, std::function<doubl
   return CostModel(std::move(impl), lo, hi);
 }
 
+std::string_view to_string(Interpolation interpolation) {
+  switch (interpolation) {
+    case Interpolation::pchip:
+      return "pchip";
+    case Interpolation::makima:
+      return "makima";
+    case Interpolation::linear:
+      return "linear";
+  }
+  return "?";
+}
+
 Interpolation parse_interpolation(const std::string& name) {
   if (name == "pchip") return Interpolation::pchip;
   if (name == "makima") return Interpolation::makima;

@@ -30,7 +30,6 @@ namespace {
 using Callable = std::function<double(std::span<const double>)>;
 using Point = std::array<double, kMaxDims>;
 
-
 std::string point_text(const Point& p, int dims) {
   std::string s = "(";
   for (int a = 0; a < dims; ++a) s += (a ? ", " : "") + exact(p[a]);
@@ -43,7 +42,6 @@ std::string box_text(const Box& b) {
     s += (a ? " x [" : "[") + exact(b.lo[a]) + ", " + exact(b.hi[a]) + "]";
   return s;
 }
-
 
 class AnalyticDensityImpl final : public detail::DensityImpl {
  public:
@@ -162,7 +160,6 @@ class AnalyticDensityImpl final : public detail::DensityImpl {
   // object, whose lazily built rows are guarded by a lock.
   mutable std::optional<boost::math::quadrature::tanh_sinh<double>> tanh_sinh_;
 };
-
 
 // rho >= 0 and finite on the 5^d lattice lo + (k/4)·width, k = 0..4, which
 // holds the 2^d corners and the centre.

@@ -44,22 +44,6 @@ bool nested_options_valid(const CutOptions& cut, const DiffusionOptions& diffusi
 
 }  // namespace detail
 
-bool BlockRebalanceOptions::is_valid(std::string* error) const {
-  auto fail = [&](std::string m) {
-    if (error) *error = std::move(m);
-    return false;
-  };
-  if (auto e = detail::speeds_error(speeds); !e.empty()) return fail(std::move(e));
-  std::string e;
-  if (!detail::nested_options_valid(cut, diffusion, shift, &e)) return fail(e);
-  return true;
-}
-
-void BlockRebalanceOptions::validate() const {
-  std::string e;
-  if (!is_valid(&e)) throw Error("rebalance: " + e);
-}
-
 std::string BlockRebalance::brief_report() const {
   std::ostringstream out;
   out << method << ": " << offsets.size() - 1 << " ranks, imbalance " << exact(measured_imbalance)

@@ -195,26 +195,6 @@ void set_geometry(Part& p, const Density& d) {
 
 }  // namespace
 
-bool GridRebalanceOptions::is_valid(std::string* error) const {
-  auto fail = [&](std::string m) {
-    if (error) *error = std::move(m);
-    return false;
-  };
-  if (auto e = detail::speeds_error(speeds); !e.empty()) return fail(std::move(e));
-  for (int a = 0; a < kMaxDims; ++a)
-    if (!(decompose.min_width[a] >= 0) || !std::isfinite(decompose.min_width[a]))
-      return fail(std::string("min width along ") + kAxisName[a] + " = " +
-                  exact(decompose.min_width[a]) + ", expected a finite number >= 0");
-  std::string e;
-  if (!detail::nested_options_valid(decompose.cut, diffusion, shift, &e)) return fail(e);
-  return true;
-}
-
-void GridRebalanceOptions::validate() const {
-  std::string e;
-  if (!is_valid(&e)) throw Error("rebalance_grid: " + e);
-}
-
 std::string GridRebalance::brief_report() const {
   std::ostringstream out;
   out << method << ": " << decomposition.ranks() << " ranks (" << decomposition.grid.name()

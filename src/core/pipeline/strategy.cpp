@@ -124,8 +124,7 @@ std::string CommFit::brief_report() const {
       << (latency_clamped ? " (clamped from " + exact(latency_unconstrained) + ")" : "")
       << ", per byte " << exact(model.per_byte) << " s/byte"
       << (per_byte_clamped ? " (clamped from " + exact(per_byte_unconstrained) + ")" : "")
-      << " from "
-      << samples << " samples (" << distinct_sizes << " sizes); rms residual "
+      << " from " << samples << " samples (" << distinct_sizes << " sizes); rms residual "
       << exact(rms_residual) << " s, max relative residual " << exact(max_relative_residual);
   return out.str();
 }

@@ -239,4 +239,20 @@ TEST(Options, RangeDescriptions) {
   EXPECT_FALSE(isocost::any_value.contains(std::numeric_limits<double>::quiet_NaN()));
 }
 
+// What the mpi layer names when two ranks' options differ.
+TEST(Options, LinesAndTheirDifferences) {
+  sample::Options a;
+  const std::string lines = isocost::options_lines(a);
+  EXPECT_EQ(lines.substr(0, lines.find("limit")),
+            "flag\tfalse\ncount\t3\nbig\t1\nrate\t0.5\ncap\t\"inf\"\n");
+  EXPECT_NE(lines.find("inner.x\t1.5\ninner.n\t2\nplain.y\t0.25\n"), std::string::npos) << lines;
+  sample::Options b = a;
+  EXPECT_EQ(isocost::field_differences(isocost::options_lines(b), lines, "rank 0"), "");
+  b.rate = 0.25;
+  b.color = sample::Color::blue;
+  b.inner.n = 7;
+  EXPECT_EQ(isocost::field_differences(isocost::options_lines(b), lines, "rank 0"),
+            "rate 0.25 (rank 0: 0.5), color blue (rank 0: green), inner.n 7 (rank 0: 2)");
+}
+
 }  // namespace

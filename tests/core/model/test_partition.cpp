@@ -438,7 +438,8 @@ TEST(Partition, InitialCutsWarmStartEachCut) {
   expect_error([&] { isocost::partition(t, speeds, options); }, {"initial_cuts", "17", "got 3"});
   options.initial_cuts = first.cuts;
   options.initial_cuts[3] = std::nan("");
-  expect_error([&] { isocost::partition(t, speeds, options); }, {"initial_cuts[3] must be a finite number, got nan"});
+  expect_error([&] { isocost::partition(t, speeds, options); },
+               {"initial_cuts[3] must be a finite number, got nan"});
 }
 
 }  // namespace

@@ -277,7 +277,8 @@ TEST(Rebalance, BadInput) {
   expect_error([&] { isocost::rebalance_diffusive(o, std::vector<double>{0, 0}); }, {"zero"});
   BlockRebalanceOptions bad;
   bad.speeds = {1, 0};
-  expect_error([&] { isocost::rebalance_global(o, t, bad); }, {"speed of rank 1", "0"});
+  expect_error([&] { isocost::rebalance_global(o, t, bad); },
+               {"speeds[1] must be a finite number > 0, got 0"});
   bad.speeds = {1, 1, 1};
   expect_error([&] { isocost::rebalance_global(o, t, bad); }, {"3 speeds", "2 ranks"});
   BlockRebalanceOptions alpha;

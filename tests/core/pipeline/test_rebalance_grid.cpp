@@ -473,10 +473,12 @@ TEST(RebalanceGrid, BadInput) {
     o.speeds = {1, 2};
     expect_error([&] { call(shape, now, ok, o); }, {"2 speeds for 4 parts"});
     o.speeds = {1, 2, -3, 1};
-    expect_error([&] { call(shape, now, ok, o); }, {"speed of rank 2 = -3"});
+    expect_error([&] { call(shape, now, ok, o); },
+                 {"speeds[2] must be a finite number > 0, got -3"});
     o = {};
     o.decompose.min_width[1] = -1;
-    expect_error([&] { call(shape, now, ok, o); }, {"min width along y = -1"});
+    expect_error([&] { call(shape, now, ok, o); },
+                 {"decompose.min_width[1] must be a finite number >= 0, got -1"});
     // Not a tiling of the grid: overlap, gap, outside, another shape.
     auto bad = now;
     bad.parts[2].cell_lo[1] = 3;
