@@ -8,7 +8,8 @@
 //
 // 1. 1024² weighted cells into 16×16 jagged parts (16 columns in x, then 16
 //    parts in y inside each column) for six weight patterns (fixed seeds):
-//    isocost's decompose() against the plain prefix-sum jagged split below;
+//    isocost's decompose() against the plain prefix-sum jagged split
+//    (decompose_patterns.hpp, with the weight patterns);
 //    max/avg part cost of both as counters (both from the raw weights).
 // 2. 64×64 jagged parts over 4096² cells: goal decompose <= 50 ms.
 // 3. 16×16×16 parts over 256³ cells (x slabs, y in each slab, z in each
@@ -25,7 +26,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -35,9 +35,7 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <numeric>
 #include <optional>
-#include <random>
 #include <span>
 #include <sstream>
 #include <string>
@@ -47,128 +45,21 @@
 #include "isocost/density.hpp"
 #include "isocost/partition.hpp"
 
+#include "decompose_patterns.hpp"
+
 namespace {
 
-using isocost::kMaxDims;
-using Cells = std::array<std::int64_t, kMaxDims>;
-
-// ---------------------------------------------------------------------------
-// Weight grids and patterns.
-
-// A box of whole cells [c0, c1) along each axis (c0 = 0, c1 = 1 on unused axes).
-struct CellBox {
-  Cells c0{0, 0, 0}, c1{1, 1, 1};
-};
-
-// Raw per-cell weights, x fastest (the layout grid_density takes).
-struct Grid {
-  isocost::GridShape shape;
-  std::vector<double> w;
-  std::size_t bytes() const { return w.size() * sizeof(double); }
-};
-
-enum class Pattern { uniform, gaussian, gradient, hotspots, checkerboard, band };
-
-const char* pattern_name(Pattern p) {
-  switch (p) {
-    case Pattern::uniform:
-      return "uniform";
-    case Pattern::gaussian:
-      return "gaussian";
-    case Pattern::gradient:
-      return "gradient";
-    case Pattern::hotspots:
-      return "hotspots";
-    case Pattern::checkerboard:
-      return "checkerboard";
-    case Pattern::band:
-      return "band";
-  }
-  return "?";
-}
-
-// An n×n pattern. u, v are the cell centres scaled to [0, 1], so each pattern
-// looks the same at every resolution.
-//   uniform       U[0, 1) (mt19937_64, seed 1)
-//   gaussian      0.05 + exp(−|p − (0.4, 0.6)|² / (2·0.1²))
-//   gradient      exp(8u)  (heaviest/lightest column ≈ e^8 ≈ 3000)
-//   hotspots      1 + Σ_k 200·exp(−|p − c_k|² / (2·0.01²)), 8 centres c_k
-//                 uniform in [0.1, 0.9]² (seed 7); about half the mass in spots
-//   checkerboard  blocks of n·5/128 cells (40 at n = 1024, not aligned with the
-//                 parts' 64 cells), heavy 10, light 1
-//   band          20 where |u − v| < 0.05, else 1
-Grid make_pattern_2d(Pattern p, std::int64_t n) {
-  Grid g;
-  g.shape = isocost::GridShape{2, {n, n, 1}};
-  g.w.resize(static_cast<std::size_t>(n * n));
-  const double h = 1.0 / static_cast<double>(n);
-  std::vector<std::array<double, 2>> spots;
-  if (p == Pattern::hotspots) {
-    std::mt19937_64 rng(7);
-    std::uniform_real_distribution<double> pos(0.1, 0.9);
-    for (int k = 0; k < 8; ++k) {
-      const double x = pos(rng);
-      spots.push_back({x, pos(rng)});
-    }
-  }
-  std::mt19937_64 rng(1);
-  std::uniform_real_distribution<double> unit(0.0, 1.0);
-  const std::int64_t block = std::max<std::int64_t>(1, n * 5 / 128);
-  for (std::int64_t j = 0; j < n; ++j)
-    for (std::int64_t i = 0; i < n; ++i) {
-      const double u = (static_cast<double>(i) + 0.5) * h, v = (static_cast<double>(j) + 0.5) * h;
-      double w = 0;
-      switch (p) {
-        case Pattern::uniform:
-          w = unit(rng);
-          break;
-        case Pattern::gaussian: {
-          const double r2 = (u - 0.4) * (u - 0.4) + (v - 0.6) * (v - 0.6);
-          w = 0.05 + std::exp(-r2 / (2 * 0.1 * 0.1));
-          break;
-        }
-        case Pattern::gradient:
-          w = std::exp(8 * u);
-          break;
-        case Pattern::hotspots: {
-          w = 1;
-          for (const auto& c : spots) {
-            const double r2 = (u - c[0]) * (u - c[0]) + (v - c[1]) * (v - c[1]);
-            w += 200 * std::exp(-r2 / (2 * 0.01 * 0.01));
-          }
-          break;
-        }
-        case Pattern::checkerboard:
-          w = ((i / block + j / block) % 2) ? 10 : 1;
-          break;
-        case Pattern::band:
-          w = std::abs(u - v) < 0.05 ? 20 : 1;
-          break;
-      }
-      g.w[static_cast<std::size_t>(i + n * j)] = w;
-    }
-  return g;
-}
-
-// n³ cells: 0.5 + U[0, 1) (seed 3) + 4·exp(−|p − (0.4, 0.5, 0.6)|² / (2·0.15²)).
-Grid make_pattern_3d(std::int64_t n) {
-  Grid g;
-  g.shape = isocost::GridShape{3, {n, n, n}};
-  g.w.resize(static_cast<std::size_t>(n * n * n));
-  const double h = 1.0 / static_cast<double>(n);
-  std::mt19937_64 rng(3);
-  std::uniform_real_distribution<double> unit(0.0, 1.0);
-  std::size_t idx = 0;
-  for (std::int64_t k = 0; k < n; ++k)
-    for (std::int64_t j = 0; j < n; ++j)
-      for (std::int64_t i = 0; i < n; ++i) {
-        const double u = (static_cast<double>(i) + 0.5) * h - 0.4;
-        const double v = (static_cast<double>(j) + 0.5) * h - 0.5;
-        const double t = (static_cast<double>(k) + 0.5) * h - 0.6;
-        g.w[idx++] = 0.5 + unit(rng) + 4 * std::exp(-(u * u + v * v + t * t) / (2 * 0.15 * 0.15));
-      }
-  return g;
-}
+using isocost::bench::Balance;
+using isocost::bench::balance;
+using isocost::bench::cell_boxes;
+using isocost::bench::CellBox;
+using isocost::bench::Grid;
+using isocost::bench::make_pattern_2d;
+using isocost::bench::make_pattern_3d;
+using isocost::bench::Pattern;
+using isocost::bench::pattern_name;
+using isocost::bench::plain_jagged;
+using isocost::bench::sat_error;
 
 // A grid and its density (built from a copy), created once per process.
 struct Case {
@@ -203,116 +94,6 @@ isocost::ProcessGrid sectioning(std::vector<int> counts) {
     g.axes.push_back(static_cast<int>(l));  // x, then y, then z
   }
   return g;
-}
-
-// ---------------------------------------------------------------------------
-// Balance, from the raw weights (independent of the summed-area table).
-
-double box_sum(const Grid& g, const CellBox& b) {
-  const auto nx = g.shape.cells[0], ny = g.shape.cells[1];
-  double s = 0;
-  for (std::int64_t k = b.c0[2]; k < b.c1[2]; ++k)
-    for (std::int64_t j = b.c0[1]; j < b.c1[1]; ++j) {
-      const double* row = g.w.data() + nx * (j + ny * k);
-      for (std::int64_t i = b.c0[0]; i < b.c1[0]; ++i) s += row[i];
-    }
-  return s;
-}
-
-struct Balance {
-  double max_over_avg = 0;
-  std::int64_t cells = 0;  // cells covered by the parts (must be the grid's count)
-};
-
-Balance balance(const Grid& g, const std::vector<CellBox>& parts) {
-  Balance b;
-  double total = 0, worst = 0;
-  for (const auto& p : parts) {
-    const double c = box_sum(g, p);
-    total += c;
-    worst = std::max(worst, c);
-    std::int64_t v = 1;
-    for (int a = 0; a < kMaxDims; ++a) v *= p.c1[a] - p.c0[a];
-    b.cells += v;
-  }
-  b.max_over_avg = worst / (total / static_cast<double>(parts.size()));
-  return b;
-}
-
-std::vector<CellBox> cell_boxes(const isocost::Decomposition& d, int dims) {
-  std::vector<CellBox> out;
-  out.reserve(d.parts.size());
-  for (const auto& p : d.parts) {
-    CellBox b;
-    for (int a = 0; a < dims; ++a) {
-      b.c0[a] = p.cell_lo[a];
-      b.c1[a] = p.cell_hi[a];
-    }
-    out.push_back(b);
-  }
-  return out;
-}
-
-// Largest |cost from the summed-area table − cost from the raw weights|, as a
-// fraction of the average part cost.
-double sat_error(const Grid& g, const isocost::Decomposition& d,
-                 const std::vector<CellBox>& boxes) {
-  const double avg = d.total_cost / static_cast<double>(d.parts.size());
-  double worst = 0;
-  for (std::size_t r = 0; r < boxes.size(); ++r)
-    worst = std::max(worst, std::abs(d.parts[r].cost - box_sum(g, boxes[r])) / avg);
-  return worst;
-}
-
-// ---------------------------------------------------------------------------
-// The baseline: the plain prefix-sum jagged split. At each level, the piece's
-// marginal along the level's axis is summed from the raw weights, and cut i of
-// m is the first cell boundary k whose prefix sum reaches i·S_n/m (S_n = the
-// piece's total); then each slab is split the same way at the next level.
-
-void plain_split(const Grid& g, const CellBox& piece, const isocost::ProcessGrid& pg,
-                 std::size_t level, std::vector<CellBox>& out) {
-  if (level == pg.counts.size()) {
-    out.push_back(piece);
-    return;
-  }
-  const int axis = pg.axes[level], m = pg.counts[level];
-  const auto nx = g.shape.cells[0], ny = g.shape.cells[1];
-  const std::int64_t lo = piece.c0[axis], n = piece.c1[axis] - lo;
-  std::vector<double> S(static_cast<std::size_t>(n) + 1, 0.0);
-  for (std::int64_t k = piece.c0[2]; k < piece.c1[2]; ++k)
-    for (std::int64_t j = piece.c0[1]; j < piece.c1[1]; ++j) {
-      const double* row = g.w.data() + nx * (j + ny * k);
-      if (axis == 0) {
-        double* s = S.data() + 1 - lo;
-        for (std::int64_t i = piece.c0[0]; i < piece.c1[0]; ++i) s[i] += row[i];
-      } else {
-        double r = 0;
-        for (std::int64_t i = piece.c0[0]; i < piece.c1[0]; ++i) r += row[i];
-        S[static_cast<std::size_t>((axis == 1 ? j : k) - lo + 1)] += r;
-      }
-    }
-  std::partial_sum(S.begin(), S.end(), S.begin());
-  const double total = S.back();
-  std::int64_t prev = 0;
-  for (int i = 0; i < m; ++i) {
-    std::int64_t next = n;
-    if (i + 1 < m) next = std::lower_bound(S.begin(), S.end(), total * (i + 1) / m) - S.begin();
-    CellBox slab = piece;
-    slab.c0[axis] = lo + prev;
-    slab.c1[axis] = lo + next;
-    plain_split(g, slab, pg, level + 1, out);
-    prev = next;
-  }
-}
-
-std::vector<CellBox> plain_jagged(const Grid& g, const isocost::ProcessGrid& pg) {
-  CellBox whole;
-  for (int a = 0; a < g.shape.dims; ++a) whole.c1[a] = g.shape.cells[a];
-  std::vector<CellBox> out;
-  out.reserve(static_cast<std::size_t>(pg.ranks()));
-  plain_split(g, whole, pg, 0, out);
-  return out;
 }
 
 // Full-precision balance lines for the end of the run (counters print only a

@@ -1,69 +1,23 @@
 // Tests for the gridded densities of isocost/density.hpp: the in-place
 // summed-area table (cell_mass against brute-force sums), proportional shares
-// of cells cut by a box, marginals and cross-sections, grid lines, the text
-// and raw weight files and every validation error.
+// of cells cut by a box, marginals and cross-sections, grid lines and every
+// validation error. The text and raw weight files: test_density_grid_io.cpp.
 //
 // Hand-computed grids used below (x fastest):
 //   3x2:   row y=0: 1 2 3      columns: 5 7 9, rows: 6 15, total 21
 //          row y=1: 4 5 6
 //   2x2x2: w(i, j, k) = 1 + i + 2j + 4k = 1..8, total 36
 //          slices z=0: 10, z=1: 26; columns x=0: 16, x=1: 20
-#include <gtest/gtest.h>
-
-#include <algorithm>
-#include <array>
-#include <cmath>
-#include <cstdio>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <limits>
-#include <random>
-#include <span>
-#include <sstream>
-#include <string>
-#include <utility>
-#include <vector>
-
-#include "isocost/density.hpp"
-#include "isocost/error.hpp"
-#include "support/expect_error.hpp"
-
-namespace isocost::detail {
-// Defined in density_grid.cpp (no header): the summed-area table, to check
-// that it occupies the moved-in weights' memory.
-std::span<const double> grid_table(const Density& density);
-}  // namespace isocost::detail
+#include "core/multidim/density_grid_test.hpp"
 
 namespace {
 
-using isocost::Box;
-using isocost::Density;
-using isocost::GridShape;
-using isocost::testing::expect_error;
-using Cells = std::array<std::int64_t, 3>;
-
-GridShape Shape(std::int64_t nx, std::int64_t ny) { return {2, {nx, ny, 1}}; }
-GridShape Shape(std::int64_t nx, std::int64_t ny, std::int64_t nz) { return {3, {nx, ny, nz}}; }
-
-const std::vector<double> k3x2 = {1, 2, 3, 4, 5, 6};
 std::vector<double> Weights2x2x2() {
   std::vector<double> w;
   for (int k = 0; k < 2; ++k)
     for (int j = 0; j < 2; ++j)
       for (int i = 0; i < 2; ++i) w.push_back(1 + i + 2 * j + 4 * k);
   return w;
-}
-
-// Σ weights over cells [c0, c1), in long double, straight from the weights.
-long double BruteCells(const std::vector<double>& w, const GridShape& s, const Cells& c0,
-                       const Cells& c1) {
-  const std::int64_t nx = s.cells[0], ny = s.dims > 1 ? s.cells[1] : 1;
-  long double sum = 0;
-  for (std::int64_t k = c0[2]; k < c1[2]; ++k)
-    for (std::int64_t j = c0[1]; j < c1[1]; ++j)
-      for (std::int64_t i = c0[0]; i < c1[0]; ++i) sum += w[i + nx * (j + ny * k)];
-  return sum;
 }
 
 // Σ weight × overlap fraction of each cell with a box in cell units.
@@ -81,22 +35,6 @@ long double BruteBox(const std::vector<double>& w, const GridShape& s, const Box
       for (std::int64_t i = 0; i < nx; ++i)
         sum += w[i + nx * (j + ny * k)] * overlap(0, i) * overlap(1, j) * overlap(2, k);
   return sum;
-}
-
-// Every sub-range [c0, c1) of the grid, including empty ones; unused axes
-// stay [0, 1) (cell_mass ignores them).
-template <class F>
-void ForEachRange(const GridShape& s, F&& f) {
-  std::array<std::vector<std::pair<std::int64_t, std::int64_t>>, 3> ranges;
-  for (int a = 0; a < 3; ++a) {
-    if (a >= s.dims) ranges[a].push_back({0, 1});
-    for (std::int64_t lo = 0; a < s.dims && lo <= s.cells[a]; ++lo)
-      for (std::int64_t hi = lo; hi <= s.cells[a]; ++hi) ranges[a].push_back({lo, hi});
-  }
-  for (const auto& z : ranges[2])
-    for (const auto& y : ranges[1])
-      for (const auto& x : ranges[0])
-        f(Cells{x.first, y.first, z.first}, Cells{x.second, y.second, z.second});
 }
 
 // ---------------------------------------------------------------------------
@@ -416,230 +354,6 @@ TEST(GridDensity, BadShapeOrBox) {
         isocost::grid_density(k3x2, Shape(3, 2), Box::of({0, 1}, {1, 1}));
       },
       {"y range", "lo < hi"});
-}
-
-// ---------------------------------------------------------------------------
-// Weight files.
-
-// A path in the test temp directory, removed at scope exit.
-class TempPath {
- public:
-  explicit TempPath(const std::string& stem) {
-    std::random_device rd;
-    path_ = (std::filesystem::path(testing::TempDir()) /
-             ("isocost_test_density_grid_" + stem + "_" + std::to_string(rd())))
-                .string();
-  }
-  TempPath(const std::string& stem, const std::string& contents) : TempPath(stem) {
-    std::ofstream out(path_, std::ios::binary);
-    out << contents;
-  }
-  ~TempPath() { std::remove(path_.c_str()); }
-  TempPath(const TempPath&) = delete;
-  TempPath& operator=(const TempPath&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-// Checks a ParseError's file, line and message fragments.
-template <class F>
-void ExpectParseError(F&& f, const std::string& file, std::size_t line,
-                      std::initializer_list<std::string> parts) {
-  try {
-    f();
-    ADD_FAILURE() << "expected isocost::ParseError";
-  } catch (const isocost::ParseError& e) {
-    const std::string msg = e.what();
-    EXPECT_EQ(e.file(), file) << msg;
-    EXPECT_EQ(e.line(), line) << msg;
-    for (const auto& p : parts)
-      EXPECT_NE(msg.find(p), std::string::npos) << "missing '" << p << "' in: " << msg;
-  }
-}
-
-TEST(ReadGridDensity, TextWithCommentsBlankLinesAndCrlf) {
-  TempPath f("text", "# 3x2 weights\n1, 2, 3\r\n\n   # y = 1\n4\t5 6\n\n");
-  const auto d = isocost::read_grid_density(f.path(), Shape(3, 2));
-  EXPECT_EQ(d.total(), 21);
-  ForEachRange(Shape(3, 2), [&](const Cells& c0, const Cells& c1) {
-    EXPECT_EQ(d.cell_mass(c0, c1), static_cast<double>(BruteCells(k3x2, Shape(3, 2), c0, c1)));
-  });
-  EXPECT_EQ(d.describe(), "grid 3x2 cells on [0, 3] x [0, 2]");
-}
-
-TEST(ReadGridDensity, Text3DRowsInYThenZOrder) {
-  TempPath f("text3", "1 2\n3 4\n# z = 1\n5 6\n7 8\n");
-  const auto d = isocost::read_grid_density(f.path(), Shape(2, 2, 2));
-  EXPECT_EQ(d.cell_mass({1, 0, 1}, {2, 1, 2}), 6);
-  EXPECT_EQ(d.cell_mass({0, 1, 0}, {1, 2, 1}), 3);
-  EXPECT_EQ(isocost::detail::grid_table(d).back(), 36);
-}
-
-TEST(ReadGridDensity, RawRoundTrip) {
-  std::mt19937_64 rng(11);
-  std::uniform_real_distribution<double> unit(0, 1);
-  const GridShape s = Shape(6, 5, 4);
-  std::vector<double> w(static_cast<std::size_t>(s.count()));
-  for (auto& v : w) v = unit(rng);
-  w[17] = 0;
-  TempPath f("raw");
-  isocost::write_grid_weights(f.path(), w, s);
-  EXPECT_EQ(std::filesystem::file_size(f.path()), 8u + 4 + 3 * 8 + 8 * w.size());
-  {
-    std::ifstream in(f.path(), std::ios::binary);
-    char magic[8];
-    in.read(magic, 8);
-    EXPECT_EQ(std::string(magic, 8), "ISOCOSTW");
-  }
-  const auto read = isocost::read_grid_density(f.path(), s);
-  const auto direct = isocost::grid_density(w, s);
-  // The same weights bit for bit give the same table bit for bit.
-  const auto a = isocost::detail::grid_table(read), b = isocost::detail::grid_table(direct);
-  EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end()));
-  EXPECT_EQ(read.describe(), "grid 6x5x4 cells on [0, 6] x [0, 5] x [0, 4]");
-  // No temporary left beside the target.
-  for (const auto& e :
-       std::filesystem::directory_iterator(std::filesystem::path(f.path()).parent_path()))
-    EXPECT_EQ(e.path().filename().string().find(".isocost-"), std::string::npos) << e.path();
-}
-
-TEST(ReadGridDensity, TextErrors) {
-  {
-    TempPath f("len", "1 2 3\n# c\n4 5\n");
-    ExpectParseError([&] { isocost::read_grid_density(f.path(), Shape(3, 2)); }, f.path(), 3,
-                     {"expected 3 values", "got 2"});
-  }
-  {
-    TempPath f("num", "1 2 x\n4 5 6\n");
-    ExpectParseError([&] { isocost::read_grid_density(f.path(), Shape(3, 2)); }, f.path(), 1,
-                     {"value 3", "'x'"});
-  }
-  {
-    TempPath f("empty_field", "1,,3\n4,5,6\n");
-    ExpectParseError([&] { isocost::read_grid_density(f.path(), Shape(3, 2)); }, f.path(), 1,
-                     {"value 2", "''"});
-  }
-  {
-    TempPath f("nan", "1 2 3\n4 nan 6\n");
-    ExpectParseError([&] { isocost::read_grid_density(f.path(), Shape(3, 2)); }, f.path(), 2,
-                     {"finite number", "'nan'"});
-  }
-  {
-    TempPath f("neg", "1 2 3\n\n4 -5 6\n");
-    ExpectParseError([&] { isocost::read_grid_density(f.path(), Shape(3, 2)); }, f.path(), 3,
-                     {"cell (1, 1)", "-5", ">= 0"});
-  }
-  {
-    TempPath f("few", "1 2 3\n");
-    ExpectParseError([&] { isocost::read_grid_density(f.path(), Shape(3, 2)); }, f.path(), 1,
-                     {"expected 2 rows", "ny = 2", "got 1"});
-  }
-  {
-    TempPath f("many", "1 2\n3 4\n5 6\n7 8\n# extra\n9 10\n11 12\n");
-    ExpectParseError([&] { isocost::read_grid_density(f.path(), Shape(2, 2, 2)); }, f.path(), 6,
-                     {"expected 4 rows", "ny*nz = 2*2", "got 6"});
-  }
-  {
-    TempPath f("none", "# nothing\n");
-    ExpectParseError([&] { isocost::read_grid_density(f.path(), Shape(3, 2)); }, f.path(), 1,
-                     {"expected 2 rows", "got 0"});
-  }
-  {
-    TempPath f("zero", "0 0 0\n0 0 0\n");
-    expect_error([&] { isocost::read_grid_density(f.path(), Shape(3, 2)); },
-                 {"all weights are zero"});
-  }
-  expect_error([] { isocost::read_grid_density("/nonexistent/isocost/w.txt", Shape(3, 2)); },
-               {"cannot open", "/nonexistent/isocost/w.txt"});
-  {
-    TempPath f("shape", "1 2 3\n4 5 6\n");
-    expect_error([&] { isocost::read_grid_density(f.path(), Shape(3, -1)); },
-                 {"cells along y", "got -1"});
-  }
-}
-
-std::string RawBytes(const std::vector<std::int64_t>& cells, const std::vector<double>& w) {
-  std::string s = "ISOCOSTW";
-  const auto dims = static_cast<std::uint32_t>(cells.size());
-  s.append(reinterpret_cast<const char*>(&dims), 4);
-  s.append(reinterpret_cast<const char*>(cells.data()), 8 * cells.size());
-  s.append(reinterpret_cast<const char*>(w.data()), 8 * w.size());
-  return s;
-}
-
-TEST(ReadGridDensity, RawErrors) {
-  {
-    TempPath f("hdr");
-    isocost::write_grid_weights(f.path(), std::vector<double>(12, 1.0), Shape(4, 3));
-    expect_error([&] { isocost::read_grid_density(f.path(), Shape(3, 4)); },
-                 {f.path(), "header shape 4x3", "expected shape 3x4"});
-    expect_error(
-        [&] {
-          isocost::read_grid_density(f.path(), GridShape{1, {12, 1, 1}});
-        },
-        {"header shape 4x3", "expected shape 12"});
-    // Truncated: one weight short.
-    std::filesystem::resize_file(f.path(), std::filesystem::file_size(f.path()) - 8);
-    expect_error([&] { isocost::read_grid_density(f.path(), Shape(4, 3)); },
-                 {f.path(), "file size 116 bytes", "4x3", "expected 124 bytes"});
-    std::filesystem::resize_file(f.path(), 20);
-    expect_error([&] { isocost::read_grid_density(f.path(), Shape(4, 3)); },
-                 {"truncated header", "20 bytes", "needs 28"});
-  }
-  {
-    TempPath f("long", RawBytes({3, 2}, {1, 2, 3, 4, 5, 6, 7}));
-    expect_error([&] { isocost::read_grid_density(f.path(), Shape(3, 2)); },
-                 {"file size 84 bytes", "expected 76 bytes"});
-  }
-  {
-    TempPath f("dims", RawBytes({3, 2, 1, 1}, {}));
-    expect_error([&] { isocost::read_grid_density(f.path(), Shape(3, 2)); },
-                 {"byte 8", "dims = 4", "1 to 3"});
-  }
-  {
-    TempPath f("neg", RawBytes({3, 2}, {1, 2, 3, 4, -5, 6}));
-    // Header 8 + 4 + 16 = 28 bytes; cell (1, 1) is value 4, at 28 + 32.
-    expect_error([&] { isocost::read_grid_density(f.path(), Shape(3, 2)); },
-                 {f.path(), "byte 60", "cell (1, 1)", "-5"});
-  }
-  {
-    TempPath f("nan", RawBytes({2}, {std::numeric_limits<double>::quiet_NaN(), 1}));
-    expect_error(
-        [&] {
-          isocost::read_grid_density(f.path(), GridShape{1, {2, 1, 1}});
-        },
-        {"byte 20", "cell (0)", "nan"});
-  }
-  {
-    TempPath f("zero", RawBytes({2}, {0, 0}));
-    expect_error(
-        [&] {
-          isocost::read_grid_density(f.path(), GridShape{1, {2, 1, 1}});
-        },
-        {"all weights are zero"});
-  }
-}
-
-TEST(WriteGridWeights, Errors) {
-  TempPath f("bad");
-  expect_error(
-      [&] {
-        isocost::write_grid_weights(f.path(), {1, 2, 3}, Shape(2, 2));
-      },
-      {"3 weights", "2x2", "4 cells"});
-  expect_error(
-      [&] {
-        isocost::write_grid_weights(f.path(), {1, -2, 3, 4}, Shape(2, 2));
-      },
-      {"cell (1, 0)", "-2"});
-  EXPECT_FALSE(std::filesystem::exists(f.path()));
-  expect_error(
-      [] {
-        isocost::write_grid_weights("/nonexistent/isocost/w.bin", {1, 2, 3, 4}, Shape(2, 2));
-      },
-      {"cannot write", "/nonexistent/isocost/w.bin"});
 }
 
 }  // namespace
