@@ -16,7 +16,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "isocost/mpi/balancer.hpp"
+#include "isocost/mpi/block_balancer.hpp"
 #include "mpi_bench_support.hpp"
 
 using isocost::bench::median;
@@ -42,20 +42,20 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 2;
   }
-  isocost::mpi::BalancerOptions o;
-  o.calibrate = false;
-  o.trigger.every = every;
-  o.overlap = overlap;
-  {  // the Balancer must be gone before MPI_Finalize
-    isocost::mpi::Balancer b(MPI_COMM_WORLD, isocost::mpi::BlockDistribution::uniform(1000 * P, P),
-                             o);
+  isocost::mpi::BlockBalancerOptions o;
+  o.pipeline.comm = isocost::CommModel{};
+  o.pipeline.trigger.every = every;
+  o.pipeline.overlap = overlap;
+  {  // the balancer must be gone before MPI_Finalize
+    isocost::mpi::BlockBalancer b(MPI_COMM_WORLD,
+                                  isocost::mpi::BlockDistribution::uniform(1000 * P, P), o);
     std::vector<double> data(1000, 1.0);
     // Per call: (cpu, wall) of this rank, and whether the call communicated.
     std::vector<double> cpu(static_cast<std::size_t>(steps)), wall(cpu.size());
     std::vector<char> collective(cpu.size());
     MPI_Barrier(MPI_COMM_WORLD);
     for (int s = 0; s < steps; ++s) {
-      b.monitor().record_step(1e-3);
+      b.record_step(1e-3);
       // Wall time inside the CPU-time interval, so it excludes the (system
       // call) thread clock; the CPU figure includes about half of one.
       const double c0 = thread_cpu(), w0 = MPI_Wtime();

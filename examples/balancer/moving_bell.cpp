@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "isocost/error.hpp"
-#include "isocost/mpi/balancer.hpp"
+#include "isocost/mpi/block_balancer.hpp"
 
 namespace {
 
@@ -64,12 +64,12 @@ Outcome run(const Settings& s, bool balance, MPI_Comm comm) {
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &P);
   const long long N = s.cells_per_rank * P;
-  isocost::mpi::BalancerOptions o;
-  o.monitor.clock = isocost::MonitorClock::cpu;
-  o.monitor.window = 3;
-  o.trigger.every = s.every;
-  if (balance) o.log_path = s.log;
-  isocost::mpi::Balancer b(comm, isocost::mpi::BlockDistribution::uniform(N, P), o);
+  isocost::mpi::BlockBalancerOptions o;
+  o.pipeline.monitor.clock = isocost::MonitorClock::cpu;
+  o.pipeline.monitor.window = 3;
+  o.pipeline.trigger.every = s.every;
+  if (balance) o.pipeline.log_path = s.log;
+  isocost::mpi::BlockBalancer b(comm, isocost::mpi::BlockDistribution::uniform(N, P), o);
   std::vector<double> cells(static_cast<std::size_t>(b.distribution().count(rank)), 0.5);
   Outcome out;
   double sink = 0;
@@ -103,7 +103,7 @@ Outcome run(const Settings& s, bool balance, MPI_Comm comm) {
     out.balancing += slowest;
     if (e.action != isocost::Strategy::none) {
       ++out.rebalances;
-      out.moved += e.migration.global_elements_moved;
+      if (e.migration) out.moved += e.migration->global_elements_moved;
     }
   }
   out.mean_efficiency /= s.steps;

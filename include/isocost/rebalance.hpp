@@ -1,15 +1,26 @@
-// isocost/rebalance.hpp — new 1-D block distributions from measured loads:
-// the "repartition" phase of the balancing pipeline (Watts ch. 2–3), serial
-// and deterministic, so every rank computes the same answer from the same
-// gathered loads (the mpi layer's Balancer does exactly that).
+// isocost/rebalance.hpp — new 1-D block distributions from measurements: the
+// "repartition" phase of the balancing pipeline (Watts ch. 2–3), serial and
+// deterministic, so every rank computes the same answer from the same gathered
+// numbers (the mpi layer's BlockBalancer does exactly that).
 //
 // A block distribution of N elements over P ranks is P + 1 integer offsets
-// 0 = o_0 <= … <= o_P = N; rank r owns elements [o_r, o_{r+1}).
+// 0 = o_0 <= … <= o_P = N; rank r owns elements [o_r, o_{r+1}). Four plans,
+// each with its own options:
+//   rebalance_global     per-rank loads → the interpolated (or modelled)
+//                        cumulative cost, cut into equal shares (Swartz §2);
+//   rebalance_phases     per-rank, per-phase loads → cuts that minimise the
+//                        phase-synchronised time (Watts ch. 4);
+//   rebalance_weights    per-element costs the code measured or modelled →
+//                        the discrete model of them, cut exactly;
+//   rebalance_diffusive  per-rank loads → diffusion on the chain of ranks and
+//                        the boundary shifts that carry it out (shift.hpp).
 //
 //   std::vector<std::int64_t> o{0, 250, 500, 750, 1000};
-//   std::vector<double> t{1.0, 1.4, 2.1, 3.0};          // measured seconds
-//   auto g = isocost::rebalance_global(o, t);             // a pchip through the cumulative times
-//   auto d = isocost::rebalance_diffusive(o, t);          // chain diffusion + boundary shifts
+//   std::vector<double> t{1.0, 1.4, 2.1, 3.0};                 // measured seconds
+//   const auto s = isocost::Speeds::uniform(4);
+//   auto g = isocost::rebalance_global(o, t, s);               // pchip through the cumulative
+//   times auto d = isocost::rebalance_diffusive(o, t);               // chain diffusion + boundary
+//   shifts
 //   // g.offsets, g.elements_moved, g.predicted_imbalance …
 #pragma once
 
@@ -21,6 +32,7 @@
 
 #include "isocost/cost_model.hpp"
 #include "isocost/diffusion.hpp"
+#include "isocost/options.hpp"
 #include "isocost/partition.hpp"
 #include "isocost/samples.hpp"
 #include "isocost/shift.hpp"
@@ -31,51 +43,79 @@ namespace isocost {
 struct BlockRound {
   std::vector<std::int64_t> offsets;  ///< P + 1 offsets of the same N elements
   std::vector<double> loads;          ///< P loads (seconds) measured on them
-
-  /// The field list (options.hpp).
-  template <class Self, class V>
-  static void fields(Self& self, V&& v) {
-    v("offsets", self.offsets);
-    v("loads", self.loads, at_least(0));
-  }
 };
 
-/// Settings for rebalance_global(), rebalance_weights() and rebalance_diffusive().
-struct BlockRebalanceOptions {
-  /// Global: how the cumulative measured cost between the current offsets is
+/// Settings for rebalance_global().
+struct GlobalRebalanceOptions {
+  /// How the cumulative measured cost between the current offsets is
   /// interpolated (Interpolation::pchip keeps it monotone and smooth).
   Interpolation interpolation = Interpolation::pchip;
-  /// Global: builds the cost model from the samples instead of interpolating
-  /// them (e.g. a Ceres fit from isocost::fitters, merging earlier rounds).
-  /// Must return a model whose domain covers [o_0, o_P].
+  /// Builds the cost model from the samples instead of interpolating them
+  /// (e.g. a Ceres fit from isocost::fitters, merging earlier rounds). Must
+  /// return a model whose domain covers [o_0, o_P]. Empty: interpolate.
   std::function<CostModel(const Samples&)> model;
-  /// Global (interpolation): earlier rounds, oldest first. With one load per
-  /// rank, P + 1 cumulative points are all a round knows about the cost's
-  /// shape; earlier rounds cut elsewhere and add points. Each round's
-  /// cumulative cost is scaled to the current total, the points are merged
-  /// (the current round weighs twice an earlier one), made nondecreasing by
-  /// weighted isotonic regression and interpolated. Useful when the load
-  /// changes slowly between rounds; stale rounds mislead. Rounds of another N
-  /// or P are an Error.
-  std::vector<BlockRound> history;
-  /// Global and weights: the ranks' relative speeds (uniform when empty);
-  /// times are converted to speed-1 cost as in samples_from_partition().
-  std::vector<double> speeds;
   /// Root finding for the cuts.
   CutOptions cut;
-  /// Diffusive: the scheme on the chain of ranks and the boundary shifts
-  /// (the max_move cap, min_width in elements).
-  DiffusionOptions diffusion;
-  ShiftOptions shift;
 
   /// The field list (options.hpp): validation, JSON and the agreement hash.
   template <class Self, class V>
   static void fields(Self& self, V&& v) {
     v("interpolation", self.interpolation);
     v("model", self.model);
-    v("history", self.history);
-    v("speeds", self.speeds, above(0));
     v("cut", self.cut);
+  }
+  bool is_valid(std::string* why) const { return check_fields(*this, why); }
+  /// Throws Error("rebalance: …") unless is_valid().
+  void validate() const { validate_options(*this, "rebalance"); }
+};
+
+/// Settings for rebalance_phases().
+struct PhaseRebalanceOptions {
+  /// How each phase's cumulative measured cost is interpolated.
+  Interpolation interpolation = Interpolation::pchip;
+  /// Root finding for the cuts.
+  CutOptions cut;
+
+  /// The field list (options.hpp): validation, JSON and the agreement hash.
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("interpolation", self.interpolation);
+    v("cut", self.cut);
+  }
+  bool is_valid(std::string* why) const { return check_fields(*this, why); }
+  /// Throws Error("rebalance: …") unless is_valid().
+  void validate() const { validate_options(*this, "rebalance"); }
+};
+
+/// Settings for rebalance_weights().
+struct WeightsRebalanceOptions {
+  /// false: every cut is the element boundary nearest its target TT·S_i/S
+  /// (the bottleneck is within one element's cost of the optimum). true: the
+  /// exact chains-on-chains optimum, the smallest possible heaviest
+  /// cost/speed with every rank keeping at least one element where P <= N
+  /// (bottleneck_cuts()).
+  bool optimal = false;
+
+  /// The field list (options.hpp): validation, JSON and the agreement hash.
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("optimal", self.optimal);
+  }
+  bool is_valid(std::string* why) const { return check_fields(*this, why); }
+  /// Throws Error("rebalance: …") unless is_valid().
+  void validate() const { validate_options(*this, "rebalance"); }
+};
+
+/// Settings for rebalance_diffusive().
+struct DiffusiveRebalanceOptions {
+  /// The diffusion scheme on the chain of ranks.
+  DiffusionOptions diffusion;
+  /// The boundary shifts: the max_move cap and min_width in elements.
+  ShiftOptions shift;
+
+  /// The field list (options.hpp): validation, JSON and the agreement hash.
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
     v("diffusion", self.diffusion);
     v("shift", self.shift);
   }
@@ -86,7 +126,7 @@ struct BlockRebalanceOptions {
 
 /// A new distribution and what moving to it costs.
 struct BlockRebalance {
-  std::string method;                  ///< "global", "weights" or "diffusion"
+  std::string method;                  ///< "global", "phases", "weights" or "diffusion"
   std::vector<std::int64_t> offsets;   ///< P + 1 new offsets
   std::vector<double> predicted_time;  ///< per rank: model cost of the new range / speed
   double predicted_imbalance = 0;      ///< max/avg − 1 of predicted_time
@@ -112,15 +152,27 @@ struct BlockRebalance {
 
 /// Global functional repartition (Swartz §2, from measurements): rank r
 /// measured loads[r] seconds for its elements [o_r, o_{r+1}); the cumulative
-/// cost through the offsets is interpolated (or modelled by options.model)
-/// and cut into P equal-cost (speed-weighted) integer ranges, warm-started
-/// from the current offsets. Ranks with empty ranges contribute nothing; a
-/// non-empty range with load 0 counts as free. Throws Error for invalid
-/// offsets, loads of the wrong count, negative or non-finite loads, all-zero
-/// loads, bad options.
+/// speed-1 cost through the offsets (time × speed, as samples_from_partition()
+/// converts it) is interpolated (or modelled by options.model) and cut into P
+/// integer ranges of cost share S_r/S, warm-started from the current offsets.
+/// Ranks with empty ranges contribute nothing; a non-empty range with load 0
+/// counts as free.
+///
+/// `history` (interpolation only): earlier rounds, oldest first. With one load
+/// per rank, P + 1 cumulative points are all a round knows about the cost's
+/// shape; earlier rounds cut elsewhere and add points. Each round's
+/// cumulative cost is scaled to the current total, the points are merged (the
+/// current round weighs twice an earlier one), made nondecreasing by
+/// weighted isotonic regression and interpolated. Useful when the load
+/// changes slowly between rounds; stale rounds mislead.
+///
+/// Throws Error for invalid offsets, loads of the wrong count, negative or
+/// non-finite loads, all-zero loads, speeds for another P, history rounds of
+/// another N or P, bad options.
 BlockRebalance rebalance_global(std::span<const std::int64_t> offsets,
-                                std::span<const double> loads,
-                                const BlockRebalanceOptions& options = {});
+                                std::span<const double> loads, const Speeds& speeds,
+                                const GlobalRebalanceOptions& options = {},
+                                std::span<const BlockRound> history = {});
 
 /// Global repartition for phase-synchronised time (Watts ch. 4, vector
 /// loads): phase_loads[r·F + p] is rank r's measured time in phase p (F
@@ -133,25 +185,31 @@ BlockRebalance rebalance_global(std::span<const std::int64_t> offsets,
 /// rank's total over the phases. Throws Error as rebalance_global(), and for
 /// phase_loads whose size is not a multiple F of P.
 BlockRebalance rebalance_phases(std::span<const std::int64_t> offsets,
-                                std::span<const double> phase_loads,
-                                const BlockRebalanceOptions& options = {});
+                                std::span<const double> phase_loads, const Speeds& speeds,
+                                const PhaseRebalanceOptions& options = {});
 
-/// Global repartition from per-element loads (e.g. per-task timings over a
-/// window): the discrete model of the N weights, cut exactly (the cuts equal
-/// partition(discrete_model(weights))). `offsets` is the current distribution
-/// (for elements_moved). Throws Error for invalid weights or offsets.
+/// Global repartition from per-element costs (measured, e.g. per-task timings
+/// over a window, or modelled, e.g. particles per cell): the discrete model of
+/// the N costs, cut exactly (the cuts equal partition(discrete_model(costs)),
+/// or bottleneck_cuts() with options.optimal). predicted_time is in the costs'
+/// units per speed. `offsets` is the current distribution (for
+/// elements_moved and measured_imbalance, the current ranges' costs). Throws
+/// Error for invalid costs or offsets, speeds for another P.
 BlockRebalance rebalance_weights(std::span<const std::int64_t> offsets,
-                                 std::span<const double> element_loads,
-                                 const BlockRebalanceOptions& options = {});
+                                 std::span<const double> element_costs, const Speeds& speeds,
+                                 const WeightsRebalanceOptions& options = {});
 
-/// Diffusive repartition: diffuse() on the chain of ranks (mesh_graph({P})),
-/// then shift_cuts() on the element index, each old range's cost corrected
-/// by its measured load (shift.hpp), and the shifted cuts rounded to the
-/// nearest integers (order kept). Speeds are not used: diffusion equalises
-/// measured times. Throws Error as rebalance_global().
+/// Diffusive repartition: diffuse_and_shift() (diffusion on the chain of
+/// ranks, then the boundary shifts) on the element index, each old range's
+/// cost corrected by its measured load (shift.hpp), the shifted cuts rounded
+/// to the nearest integers (order kept). With `element_costs` (N values, the
+/// code's own per-element costs), the shifts run on the discrete model of
+/// those instead of on uniform elements. Speeds are not used: diffusion
+/// equalises measured times. Throws Error as rebalance_global().
 BlockRebalance rebalance_diffusive(std::span<const std::int64_t> offsets,
                                    std::span<const double> loads,
-                                   const BlockRebalanceOptions& options = {});
+                                   const DiffusiveRebalanceOptions& options = {},
+                                   std::span<const double> element_costs = {});
 
 /// Σ_r (count_r − |old_r ∩ new_r|) and the largest number of elements one
 /// rank receives. Both distributions must be valid and of the same N and P.

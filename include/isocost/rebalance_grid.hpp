@@ -13,7 +13,7 @@
 //   auto now = isocost::decompose(isocost::grid_density(w, shape), {{2, 2}, {0, 1}},
 //                                 isocost::Speeds::uniform(4));
 //   std::vector<double> t{1.0, 1.2, 0.8, 3.0};                 // measured seconds
-//   auto g = isocost::rebalance_grid_global(shape, now, t);    // piecewise-constant estimate
+//   auto g = isocost::rebalance_grid_global(shape, now, t, isocost::Speeds::uniform(4));
 //   auto d = isocost::rebalance_grid_diffusive(shape, now, t); // diffusion + shifted cuts
 //   // g.decomposition.parts[r].cell_lo/cell_hi, g.elements_moved …
 #pragma once
@@ -27,31 +27,54 @@
 #include "isocost/decompose.hpp"
 #include "isocost/density.hpp"
 #include "isocost/diffusion.hpp"
+#include "isocost/options.hpp"
+#include "isocost/partition.hpp"
 #include "isocost/shift.hpp"
 
 namespace isocost {
 
-/// Settings for rebalance_grid_global() and rebalance_grid_diffusive().
-struct GridRebalanceOptions {
-  /// Global: the ranks' relative speeds (uniform when empty). Measured times
-  /// are converted to speed-1 cost (cost = time × speed, as
-  /// samples_from_partition() does in 1-D). Diffusion does not use them (it
-  /// equalises measured times) but their count is checked.
-  std::vector<double> speeds;
-  /// Global: minimum part widths (box units of the grid, see
-  /// rebalance_grid_global()) and cut options, passed to decompose().
+/// Settings for rebalance_grid_global().
+struct GridGlobalRebalanceOptions {
+  /// Minimum part widths (box units of the grid, see rebalance_grid_global())
+  /// and cut options, passed to decompose().
   DecomposeOptions decompose;
-  /// Diffusive: the diffusion scheme, applied at each level.
+
+  /// The field list (options.hpp): validation, JSON and the agreement hash.
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("decompose", self.decompose);
+  }
+  bool is_valid(std::string* why) const { return check_fields(*this, why); }
+  /// Throws Error("rebalance_grid: …") unless is_valid().
+  void validate() const { validate_options(*this, "rebalance_grid"); }
+};
+
+/// Settings for rebalance_grid_weights().
+struct GridWeightsRebalanceOptions {
+  /// Minimum part widths (box units) and cut options, passed to decompose().
+  DecomposeOptions decompose;
+
+  /// The field list (options.hpp): validation, JSON and the agreement hash.
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("decompose", self.decompose);
+  }
+  bool is_valid(std::string* why) const { return check_fields(*this, why); }
+  /// Throws Error("rebalance_grid: …") unless is_valid().
+  void validate() const { validate_options(*this, "rebalance_grid"); }
+};
+
+/// Settings for rebalance_grid_diffusive().
+struct GridDiffusiveRebalanceOptions {
+  /// The diffusion scheme, applied at each level.
   DiffusionOptions diffusion;
-  /// Diffusive: the max_move cap and the minimum width (box units) of the
-  /// boundary shifts, at each level.
+  /// The max_move cap and the minimum width (box units) of the boundary
+  /// shifts, at each level.
   ShiftOptions shift;
 
   /// The field list (options.hpp): validation, JSON and the agreement hash.
   template <class Self, class V>
   static void fields(Self& self, V&& v) {
-    v("speeds", self.speeds, above(0));
-    v("decompose", self.decompose);
     v("diffusion", self.diffusion);
     v("shift", self.shift);
   }
@@ -62,7 +85,7 @@ struct GridRebalanceOptions {
 
 /// A new decomposition of a grid of cells and what moving to it costs.
 struct GridRebalance {
-  std::string method;  ///< "global" or "diffusion"
+  std::string method;  ///< "global", "weights" or "diffusion"
   /// The new parts, rank order, with cell ranges [cell_lo, cell_hi). Part
   /// cost is the estimated cost of the part, time its predicted time.
   Decomposition decomposition;
@@ -86,13 +109,14 @@ struct GridRebalance {
 /// rank r measured loads[r] seconds for its part.
 ///
 /// The cost is estimated piecewise constant: every cell of part r costs
-/// loads[r]·speed[r]/cells(r) (speed 1 when uniform; an empty part
-/// contributes nothing; a non-empty part with load 0 counts as free) — the
-/// multi-dimensional analogue of interpolating the cumulative 1-D cost. The
-/// new parts are decompose() of grid_density() of that estimate with
-/// current.grid, the speeds and options.decompose (each level's cuts minimise
-/// its heaviest slab exactly, on grid lines). predicted_time[r] is the new
-/// part's estimated cost / speed[r].
+/// loads[r]·speed[r]/cells(r) (an empty part contributes nothing; a non-empty
+/// part with load 0 counts as free) — the multi-dimensional analogue of
+/// interpolating the cumulative 1-D cost. The new parts are decompose() of
+/// grid_density() of that estimate with current.grid, the speeds and
+/// options.decompose (each level's cuts minimise its heaviest slab exactly,
+/// on grid lines). predicted_time[r] is the new part's estimated cost /
+/// speed[r]. When the code knows each cell's cost, rebalance_grid_weights()
+/// cuts that instead.
 ///
 /// If the new parts' heaviest predicted time is not below the current parts'
 /// (under the same estimate: the heaviest measured load of a non-empty part,
@@ -109,22 +133,37 @@ struct GridRebalance {
 /// zero; a `current` that does not tile `shape` (naming the part and cell);
 /// a speed count other than the number of parts; bad options.
 GridRebalance rebalance_grid_global(const GridShape& shape, const Decomposition& current,
-                                    std::span<const double> loads,
-                                    const GridRebalanceOptions& options = {});
+                                    std::span<const double> loads, const Speeds& speeds,
+                                    const GridGlobalRebalanceOptions& options = {});
+
+/// Global repartition from per-cell costs the code measured or modelled
+/// (e.g. particles per cell): decompose() of grid_density(cell_costs) with
+/// current.grid, the speeds and options.decompose; `cell_costs` holds every
+/// cell of `shape`, x fastest, finite, >= 0, not all zero. predicted_time is in
+/// the costs' units per speed. As in rebalance_grid_global(), the current
+/// parts are kept when the new ones are no lighter at their heaviest. Throws
+/// Error as rebalance_grid_global(), and for a cost count other than the
+/// grid's cells.
+GridRebalance rebalance_grid_weights(const GridShape& shape, const Decomposition& current,
+                                     std::span<const double> cell_costs, const Speeds& speeds,
+                                     const GridWeightsRebalanceOptions& options = {});
 
 /// Diffusive repartition: shift_jagged() of `current` (rows, or a 2-level
 /// jagged grid) on a uniform-cost grid of `shape` (every cell costs 1: the
-/// measured loads correct it, shift.hpp) with options.diffusion and
-/// options.shift, keeping the rank numbering. predicted_time[r] (and the
-/// part's cost and time) is the new part's cost under the piecewise-constant
-/// estimate in measured-load units (every cell of old part s costs
-/// loads[s]/cells(s)), the multi-dimensional form of rebalance_diffusive()'s
-/// load-corrected prediction, comparable with rebalance_grid_global()'s.
-/// Boxes as in rebalance_grid_global(). Throws Error as
+/// measured loads correct it, shift.hpp) — or on `cell_costs` when the code
+/// gives them — with options.diffusion and options.shift, keeping the rank
+/// numbering. predicted_time[r] (and the part's cost and time) is the new
+/// part's cost under the load-corrected estimate in measured-load units
+/// (every cell c of old part s costs loads[s]·w_c/W_s, w the cell costs or 1,
+/// W_s their sum over part s), the multi-dimensional form of
+/// rebalance_diffusive()'s prediction, comparable with
+/// rebalance_grid_global()'s. Speeds are not used: diffusion equalises
+/// measured times. Boxes as in rebalance_grid_global(). Throws Error as
 /// rebalance_grid_global(), and for grids of more than 2 levels.
 GridRebalance rebalance_grid_diffusive(const GridShape& shape, const Decomposition& current,
                                        std::span<const double> loads,
-                                       const GridRebalanceOptions& options = {});
+                                       const GridDiffusiveRebalanceOptions& options = {},
+                                       std::span<const double> cell_costs = {});
 
 /// Cells whose owner changes between two decompositions of the same grid
 /// (same number of parts P), and the most any one rank receives:

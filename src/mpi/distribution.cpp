@@ -246,4 +246,39 @@ std::uint64_t BoxDistribution::hash() const noexcept {
   return h.h;
 }
 
+CellOwners::CellOwners(const BoxDistribution& d) : cells_(d.cells), boxes_(d.boxes) {
+  for (const CellBox& b : boxes_)
+    if (!b.empty()) {
+      xs_.push_back(b.lo[0]);
+      xs_.push_back(b.hi[0]);
+    }
+  std::sort(xs_.begin(), xs_.end());
+  xs_.erase(std::unique(xs_.begin(), xs_.end()), xs_.end());
+  slabs_.assign(xs_.empty() ? 0 : xs_.size() - 1, {});
+  for (std::size_t r = 0; r < boxes_.size(); ++r) {
+    const CellBox& b = boxes_[r];
+    if (b.empty()) continue;
+    const auto first = std::lower_bound(xs_.begin(), xs_.end(), b.lo[0]) - xs_.begin();
+    const auto last = std::lower_bound(xs_.begin(), xs_.end(), b.hi[0]) - xs_.begin();
+    for (auto s = first; s < last; ++s) slabs_[static_cast<std::size_t>(s)].push_back(int(r));
+  }
+}
+
+int CellOwners::owner(std::int64_t i, std::int64_t j, std::int64_t k) const {
+  if (i < 0 || j < 0 || k < 0 || i >= cells_[0] || j >= cells_[1] || k >= cells_[2]) return -1;
+  const auto it = std::upper_bound(xs_.begin(), xs_.end(), i);
+  if (it == xs_.begin() || it == xs_.end()) return -1;
+  for (int r : slabs_[static_cast<std::size_t>(it - xs_.begin() - 1)]) {
+    const CellBox& b = boxes_[static_cast<std::size_t>(r)];
+    if (j >= b.lo[1] && j < b.hi[1] && k >= b.lo[2] && k < b.hi[2]) return r;
+  }
+  return -1;
+}
+
+int CellOwners::owner(std::int64_t cell) const {
+  if (cell < 0) return -1;
+  const std::int64_t nx = cells_[0], ny = cells_[1];
+  return owner(cell % nx, (cell / nx) % ny, cell / (nx * ny));
+}
+
 }  // namespace isocost::mpi

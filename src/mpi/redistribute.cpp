@@ -277,6 +277,12 @@ std::string RedistributeSummary::brief_report() const {
 
 namespace detail {
 
+std::byte* resize_records(void* records, std::size_t count) {
+  auto& r = *static_cast<Records*>(records);
+  r.bytes.resize(count * r.record_size);
+  return r.bytes.data();
+}
+
 namespace {
 
 // A redistribution's summary with this rank, the communicator size and the
@@ -373,7 +379,7 @@ RedistributeSummary redistribute_bytes(MPI_Comm comm, const BlockDistribution& f
                                        const BlockDistribution& to, const std::byte* local,
                                        std::size_t count, std::size_t element_size, void* out,
                                        ResizeFn resize, bool aliased,
-                                       const RedistributeOptions& options) {
+                                       const RedistributeOptions& options, std::string problem) {
   const char* what = "redistribute";
   check_comm(comm, what);
   const double t0 = MPI_Wtime();
@@ -381,7 +387,7 @@ RedistributeSummary redistribute_bytes(MPI_Comm comm, const BlockDistribution& f
   const int rank = s.rank, P = s.ranks;
 
   // Local checks (first problem wins), then every allocation, then agreement.
-  std::string problem = check_distributions(options, from, to, P, "parts");
+  if (problem.empty()) problem = check_distributions(options, from, to, P, "parts");
   if (problem.empty() && from.size() != to.size())
     problem = "from covers " + std::to_string(from.size()) + " elements and to covers " +
               std::to_string(to.size()) + ", expected the same N";
@@ -467,14 +473,14 @@ RedistributeSummary redistribute_bytes(MPI_Comm comm, const BoxDistribution& fro
                                        const BoxDistribution& to, const std::byte* local,
                                        std::size_t count, std::size_t element_size, void* out,
                                        ResizeFn resize, bool aliased,
-                                       const RedistributeOptions& options) {
+                                       const RedistributeOptions& options, std::string problem) {
   const char* what = "redistribute";
   check_comm(comm, what);
   const double t0 = MPI_Wtime();
   RedistributeSummary s = start_summary(comm, element_size);
   const int rank = s.rank, P = s.ranks;
 
-  std::string problem = check_distributions(options, from, to, P, "boxes");
+  if (problem.empty()) problem = check_distributions(options, from, to, P, "boxes");
   if (problem.empty() && from.cells != to.cells)
     problem = "from covers a grid of " + std::to_string(from.cells[0]) + " x " +
               std::to_string(from.cells[1]) + " x " + std::to_string(from.cells[2]) +

@@ -47,7 +47,9 @@ T changed(const T& value, const Range& r);
 
 template <class T>
 T a_value(const Range& r) {
-  if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+  if constexpr (HasFields<T>) {
+    return T{};  // an empty optional becomes the defaults: a different setting
+  } else if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
     const double inf = std::numeric_limits<double>::infinity();
     double v = std::isfinite(r.lo) ? (r.lo_open ? r.lo + 1 : r.lo) : 0.0;
     if (std::isfinite(r.hi) && !r.contains(v)) v = (r.lo + r.hi) / 2;

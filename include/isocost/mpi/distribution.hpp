@@ -106,4 +106,23 @@ struct BoxDistribution {
   std::uint64_t hash() const noexcept;
 };
 
+/// The rank owning each cell of a box distribution: O(P log P) to build,
+/// then O(log P + k) a look-up, k the boxes that meet the cell's x slab
+/// (py·pz on a jagged or sectioned grid). Not collective.
+class CellOwners {
+ public:
+  /// The distribution must be valid (BoxDistribution::validate()).
+  explicit CellOwners(const BoxDistribution& d);
+  /// The owner of cell (i, j, k), or -1 outside the grid.
+  int owner(std::int64_t i, std::int64_t j, std::int64_t k) const;
+  /// The owner of the cell with linear index i + nx·(j + ny·k), or -1 outside.
+  int owner(std::int64_t cell) const;
+
+ private:
+  std::array<std::int64_t, 3> cells_{1, 1, 1};
+  std::vector<CellBox> boxes_;
+  std::vector<std::int64_t> xs_;         // sorted distinct x boundaries of the boxes
+  std::vector<std::vector<int>> slabs_;  // the boxes meeting [xs_[s], xs_[s + 1])
+};
+
 }  // namespace isocost::mpi

@@ -37,6 +37,7 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <ranges>
 #include <string>
 #include <type_traits>
@@ -115,17 +116,67 @@ using ResizeFn = std::byte* (*)(void* vector, std::size_t count);
 
 /// The type-erased implementations behind redistribute(). `local` holds
 /// `count` elements of `element_size` bytes; `aliased` is true when the output
-/// vector's storage overlaps `local` (an agreed error).
+/// vector's storage overlaps `local` (an agreed error); a non-empty `problem`
+/// is this rank's own input error, agreed with the others.
 RedistributeSummary redistribute_bytes(MPI_Comm comm, const BlockDistribution& from,
                                        const BlockDistribution& to, const std::byte* local,
                                        std::size_t count, std::size_t element_size, void* out,
                                        ResizeFn resize, bool aliased,
-                                       const RedistributeOptions& options);
+                                       const RedistributeOptions& options,
+                                       std::string problem = {});
 RedistributeSummary redistribute_bytes(MPI_Comm comm, const BoxDistribution& from,
                                        const BoxDistribution& to, const std::byte* local,
                                        std::size_t count, std::size_t element_size, void* out,
                                        ResizeFn resize, bool aliased,
-                                       const RedistributeOptions& options);
+                                       const RedistributeOptions& options,
+                                       std::string problem = {});
+
+/// Several arrays of one distribution's elements, moved as one record per
+/// element: the bytes of element i of every array, in order.
+struct Records {
+  std::vector<std::byte> bytes;
+  std::size_t record_size = 0;
+};
+/// Resizes a Records (passed as `vector`) to `count` records.
+std::byte* resize_records(void* records, std::size_t count);
+
+/// Every array's element sizes and lengths, and "" or why the lengths differ.
+template <class... T>
+std::string check_arrays(std::size_t& count, const std::vector<T>&... arrays) {
+  const std::size_t sizes[] = {arrays.size()...};
+  count = sizes[0];
+  std::string lengths;
+  bool equal = true;
+  for (std::size_t s : sizes) {
+    equal = equal && s == count;
+    lengths += (lengths.empty() ? "" : ", ") + std::to_string(s);
+  }
+  return equal ? std::string() : "the arrays hold " + lengths + " elements, expected equal lengths";
+}
+
+/// Packs element i of every array into record i.
+template <class... T>
+Records pack_records(std::size_t count, const std::vector<T>&... arrays) {
+  Records r;
+  r.record_size = (sizeof(T) + ...);
+  r.bytes.resize(count * r.record_size);
+  for (std::size_t i = 0; i < count; ++i) {
+    std::byte* p = r.bytes.data() + i * r.record_size;
+    ((std::memcpy(p, &arrays[i], sizeof(T)), p += sizeof(T)), ...);
+  }
+  return r;
+}
+
+/// Unpacks every record into the arrays (resized to the record count).
+template <class... T>
+void unpack_records(const Records& r, std::vector<T>&... arrays) {
+  const std::size_t count = r.record_size ? r.bytes.size() / r.record_size : 0;
+  (arrays.resize(count), ...);
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::byte* p = r.bytes.data() + i * r.record_size;
+    ((std::memcpy(&arrays[i], p, sizeof(T)), p += sizeof(T)), ...);
+  }
+}
 
 template <class T>
 std::byte* resize_vector(void* vector, std::size_t count) {
@@ -154,6 +205,36 @@ RedistributeSummary redistribute_into(MPI_Comm comm, const Distribution& from,
                             options);
 }
 }  // namespace detail
+
+/// Moves several arrays of the same elements together (a struct of arrays:
+/// positions, velocities, ids …) from distribution `from` to `to`, in one
+/// exchange: element i of every array travels as one record. Every array
+/// holds this rank's from-elements (1-D: its range; boxes: its box, x
+/// fastest) and is replaced by its to-elements. Elements may be of any
+/// trivially copyable types, one type per array.
+///
+/// Collective over `comm`. Errors as redistribute() (the same Error on every
+/// rank, nothing moved), and for arrays of different lengths on any rank.
+/// Memory: the records are staged, so about twice the arrays' bytes on top.
+template <class Distribution, class... T>
+RedistributeSummary redistribute_arrays(MPI_Comm comm, const Distribution& from,
+                                        const Distribution& to, const RedistributeOptions& options,
+                                        std::vector<T>&... arrays) {
+  static_assert(sizeof...(T) >= 1, "redistribute_arrays() needs at least one array");
+  static_assert((std::is_trivially_copyable_v<T> && ...),
+                "redistribute_arrays() copies bytes: every element type must be trivially "
+                "copyable; use migrate() with pack/unpack callbacks otherwise");
+  std::size_t count = 0;
+  std::string problem = detail::check_arrays(count, arrays...);
+  detail::Records in = problem.empty() ? detail::pack_records(count, arrays...) : detail::Records{};
+  detail::Records out;
+  out.record_size = (sizeof(T) + ...);
+  const RedistributeSummary s = detail::redistribute_bytes(
+      comm, from, to, in.bytes.data(), problem.empty() ? count : 0, out.record_size, &out,
+      &detail::resize_records, false, options, std::move(problem));
+  detail::unpack_records(out, arrays...);
+  return s;
+}
 
 /// Copies 1-D block-distributed data from distribution `from` to `to`:
 /// `local` holds this rank's elements [from.begin(rank), from.end(rank)) in

@@ -9,40 +9,14 @@
 #include <optional>
 #include <sstream>
 
+#include "isocost/decompose.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/metrics.hpp"
-#include "pipeline/rebalance_internal.hpp"
 
 namespace isocost {
 
 using detail::exact;
-
-namespace detail {
-
-Speeds speeds_of(const std::vector<double>& speeds, std::size_t P, const char* who,
-                 const char* unit) {
-  if (speeds.empty()) return Speeds::uniform(static_cast<int>(P));
-  if (speeds.size() != P)
-    throw Error(std::string(who) + ": " + std::to_string(speeds.size()) + " speeds for " +
-                std::to_string(P) + " " + unit);
-  return Speeds::from_values(speeds);
-}
-
-std::string speeds_error(const std::vector<double>& speeds) {
-  for (std::size_t r = 0; r < speeds.size(); ++r)
-    if (!(speeds[r] > 0) || !std::isfinite(speeds[r]))
-      return "speed of rank " + std::to_string(r) + " = " + exact(speeds[r]) +
-             ", expected a finite number > 0";
-  return {};
-}
-
-bool nested_options_valid(const CutOptions& cut, const DiffusionOptions& diffusion,
-                          const ShiftOptions& shift, std::string* error) {
-  return cut.is_valid(error) && diffusion.is_valid(error) && shift.is_valid(error);
-}
-
-}  // namespace detail
 
 std::string BlockRebalance::brief_report() const {
   std::ostringstream out;
@@ -87,18 +61,19 @@ std::pair<std::int64_t, std::int64_t> block_elements_moved(std::span<const std::
 
 namespace {
 
-// The 1-D wording of the shared checks (rebalance_internal.hpp).
-Speeds speeds_of(const BlockRebalanceOptions& o, std::size_t P) {
-  return detail::speeds_of(o.speeds, P, "rebalance", "ranks");
+void check_speeds(const Speeds& speeds, std::size_t P) {
+  if (static_cast<std::size_t>(speeds.ranks()) != P)
+    throw Error("rebalance: " + std::to_string(speeds.ranks()) + " speeds for " +
+                std::to_string(P) + " ranks");
 }
 
 // Cuts `model` into P integer ranges, warm-started from the current offsets,
 // and fills the result's distribution and predictions.
 BlockRebalance cut_model(const CostModel& model, const Speeds& speeds,
-                         std::span<const std::int64_t> offsets, const BlockRebalanceOptions& o,
+                         std::span<const std::int64_t> offsets, const CutOptions& cut,
                          std::string method) {
   PartitionOptions po;
-  po.cut = o.cut;
+  po.cut = cut;
   po.integer = true;
   po.initial_cuts.assign(offsets.begin(), offsets.end());
   const Partition p = partition(model, speeds, po);
@@ -131,7 +106,7 @@ void cumulative_points(std::span<const std::int64_t> offsets, std::span<const do
 }
 
 // The interpolated cumulative cost of the current round, with the points of
-// earlier rounds (BlockRebalanceOptions::history) merged in.
+// earlier rounds (rebalance_global()'s history) merged in.
 CostModel cumulative_model(std::span<const std::int64_t> offsets, std::span<const double> loads,
                            const Speeds& speeds, Interpolation interpolation,
                            std::span<const BlockRound> history = {}) {
@@ -183,13 +158,14 @@ CostModel cumulative_model(std::span<const std::int64_t> offsets, std::span<cons
 }  // namespace
 
 BlockRebalance rebalance_global(std::span<const std::int64_t> offsets,
-                                std::span<const double> loads,
-                                const BlockRebalanceOptions& options) {
+                                std::span<const double> loads, const Speeds& speeds,
+                                const GlobalRebalanceOptions& options,
+                                std::span<const BlockRound> history) {
   options.validate();
   validate_block_offsets(offsets);
   const std::size_t P = offsets.size() - 1;
   check_loads(loads, "rebalance", P);
-  const Speeds speeds = speeds_of(options, P);
+  check_speeds(speeds, P);
   const double measured = imbalance(loads);
   if (offsets.back() == 0 || P == 1) {  // nothing to cut
     BlockRebalance out;
@@ -208,8 +184,8 @@ BlockRebalance rebalance_global(std::span<const std::int64_t> offsets,
                   exact(model->hi()) + "] does not cover the elements [0, " +
                   std::to_string(offsets.back()) + "]");
   } else {
-    for (std::size_t k = 0; k < options.history.size(); ++k) {
-      const BlockRound& h = options.history[k];
+    for (std::size_t k = 0; k < history.size(); ++k) {
+      const BlockRound& h = history[k];
       validate_block_offsets(h.offsets);
       if (h.offsets.size() != offsets.size() || h.offsets.back() != offsets.back())
         throw Error("rebalance: history round " + std::to_string(k) + " has " +
@@ -224,16 +200,16 @@ BlockRebalance rebalance_global(std::span<const std::int64_t> offsets,
           throw Error("rebalance: history round " + std::to_string(k) + " has a load " + exact(v) +
                       ", expected finite numbers >= 0");
     }
-    model = cumulative_model(offsets, loads, speeds, options.interpolation, options.history);
+    model = cumulative_model(offsets, loads, speeds, options.interpolation, history);
   }
-  BlockRebalance out = cut_model(*model, speeds, offsets, options, "global");
+  BlockRebalance out = cut_model(*model, speeds, offsets, options.cut, "global");
   out.measured_imbalance = measured;
   return out;
 }
 
 BlockRebalance rebalance_phases(std::span<const std::int64_t> offsets,
-                                std::span<const double> phase_loads,
-                                const BlockRebalanceOptions& options) {
+                                std::span<const double> phase_loads, const Speeds& speeds,
+                                const PhaseRebalanceOptions& options) {
   options.validate();
   validate_block_offsets(offsets);
   const std::size_t P = offsets.size() - 1;
@@ -241,7 +217,10 @@ BlockRebalance rebalance_phases(std::span<const std::int64_t> offsets,
     throw Error("rebalance: " + std::to_string(phase_loads.size()) + " phase loads for " +
                 std::to_string(P) + " ranks; expected a whole number of phases per rank");
   const std::size_t F = phase_loads.size() / P;
-  const Speeds speeds = speeds_of(options, P);
+  check_speeds(speeds, P);
+  GlobalRebalanceOptions global;
+  global.interpolation = options.interpolation;
+  global.cut = options.cut;
   std::vector<double> total(P, 0.0), phase_total(F, 0.0);
   for (std::size_t r = 0; r < P; ++r)
     for (std::size_t p = 0; p < F; ++p) {
@@ -283,7 +262,7 @@ BlockRebalance rebalance_phases(std::span<const std::int64_t> offsets,
     for (std::size_t r = 0; r < P; ++r)
       for (std::size_t p = 0; p < F; ++p) mixed[r] += w[p] * loads[p][r];
     if (!(std::accumulate(mixed.begin(), mixed.end(), 0.0) > 0)) continue;
-    BlockRebalance c = rebalance_global(offsets, mixed, options);
+    BlockRebalance c = rebalance_global(offsets, mixed, speeds, global);
     c.method = "phases";
     c.phase_weights = w;
     c.measured_imbalance = imbalance(total);
@@ -312,8 +291,8 @@ BlockRebalance rebalance_phases(std::span<const std::int64_t> offsets,
 }
 
 BlockRebalance rebalance_weights(std::span<const std::int64_t> offsets,
-                                 std::span<const double> element_loads,
-                                 const BlockRebalanceOptions& options) {
+                                 std::span<const double> element_loads, const Speeds& speeds,
+                                 const WeightsRebalanceOptions& options) {
   options.validate();
   validate_block_offsets(offsets);
   const std::size_t P = offsets.size() - 1;
@@ -321,7 +300,7 @@ BlockRebalance rebalance_weights(std::span<const std::int64_t> offsets,
     throw Error("rebalance: " + std::to_string(element_loads.size()) +
                 " element loads for a distribution of " + std::to_string(offsets.back()) +
                 " elements");
-  const Speeds speeds = speeds_of(options, P);
+  check_speeds(speeds, P);
   // The measured imbalance of the current ranges, in time (cost / speed).
   std::vector<double> now(P, 0.0);
   for (std::size_t r = 0; r < P; ++r) {
@@ -331,14 +310,35 @@ BlockRebalance rebalance_weights(std::span<const std::int64_t> offsets,
   }
   const CostModel model =
       discrete_model(std::vector<double>(element_loads.begin(), element_loads.end()));
-  BlockRebalance out = cut_model(model, speeds, offsets, options, "weights");
+  BlockRebalance out;
+  if (options.optimal && offsets.back() > 0) {
+    // The exact chains-on-chains optimum on the prefix sums, every rank at
+    // least one element where there are enough.
+    std::vector<double> prefix(element_loads.size() + 1, 0.0), capacity = speeds.values();
+    for (std::size_t k = 0; k < element_loads.size(); ++k)
+      prefix[k + 1] = prefix[k] + element_loads[k];
+    const std::int64_t min_cells = offsets.back() >= static_cast<std::int64_t>(P) ? 1 : 0;
+    out.method = "weights";
+    out.offsets = bottleneck_cuts(prefix, capacity, min_cells);
+    out.predicted_time.resize(P);
+    for (std::size_t r = 0; r < P; ++r)
+      out.predicted_time[r] = (prefix[static_cast<std::size_t>(out.offsets[r + 1])] -
+                               prefix[static_cast<std::size_t>(out.offsets[r])]) /
+                              speeds.speed(static_cast<int>(r));
+    out.predicted_imbalance = imbalance(out.predicted_time);
+    std::tie(out.elements_moved, out.max_elements_received) =
+        block_elements_moved(offsets, out.offsets);
+  } else {
+    out = cut_model(model, speeds, offsets, CutOptions{}, "weights");
+  }
   out.measured_imbalance = imbalance(now);
   return out;
 }
 
 BlockRebalance rebalance_diffusive(std::span<const std::int64_t> offsets,
                                    std::span<const double> loads,
-                                   const BlockRebalanceOptions& options) {
+                                   const DiffusiveRebalanceOptions& options,
+                                   std::span<const double> element_costs) {
   options.validate();
   validate_block_offsets(offsets);
   const std::size_t P = offsets.size() - 1;
@@ -353,11 +353,17 @@ BlockRebalance rebalance_diffusive(std::span<const std::int64_t> offsets,
     out.predicted_imbalance = out.measured_imbalance;
     return out;
   }
-  // The element index is the model (t(x) = x); shift_cuts() rescales each
-  // old range by its measured load.
-  const CostModel index = power_model(1, 1, 0, 0, static_cast<double>(N));
+  // The element index is the model (t(x) = x), or the code's own per-element
+  // costs; shift_cuts() rescales each old range by its measured load.
+  if (!element_costs.empty() && static_cast<std::int64_t>(element_costs.size()) != N)
+    throw Error("rebalance: " + std::to_string(element_costs.size()) +
+                " element costs for a distribution of " + std::to_string(N) + " elements");
+  const CostModel model =
+      element_costs.empty()
+          ? power_model(1, 1, 0, 0, static_cast<double>(N))
+          : discrete_model(std::vector<double>(element_costs.begin(), element_costs.end()));
   const std::vector<double> cuts(offsets.begin(), offsets.end());
-  const ChainShift chain = diffuse_and_shift(index, cuts, loads, options.diffusion, options.shift);
+  const ChainShift chain = diffuse_and_shift(model, cuts, loads, options.diffusion, options.shift);
   out.diffusion = chain.diffusion;
   const ShiftResult& s = chain.shift;
   out.offsets.resize(P + 1);
@@ -366,19 +372,22 @@ BlockRebalance rebalance_diffusive(std::span<const std::int64_t> offsets,
     out.offsets[k] = std::clamp<std::int64_t>(std::llround(s.cuts[k]), out.offsets[k - 1], N);
   out.offsets[P] = N;
   // Predicted loads of the rounded ranges under the same load-corrected
-  // model: L(x) = Λ_r + (x − o_r)/ratio_r inside old range r (shift.hpp),
-  // ratio_r = count_r/load_r, or N/total for an empty or idle range.
+  // model: L(x) = Λ_r + t(o_r, x)/ratio_r inside old range r (shift.hpp),
+  // ratio_r = cost_r/load_r, or TT/total for an empty or idle range.
+  auto t = [&](std::int64_t a, std::int64_t b) {
+    return model.cost(static_cast<double>(a), static_cast<double>(b));
+  };
   std::vector<double> lambda(P + 1, 0.0), ratio(P);
   for (std::size_t r = 0; r < P; ++r) {
-    const double count = static_cast<double>(offsets[r + 1] - offsets[r]);
-    ratio[r] = count > 0 && loads[r] > 0 ? count / loads[r] : static_cast<double>(N) / total;
-    lambda[r + 1] = lambda[r] + count / ratio[r];
+    const double cost = t(offsets[r], offsets[r + 1]);
+    ratio[r] = cost > 0 && loads[r] > 0 ? cost / loads[r] : model.total() / total;
+    lambda[r + 1] = lambda[r] + cost / ratio[r];
   }
   auto L = [&](std::int64_t x) {
     const auto it = std::upper_bound(offsets.begin(), offsets.end(), x);
     std::size_t r = static_cast<std::size_t>(it - offsets.begin());
     r = r == 0 ? 0 : std::min(r - 1, P - 1);
-    return lambda[r] + static_cast<double>(x - offsets[r]) / ratio[r];
+    return lambda[r] + t(offsets[r], x) / ratio[r];
   };
   out.predicted_time.resize(P);
   for (std::size_t r = 0; r < P; ++r)

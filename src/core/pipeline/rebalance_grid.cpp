@@ -13,7 +13,6 @@
 #include "isocost/error.hpp"
 #include "isocost/metrics.hpp"
 #include "isocost/partition.hpp"
-#include "pipeline/rebalance_internal.hpp"
 
 namespace isocost {
 
@@ -43,9 +42,18 @@ std::int64_t part_cells(const Part& p, int dims) {
   return n;
 }
 
-// The grid wording of the shared checks (rebalance_internal.hpp).
-Speeds speeds_of(const GridRebalanceOptions& o, std::size_t P) {
-  return detail::speeds_of(o.speeds, P, "rebalance_grid", "parts");
+void check_speeds(const Speeds& speeds, std::size_t P) {
+  if (static_cast<std::size_t>(speeds.ranks()) != P)
+    throw Error("rebalance_grid: " + std::to_string(speeds.ranks()) + " speeds for " +
+                std::to_string(P) + " parts");
+}
+
+// Checks per-cell costs: one per cell, finite, >= 0, not all zero.
+void check_cell_costs(std::span<const double> costs, const GridShape& shape) {
+  if (static_cast<std::int64_t>(costs.size()) != shape.count())
+    throw Error("rebalance_grid: " + std::to_string(costs.size()) + " cell costs for a grid of " +
+                std::to_string(shape.count()) + " cells");
+  check_loads(costs, "rebalance_grid", 0, "cell");
 }
 
 // What the checked current decomposition gives: the owner of every cell (x
@@ -260,29 +268,18 @@ std::pair<std::int64_t, std::int64_t> grid_cells_moved(const Decomposition& from
   return {moved, most};
 }
 
-GridRebalance rebalance_grid_global(const GridShape& shape, const Decomposition& current,
-                                    std::span<const double> loads,
-                                    const GridRebalanceOptions& options) {
-  options.validate();
-  Tiling t = check_tiling(shape, current);
+namespace {
+
+// decompose() of `density` with current's process grid; the current parts
+// (whose estimated times are `now`) are kept unless the new heaviest part is
+// lighter.
+GridRebalance plan_on(const GridShape& shape, const Decomposition& current, const Density& density,
+                      const std::vector<double>& now, const Speeds& speeds,
+                      const DecomposeOptions& options, std::string method) {
   const std::size_t P = current.parts.size();
-  check_loads(loads, "rebalance_grid", P, "part");
-  const Speeds speeds = speeds_of(options, P);
-  const int dims = shape.dims;
-
-  // Speed-1 cost per cell of each part, and the part's estimated time.
-  const std::vector<double> per_cell = cost_per_cell(current, loads, &speeds, dims);
-  std::vector<double> now(P);
-  for (std::size_t r = 0; r < P; ++r)
-    now[r] = per_cell[r] * static_cast<double>(part_cells(current.parts[r], dims)) /
-             speeds.speed(static_cast<int>(r));
-  for (double& w : t.owner) w = per_cell[static_cast<std::size_t>(w)];
-  const Density density = grid_density(std::move(t.owner), shape, t.box);
-
   GridRebalance out;
-  out.method = "global";
-  out.measured_imbalance = imbalance(loads);
-  out.decomposition = decompose(density, current.grid, speeds, options.decompose);
+  out.method = std::move(method);
+  out.decomposition = decompose(density, current.grid, speeds, options);
   const double now_max = *std::max_element(now.begin(), now.end());
   if (out.decomposition.max_time < now_max * (1 - 1e-12)) {
     for (const Part& p : out.decomposition.parts) out.predicted_time.push_back(p.time);
@@ -291,7 +288,7 @@ GridRebalance rebalance_grid_global(const GridShape& shape, const Decomposition&
     // No better: keep the current parts, described by the estimate.
     Decomposition& d = out.decomposition;
     const bool converged = d.converged;
-    d.parts = within_dims(current, dims).parts;
+    d.parts = within_dims(current, shape.dims).parts;
     double surface = 0;
     for (std::size_t r = 0; r < P; ++r) {
       Part& p = d.parts[r];
@@ -313,9 +310,55 @@ GridRebalance rebalance_grid_global(const GridShape& shape, const Decomposition&
   return out;
 }
 
+}  // namespace
+
+GridRebalance rebalance_grid_global(const GridShape& shape, const Decomposition& current,
+                                    std::span<const double> loads, const Speeds& speeds,
+                                    const GridGlobalRebalanceOptions& options) {
+  options.validate();
+  Tiling t = check_tiling(shape, current);
+  const std::size_t P = current.parts.size();
+  check_loads(loads, "rebalance_grid", P, "part");
+  check_speeds(speeds, P);
+  const int dims = shape.dims;
+
+  // Speed-1 cost per cell of each part, and the part's estimated time.
+  const std::vector<double> per_cell = cost_per_cell(current, loads, &speeds, dims);
+  std::vector<double> now(P);
+  for (std::size_t r = 0; r < P; ++r)
+    now[r] = per_cell[r] * static_cast<double>(part_cells(current.parts[r], dims)) /
+             speeds.speed(static_cast<int>(r));
+  for (double& w : t.owner) w = per_cell[static_cast<std::size_t>(w)];
+  const Density density = grid_density(std::move(t.owner), shape, t.box);
+  GridRebalance out = plan_on(shape, current, density, now, speeds, options.decompose, "global");
+  out.measured_imbalance = imbalance(loads);
+  return out;
+}
+
+GridRebalance rebalance_grid_weights(const GridShape& shape, const Decomposition& current,
+                                     std::span<const double> cell_costs, const Speeds& speeds,
+                                     const GridWeightsRebalanceOptions& options) {
+  options.validate();
+  Tiling t = check_tiling(shape, current);
+  const std::size_t P = current.parts.size();
+  check_speeds(speeds, P);
+  check_cell_costs(cell_costs, shape);
+  // The current parts' times under the given costs.
+  std::vector<double> now(P, 0.0);
+  for (std::size_t c = 0; c < cell_costs.size(); ++c)
+    now[static_cast<std::size_t>(t.owner[c])] += cell_costs[c];
+  for (std::size_t r = 0; r < P; ++r) now[r] /= speeds.speed(static_cast<int>(r));
+  const Density density =
+      grid_density(std::vector<double>(cell_costs.begin(), cell_costs.end()), shape, t.box);
+  GridRebalance out = plan_on(shape, current, density, now, speeds, options.decompose, "weights");
+  out.measured_imbalance = imbalance(now);
+  return out;
+}
+
 GridRebalance rebalance_grid_diffusive(const GridShape& shape, const Decomposition& current,
                                        std::span<const double> loads,
-                                       const GridRebalanceOptions& options) {
+                                       const GridDiffusiveRebalanceOptions& options,
+                                       std::span<const double> cell_costs) {
   options.validate();
   Tiling t = check_tiling(shape, current);
   const std::size_t P = current.parts.size();
@@ -323,15 +366,22 @@ GridRebalance rebalance_grid_diffusive(const GridShape& shape, const Decompositi
     throw Error("rebalance_grid: diffusion shifts rows or a 2-level jagged grid, got the " +
                 std::to_string(current.grid.counts.size()) + "-level grid " + current.grid.name());
   check_loads(loads, "rebalance_grid", P, "part");
-  speeds_of(options, P);  // the count is checked; diffusion equalises measured times
-  // The estimate (measured-load units) predicts the new parts' times, as the
-  // load-corrected cost of rebalance_diffusive() does in 1-D.
+  if (!cell_costs.empty()) check_cell_costs(cell_costs, shape);
+  // The load-corrected estimate (measured-load units) predicts the new parts'
+  // times, as rebalance_diffusive() does in 1-D: cell c of old part s costs
+  // loads[s]·w_c/W_s (w: the cell costs, or 1 each).
+  auto w = [&](std::size_t c) { return cell_costs.empty() ? 1.0 : cell_costs[c]; };
+  std::vector<double> part_w(P, 0.0);
+  for (std::size_t c = 0; c < t.owner.size(); ++c)
+    part_w[static_cast<std::size_t>(t.owner[c])] += w(c);
   const std::vector<double> per_cell = cost_per_cell(current, loads, nullptr, shape.dims);
   std::vector<double> weights(t.owner.size());
-  for (std::size_t c = 0; c < weights.size(); ++c)
-    weights[c] = per_cell[static_cast<std::size_t>(t.owner[c])];
+  for (std::size_t c = 0; c < weights.size(); ++c) {
+    const auto r = static_cast<std::size_t>(t.owner[c]);
+    weights[c] = cell_costs.empty() || !(part_w[r] > 0) ? per_cell[r] : loads[r] * w(c) / part_w[r];
+  }
   const Density estimate = grid_density(std::move(weights), shape, t.box);
-  std::fill(t.owner.begin(), t.owner.end(), 1.0);
+  for (std::size_t c = 0; c < t.owner.size(); ++c) t.owner[c] = w(c);
   const Density density = grid_density(std::move(t.owner), shape, t.box);
   GridRebalance out;
   out.method = "diffusion";

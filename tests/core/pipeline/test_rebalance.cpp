@@ -25,15 +25,17 @@
 
 namespace {
 
-using isocost::BlockRebalanceOptions;
+using isocost::DiffusiveRebalanceOptions;
+using isocost::GlobalRebalanceOptions;
+using isocost::Speeds;
 using isocost::testing::expect_error;
 using Offsets = std::vector<std::int64_t>;
 
 TEST(RebalanceGlobal, LinearInterpolationClosedForm) {
-  BlockRebalanceOptions o;
+  GlobalRebalanceOptions o;
   o.interpolation = isocost::Interpolation::linear;
-  const auto r =
-      isocost::rebalance_global(Offsets{0, 25, 50, 75, 100}, std::vector<double>{1, 3, 5, 7}, o);
+  const auto r = isocost::rebalance_global(Offsets{0, 25, 50, 75, 100},
+                                           std::vector<double>{1, 3, 5, 7}, Speeds::uniform(4), o);
   EXPECT_EQ(r.offsets, (Offsets{0, 50, 70, 86, 100}));
   EXPECT_EQ(r.method, "global");
   EXPECT_TRUE(r.converged);
@@ -59,28 +61,29 @@ TEST(RebalanceGlobal, LinearInterpolationClosedForm) {
 // twice), so the target 2 lies between 75 (5/6) and 100 (4): x = 75 +
 // 25·(7/6)/(19/6) = 84.2; t(84) = 1.973 and t(85) = 2.1, so 84.
 TEST(RebalanceGlobal, HistoryAddsPointsAndIsMadeMonotone) {
-  BlockRebalanceOptions o;
+  GlobalRebalanceOptions o;
   o.interpolation = isocost::Interpolation::linear;
   const Offsets now{0, 50, 100};
   const std::vector<double> loads{1, 3};
-  EXPECT_EQ(isocost::rebalance_global(now, loads, o).offsets, (Offsets{0, 67, 100}));
-  o.history = {{{0, 75, 100}, {2, 2}}};
-  EXPECT_EQ(isocost::rebalance_global(now, loads, o).offsets, (Offsets{0, 75, 100}));
-  o.history = {{{0, 75, 100}, {0.5, 3.5}}};
-  EXPECT_EQ(isocost::rebalance_global(now, loads, o).offsets, (Offsets{0, 84, 100}));
-  o.history = {{{0, 75, 99}, {0.5, 3.5}}};
-  expect_error([&] { isocost::rebalance_global(now, loads, o); },
+  const Speeds two = Speeds::uniform(2);
+  using History = std::vector<isocost::BlockRound>;
+  EXPECT_EQ(isocost::rebalance_global(now, loads, two, o).offsets, (Offsets{0, 67, 100}));
+  History h{{{0, 75, 100}, {2, 2}}};
+  EXPECT_EQ(isocost::rebalance_global(now, loads, two, o, h).offsets, (Offsets{0, 75, 100}));
+  h = {{{0, 75, 100}, {0.5, 3.5}}};
+  EXPECT_EQ(isocost::rebalance_global(now, loads, two, o, h).offsets, (Offsets{0, 84, 100}));
+  h = {{{0, 75, 99}, {0.5, 3.5}}};
+  expect_error([&] { isocost::rebalance_global(now, loads, two, o, h); },
                {"history round 0", "99 elements", "expected 2 and 100"});
 }
 
 TEST(RebalanceGlobal, SpeedsConvertTimesToCost) {
-  BlockRebalanceOptions o;
-  o.speeds = {1, 3};
-  const auto r = isocost::rebalance_global(Offsets{0, 50, 100}, std::vector<double>{2, 1}, o);
+  const Speeds speeds = Speeds::from_values({1, 3});
+  const auto r = isocost::rebalance_global(Offsets{0, 50, 100}, std::vector<double>{2, 1}, speeds);
   EXPECT_EQ(r.offsets, (Offsets{0, 31, 100}));
   // Equal measured times are balanced already, whatever the speeds.
   const auto same =
-      isocost::rebalance_global(Offsets{0, 50, 100}, std::vector<double>{1.5, 1.5}, o);
+      isocost::rebalance_global(Offsets{0, 50, 100}, std::vector<double>{1.5, 1.5}, speeds);
   EXPECT_EQ(same.offsets, (Offsets{0, 50, 100}));
   EXPECT_EQ(same.elements_moved, 0);
 }
@@ -94,7 +97,7 @@ TEST(RebalanceGlobal, PchipRecoversASmoothDensity) {
   for (int r = 0; r <= P; ++r) o[r] = N * r / P;
   for (int r = 0; r < P; ++r)
     loads[r] = (double(o[r + 1]) * double(o[r + 1]) - double(o[r]) * double(o[r])) / 2;
-  const auto g = isocost::rebalance_global(o, loads);
+  const auto g = isocost::rebalance_global(o, loads, Speeds::uniform(P));
   for (int r = 0; r <= P; ++r) {
     const double exact = double(N) * std::sqrt(double(r) / P);  // t = x²/2
     EXPECT_NEAR(double(g.offsets[r]), exact, 0.002 * N) << r;
@@ -105,23 +108,24 @@ TEST(RebalanceGlobal, PchipRecoversASmoothDensity) {
 
 TEST(RebalanceGlobal, EmptyAndIdleRangesAndTheModelHook) {
   // Rank 1 is empty (its load is ignored) and rank 2 idle (load 0).
-  BlockRebalanceOptions linear;
+  GlobalRebalanceOptions linear;
   linear.interpolation = isocost::Interpolation::linear;
+  const Speeds four = Speeds::uniform(4);
   const auto r = isocost::rebalance_global(Offsets{0, 40, 40, 80, 120},
-                                           std::vector<double>{4, 7, 0, 4}, linear);
+                                           std::vector<double>{4, 7, 0, 4}, four, linear);
   // Cumulative: 4 at 40, 4 at 80, 8 at 120; targets 2, 4, 6: 20, 40 (the
   // first x reaching 4, ties to the smaller), 100.
   EXPECT_EQ(r.offsets, (Offsets{0, 20, 40, 100, 120}));
   // The hook: the samples are the three non-empty ranges; the model it
   // returns (t = x² on [0, 120]) is what gets cut.
-  BlockRebalanceOptions o;
+  GlobalRebalanceOptions o;
   int intervals = 0;
   o.model = [&](const isocost::Samples& s) {
     intervals = static_cast<int>(s.size());
     return isocost::power_model(1, 2, 0, 0, 120);
   };
-  const auto h =
-      isocost::rebalance_global(Offsets{0, 40, 40, 80, 120}, std::vector<double>{4, 7, 1, 4}, o);
+  const auto h = isocost::rebalance_global(Offsets{0, 40, 40, 80, 120},
+                                           std::vector<double>{4, 7, 1, 4}, four, o);
   EXPECT_EQ(intervals, 3);
   for (int k = 1; k < 4; ++k)
     EXPECT_NEAR(double(h.offsets[k]), 120 * std::sqrt(k / 4.0), 0.5001) << k;
@@ -134,7 +138,9 @@ TEST(RebalanceGlobal, EmptyAndIdleRangesAndTheModelHook) {
 // costs 2.02 | 1.98 and B 3 + 17/50 = 3.34 | 0.66: 2.02 + 3.34 = 5.36 < 6.
 // B alone gives 33 and the same 5.36; the tie goes to the earlier (A).
 TEST(RebalancePhases, ChoosesTheLeastPhaseSynchronisedTime) {
-  const auto r = isocost::rebalance_phases(Offsets{0, 50, 100}, std::vector<double>{1, 3, 3, 1});
+  const Speeds two = Speeds::uniform(2), four = Speeds::uniform(4);
+  const auto r =
+      isocost::rebalance_phases(Offsets{0, 50, 100}, std::vector<double>{1, 3, 3, 1}, two);
   EXPECT_EQ(r.offsets, (Offsets{0, 67, 100}));
   EXPECT_EQ(r.method, "phases");
   EXPECT_EQ(r.phase_weights, (std::vector<double>{1, 0}));
@@ -145,20 +151,20 @@ TEST(RebalancePhases, ChoosesTheLeastPhaseSynchronisedTime) {
   EXPECT_NEAR(r.predicted_time[1], 1.98 + 0.66, 1e-12);
   // One phase is the global repartition.
   const auto one =
-      isocost::rebalance_phases(Offsets{0, 25, 50, 75, 100}, std::vector<double>{1, 3, 5, 7});
+      isocost::rebalance_phases(Offsets{0, 25, 50, 75, 100}, std::vector<double>{1, 3, 5, 7}, four);
   const auto global =
-      isocost::rebalance_global(Offsets{0, 25, 50, 75, 100}, std::vector<double>{1, 3, 5, 7});
+      isocost::rebalance_global(Offsets{0, 25, 50, 75, 100}, std::vector<double>{1, 3, 5, 7}, four);
   EXPECT_EQ(one.offsets, global.offsets);
   EXPECT_NEAR(one.predicted_synchronised,
               *std::max_element(global.predicted_time.begin(), global.predicted_time.end()), 1e-12);
   expect_error(
       [&] {
-        isocost::rebalance_phases(Offsets{0, 50, 100}, std::vector<double>{1, 2, 3});
+        isocost::rebalance_phases(Offsets{0, 50, 100}, std::vector<double>{1, 2, 3}, two);
       },
       {"3 phase loads", "2 ranks"});
   expect_error(
       [&] {
-        isocost::rebalance_phases(Offsets{0, 50, 100}, std::vector<double>{1, 2, -3, 1});
+        isocost::rebalance_phases(Offsets{0, 50, 100}, std::vector<double>{1, 2, -3, 1}, two);
       },
       {"rank 1", "phase 0", "-3"});
 }
@@ -169,9 +175,8 @@ TEST(RebalanceWeights, EqualsTheDiscretePartition) {
   std::vector<double> weights(997);
   for (auto& v : weights) v = w(rng);
   const Offsets o{0, 100, 500, 997};
-  BlockRebalanceOptions opt;
-  opt.speeds = {1, 2, 1};
-  const auto r = isocost::rebalance_weights(o, weights, opt);
+  const Speeds speeds = Speeds::from_values({1, 2, 1});
+  const auto r = isocost::rebalance_weights(o, weights, speeds);
   const auto p =
       isocost::partition(isocost::discrete_model(weights), isocost::Speeds::from_values({1, 2, 1}));
   ASSERT_EQ(r.offsets.size(), p.cuts.size());
@@ -180,12 +185,65 @@ TEST(RebalanceWeights, EqualsTheDiscretePartition) {
   for (int k = 0; k < 100; ++k) first += weights[k];
   EXPECT_GT(r.measured_imbalance, 0);
   EXPECT_EQ(r.method, "weights");
-  expect_error([&] { isocost::rebalance_weights(o, std::vector<double>(996, 1.0)); },
+  expect_error([&] { isocost::rebalance_weights(o, std::vector<double>(996, 1.0), speeds); },
                {"996 element loads", "997 elements"});
 }
 
+TEST(RebalanceWeights, OptimalIsTheChainsOnChainsBottleneck) {
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> w(0.0, 3.0);
+  for (int trial = 0; trial < 20; ++trial) {
+    std::vector<double> weights(50 + trial);
+    for (auto& v : weights) v = w(rng);
+    if (trial % 3 == 0) weights[trial] = 40;  // one heavy element
+    const auto n = static_cast<std::int64_t>(weights.size());
+    const Offsets o{0, n / 3, 2 * n / 3, n};
+    const Speeds speeds = Speeds::from_values({1, 2, 1});
+    isocost::WeightsRebalanceOptions opt;
+    opt.optimal = true;
+    const auto best = isocost::rebalance_weights(o, weights, speeds, opt);
+    const auto near = isocost::rebalance_weights(o, weights, speeds);
+    std::vector<double> prefix{0};
+    for (double v : weights) prefix.push_back(prefix.back() + v);
+    const std::vector<double> capacity{1, 2, 1};
+    EXPECT_EQ(best.offsets, isocost::bottleneck_cuts(prefix, capacity, 1)) << trial;
+    const double best_max =
+        *std::max_element(best.predicted_time.begin(), best.predicted_time.end());
+    const double near_max =
+        *std::max_element(near.predicted_time.begin(), near.predicted_time.end());
+    EXPECT_LE(best_max, near_max * (1 + 1e-12)) << trial;
+    for (std::size_t r = 0; r + 1 < best.offsets.size(); ++r)
+      EXPECT_LT(best.offsets[r], best.offsets[r + 1]) << "empty part " << r;
+  }
+}
+
+TEST(RebalanceDiffusive, ElementCostsShapeTheShifts) {
+  const Offsets o{0, 20, 40, 60, 80, 100};
+  const std::vector<double> loads{3, 1, 1, 1, 1};
+  DiffusiveRebalanceOptions opt;
+  opt.diffusion.scheme = isocost::DiffusionScheme::least_squares;
+  // Constant costs are the uniform elements: the same plan.
+  const auto plain = isocost::rebalance_diffusive(o, loads, opt);
+  const auto constant = isocost::rebalance_diffusive(o, loads, opt, std::vector<double>(100, 2.5));
+  EXPECT_EQ(constant.offsets, plain.offsets);
+  for (std::size_t r = 0; r < 5; ++r)
+    EXPECT_NEAR(constant.predicted_time[r], plain.predicted_time[r], 1e-12) << r;
+  // Costs concentrated in rank 0's last elements: it sheds them with fewer
+  // elements than uniform costs would move, and the predicted loads still add
+  // up to the measured total.
+  std::vector<double> costs(100, 1.0);
+  for (int k = 10; k < 20; ++k) costs[k] = 5;
+  const auto shaped = isocost::rebalance_diffusive(o, loads, opt, costs);
+  EXPECT_GT(shaped.offsets[1], plain.offsets[1]);
+  double sum = 0;
+  for (double t : shaped.predicted_time) sum += t;
+  EXPECT_NEAR(sum, 7, 1e-9);
+  expect_error([&] { isocost::rebalance_diffusive(o, loads, opt, std::vector<double>(99, 1.0)); },
+               {"99 element costs", "100 elements"});
+}
+
 TEST(RebalanceDiffusive, LeastSquaresOnTheChainClosedForm) {
-  BlockRebalanceOptions o;
+  DiffusiveRebalanceOptions o;
   o.diffusion.scheme = isocost::DiffusionScheme::least_squares;
   const auto r = isocost::rebalance_diffusive(Offsets{0, 20, 40, 60, 80, 100},
                                               std::vector<double>{3, 1, 1, 1, 1}, o);
@@ -258,30 +316,34 @@ TEST(BlockElementsMoved, EqualsCountingOwners) {
 TEST(Rebalance, BadInput) {
   const Offsets o{0, 10, 20};
   const std::vector<double> t{1, 2};
+  const Speeds two = Speeds::uniform(2);
   expect_error(
       [&] {
-        isocost::rebalance_global(Offsets{0, 10, 5}, t);
+        isocost::rebalance_global(Offsets{0, 10, 5}, t, two);
       },
       {"offset 2 = 5", "nondecreasing"});
-  expect_error([&] { isocost::rebalance_global(Offsets{3, 10, 20}, t); }, {"offset 0 = 3"});
-  expect_error([&] { isocost::rebalance_global(Offsets{0}, std::vector<double>{}); },
+  expect_error([&] { isocost::rebalance_global(Offsets{3, 10, 20}, t, two); }, {"offset 0 = 3"});
+  expect_error([&] { isocost::rebalance_global(Offsets{0}, std::vector<double>{}, two); },
                {"at least 2 offsets"});
-  expect_error([&] { isocost::rebalance_global(o, std::vector<double>{1}); },
+  expect_error([&] { isocost::rebalance_global(o, std::vector<double>{1}, two); },
                {"1 loads", "2 ranks"});
-  expect_error([&] { isocost::rebalance_global(o, std::vector<double>{1, -2}); }, {"rank 1", "-2"});
+  expect_error(
+      [&] {
+        isocost::rebalance_global(o, std::vector<double>{1, -2}, two);
+      },
+      {"rank 1", "-2"});
   expect_error(
       [&] {
         isocost::rebalance_diffusive(o, std::vector<double>{NAN, 1});
       },
       {"rank 0", "nan"});
   expect_error([&] { isocost::rebalance_diffusive(o, std::vector<double>{0, 0}); }, {"zero"});
-  BlockRebalanceOptions bad;
-  bad.speeds = {1, 0};
-  expect_error([&] { isocost::rebalance_global(o, t, bad); },
-               {"speeds[1] must be a finite number > 0, got 0"});
-  bad.speeds = {1, 1, 1};
-  expect_error([&] { isocost::rebalance_global(o, t, bad); }, {"3 speeds", "2 ranks"});
-  BlockRebalanceOptions alpha;
+  expect_error([&] { isocost::rebalance_global(o, t, Speeds::uniform(3)); },
+               {"3 speeds for 2 ranks"});
+  expect_error(
+      [&] { isocost::rebalance_weights(o, std::vector<double>(20, 1.0), Speeds::uniform(3)); },
+      {"3 speeds for 2 ranks"});
+  DiffusiveRebalanceOptions alpha;
   alpha.diffusion.alpha = 1.5;
   expect_error([&] { isocost::rebalance_diffusive(o, t, alpha); }, {"alpha", "1.5"});
   expect_error([&] { isocost::block_elements_moved(o, Offsets{0, 5, 21}); }, {"20 elements", "21"});

@@ -15,7 +15,7 @@
 namespace {
 
 using isocost::Decomposition;
-using isocost::GridRebalanceOptions;
+using isocost::GridGlobalRebalanceOptions;
 using isocost::GridShape;
 using isocost::ProcessGrid;
 using isocost::Speeds;
@@ -116,7 +116,7 @@ TEST(RebalanceGridGlobal, RowsClosedForm) {
   const auto now = uniform(shape, {{4}, {1}});
   ASSERT_EQ(range(now.parts[3], 1), (Range{6, 8}));
   const std::vector<double> loads{1, 1, 1, 5};
-  const auto g = isocost::rebalance_grid_global(shape, now, loads);
+  const auto g = isocost::rebalance_grid_global(shape, now, loads, Speeds::uniform(now.ranks()));
   EXPECT_EQ(g.method, "global");
   ASSERT_EQ(g.decomposition.ranks(), 4);
   const std::vector<Range> expect{{0, 5}, {5, 6}, {6, 7}, {7, 8}};
@@ -150,7 +150,7 @@ TEST(RebalanceGridGlobal, JaggedEqualsDecomposeOfTheEstimate) {
   const auto now = uniform(shape, jagged);
   ASSERT_EQ(range(now.parts[1], 1), (Range{3, 6}));
   const std::vector<double> loads{1, 2, 3, 6};
-  const auto g = isocost::rebalance_grid_global(shape, now, loads);
+  const auto g = isocost::rebalance_grid_global(shape, now, loads, Speeds::uniform(now.ranks()));
   const auto ref = isocost::decompose(isocost::grid_density(estimate(shape, now, loads), shape),
                                       jagged, Speeds::uniform(4));
   ASSERT_EQ(g.decomposition.ranks(), 4);
@@ -181,7 +181,7 @@ TEST(RebalanceGridGlobal, ThreeDEqualsDecomposeOfTheEstimate) {
   const ProcessGrid grid{{2, 2, 2}, {0, 1, 2}};
   const auto now = uniform(shape, grid);
   const std::vector<double> loads{1, 1, 1, 1, 1, 1, 1, 8};
-  const auto g = isocost::rebalance_grid_global(shape, now, loads);
+  const auto g = isocost::rebalance_grid_global(shape, now, loads, Speeds::uniform(now.ranks()));
   const auto ref = isocost::decompose(isocost::grid_density(estimate(shape, now, loads), shape),
                                       grid, Speeds::uniform(8));
   ASSERT_EQ(g.decomposition.ranks(), 8);
@@ -209,7 +209,7 @@ TEST(RebalanceGridGlobal, BalancedLoadsKeepTheDecomposition) {
                                                       {{3, {4, 4, 4}}, {{2, 2, 2}, {0, 1, 2}}}}) {
     const auto now = uniform(shape, grid);
     const std::vector<double> loads(static_cast<std::size_t>(grid.ranks()), 2.5);
-    const auto g = isocost::rebalance_grid_global(shape, now, loads);
+    const auto g = isocost::rebalance_grid_global(shape, now, loads, Speeds::uniform(now.ranks()));
     EXPECT_EQ(g.elements_moved, 0) << grid.name();
     EXPECT_EQ(g.max_elements_received, 0);
     for (int r = 0; r < grid.ranks(); ++r) {
@@ -232,7 +232,7 @@ TEST(RebalanceGridGlobal, AnEquallyGoodPlanKeepsTheCurrentOne) {
   const auto ref = isocost::decompose(isocost::grid_density(estimate(shape, now, loads), shape),
                                       now.grid, Speeds::uniform(3));
   ASSERT_EQ(range(ref.parts[0], 1), (Range{0, 2}));  // a different, equally good plan
-  const auto g = isocost::rebalance_grid_global(shape, now, loads);
+  const auto g = isocost::rebalance_grid_global(shape, now, loads, Speeds::uniform(now.ranks()));
   EXPECT_EQ(g.elements_moved, 0);
   for (int r = 0; r < 3; ++r) {
     EXPECT_EQ(range(g.decomposition.parts[r], 1), range(now.parts[r], 1));
@@ -252,7 +252,8 @@ TEST(RebalanceGridGlobal, AnEquallyGoodPlanKeepsTheCurrentOne) {
 TEST(RebalanceGridGlobal, EmptyPartsContributeNothing) {
   const GridShape shape{2, {1, 4, 1}};
   const auto now = rows(1, {0, 2, 2, 4});
-  const auto g = isocost::rebalance_grid_global(shape, now, std::vector<double>{1, 7, 3});
+  const auto g = isocost::rebalance_grid_global(shape, now, std::vector<double>{1, 7, 3},
+                                                Speeds::uniform(now.ranks()));
   EXPECT_EQ(range(g.decomposition.parts[0], 1), (Range{0, 2}));
   EXPECT_EQ(range(g.decomposition.parts[1], 1), (Range{2, 3}));
   EXPECT_EQ(range(g.decomposition.parts[2], 1), (Range{3, 4}));
@@ -265,7 +266,8 @@ TEST(RebalanceGridGlobal, EmptyPartsContributeNothing) {
   // Only the empty part measured anything: no shape to go by, the 5 s are
   // spread evenly (5/4 per cell), and 2, 0, 2 cells (2.5, 0, 2.5 s) is no
   // worse than any split of 4 lines in 3.
-  const auto u = isocost::rebalance_grid_global(shape, now, std::vector<double>{0, 5, 0});
+  const auto u = isocost::rebalance_grid_global(shape, now, std::vector<double>{0, 5, 0},
+                                                Speeds::uniform(now.ranks()));
   EXPECT_EQ(u.elements_moved, 0);
   EXPECT_NEAR(u.predicted_time[0], 2.5, 1e-15);
   EXPECT_NEAR(u.predicted_time[1], 0, 1e-15);
@@ -280,9 +282,8 @@ TEST(RebalanceGridGlobal, EmptyPartsContributeNothing) {
 TEST(RebalanceGridGlobal, SpeedsConvertTimesToCost) {
   const GridShape shape{2, {2, 60, 1}};
   const auto now = rows(2, {0, 30, 60});
-  GridRebalanceOptions o;
-  o.speeds = {1, 2};
-  const auto g = isocost::rebalance_grid_global(shape, now, std::vector<double>{2, 1}, o);
+  const Speeds speeds = Speeds::from_values({1, 2});
+  const auto g = isocost::rebalance_grid_global(shape, now, std::vector<double>{2, 1}, speeds);
   EXPECT_EQ(range(g.decomposition.parts[0], 1), (Range{0, 20}));
   EXPECT_EQ(range(g.decomposition.parts[1], 1), (Range{20, 60}));
   EXPECT_NEAR(g.decomposition.parts[0].cost, 4.0 / 3, 1e-12);
@@ -293,8 +294,8 @@ TEST(RebalanceGridGlobal, SpeedsConvertTimesToCost) {
   EXPECT_EQ(g.elements_moved, 20);
   EXPECT_EQ(g.max_elements_received, 20);
   // Already balanced: 20 and 40 lines at 1 s each is the same work per cell.
-  const auto kept =
-      isocost::rebalance_grid_global(shape, rows(2, {0, 20, 60}), std::vector<double>{1, 1}, o);
+  const auto kept = isocost::rebalance_grid_global(shape, rows(2, {0, 20, 60}),
+                                                   std::vector<double>{1, 1}, speeds);
   EXPECT_EQ(kept.elements_moved, 0);
 }
 
@@ -304,7 +305,8 @@ TEST(RebalanceGridGlobal, BoxesFollowTheCurrentParts) {
   const auto now = isocost::decompose(
       isocost::grid_density(std::vector<double>(32, 1.0), shape, isocost::Box::of({0, 0}, {1, 2})),
       {{4}, {1}}, Speeds::uniform(4));
-  const auto g = isocost::rebalance_grid_global(shape, now, std::vector<double>{1, 1, 1, 5});
+  const auto g = isocost::rebalance_grid_global(shape, now, std::vector<double>{1, 1, 1, 5},
+                                                Speeds::uniform(now.ranks()));
   // Rows [0,5) [5,6) [6,7) [7,8) as in RowsClosedForm, each line 0.25 high.
   EXPECT_DOUBLE_EQ(g.decomposition.parts[1].box.lo[1], 1.25);
   EXPECT_DOUBLE_EQ(g.decomposition.parts[1].box.hi[1], 1.5);
@@ -410,8 +412,9 @@ TEST(RebalanceGrid, OneRankKeepsTheWholeGrid) {
   const GridShape shape{2, {3, 5, 1}};
   const auto now = uniform(shape, {{1}, {0}});
   const std::vector<double> load{4};
-  for (const auto& g : {isocost::rebalance_grid_global(shape, now, load),
-                        isocost::rebalance_grid_diffusive(shape, now, load)}) {
+  for (const auto& g :
+       {isocost::rebalance_grid_global(shape, now, load, Speeds::uniform(now.ranks())),
+        isocost::rebalance_grid_diffusive(shape, now, load)}) {
     EXPECT_EQ(g.elements_moved, 0) << g.method;
     EXPECT_EQ(range(g.decomposition.parts[0], 0), (Range{0, 3}));
     EXPECT_EQ(range(g.decomposition.parts[0], 1), (Range{0, 5}));
@@ -455,30 +458,93 @@ TEST(GridCellsMoved, CountsCellsThatChangeOwner) {
       {"2x10x1"});
 }
 
+// Per-cell costs the code knows: the plan is decompose() of exactly those
+// costs; costs equal to the piecewise-constant estimate give global's plan.
+TEST(RebalanceGridWeights, CutsTheGivenCellCosts) {
+  const GridShape shape{2, {12, 10, 1}};
+  const auto now = uniform(shape, {{2, 2}, {0, 1}});
+  std::vector<double> costs(120, 1.0);
+  for (int j = 6; j < 10; ++j)
+    for (int i = 8; i < 12; ++i) costs[static_cast<std::size_t>(i + 12 * j)] = 9;  // hot spot
+  const Speeds speeds = Speeds::uniform(4);
+  const auto w = isocost::rebalance_grid_weights(shape, now, costs, speeds);
+  const auto direct = isocost::decompose(isocost::grid_density(costs, shape), now.grid, speeds);
+  ASSERT_EQ(w.decomposition.parts.size(), 4u);
+  for (std::size_t r = 0; r < 4; ++r) {
+    EXPECT_EQ(w.decomposition.parts[r].cell_lo, direct.parts[r].cell_lo) << r;
+    EXPECT_EQ(w.decomposition.parts[r].cell_hi, direct.parts[r].cell_hi) << r;
+    EXPECT_NEAR(w.predicted_time[r], direct.parts[r].time, 1e-12) << r;
+  }
+  EXPECT_EQ(w.method, "weights");
+  EXPECT_GT(w.measured_imbalance, w.predicted_imbalance);
+  // Costs that are the estimate from per-rank loads: the global plan.
+  const std::vector<double> loads{1, 2, 3, 4};
+  std::vector<double> estimate(120);
+  for (std::size_t r = 0; r < 4; ++r) {
+    const auto& p = now.parts[r];
+    const double cells = double((p.cell_hi[0] - p.cell_lo[0]) * (p.cell_hi[1] - p.cell_lo[1]));
+    for (auto j = p.cell_lo[1]; j < p.cell_hi[1]; ++j)
+      for (auto i = p.cell_lo[0]; i < p.cell_hi[0]; ++i)
+        estimate[static_cast<std::size_t>(i + 12 * j)] = loads[r] / cells;
+  }
+  const auto g = isocost::rebalance_grid_global(shape, now, loads, speeds);
+  const auto e = isocost::rebalance_grid_weights(shape, now, estimate, speeds);
+  for (std::size_t r = 0; r < 4; ++r) {
+    EXPECT_EQ(e.decomposition.parts[r].cell_lo, g.decomposition.parts[r].cell_lo) << r;
+    EXPECT_EQ(e.decomposition.parts[r].cell_hi, g.decomposition.parts[r].cell_hi) << r;
+  }
+  // Balanced costs: nothing better, nothing moves.
+  const auto kept =
+      isocost::rebalance_grid_weights(shape, now, std::vector<double>(120, 1.0), speeds);
+  EXPECT_EQ(kept.elements_moved, 0);
+  expect_error(
+      [&] { isocost::rebalance_grid_weights(shape, now, std::vector<double>(119, 1.0), speeds); },
+      {"119 cell costs for a grid of 120 cells"});
+  costs[5] = -1;
+  expect_error([&] { isocost::rebalance_grid_weights(shape, now, costs, speeds); },
+               {"load of cell 5 = -1"});
+}
+
+TEST(RebalanceGridDiffusive, UniformCellCostsAreTheDefault) {
+  const GridShape shape{2, {16, 16, 1}};
+  const auto now = uniform(shape, {{2, 2}, {0, 1}});
+  const std::vector<double> loads{4, 1, 1, 1};
+  const auto plain = isocost::rebalance_grid_diffusive(shape, now, loads);
+  const auto costs =
+      isocost::rebalance_grid_diffusive(shape, now, loads, {}, std::vector<double>(256, 3.0));
+  for (std::size_t r = 0; r < 4; ++r) {
+    EXPECT_EQ(costs.decomposition.parts[r].cell_lo, plain.decomposition.parts[r].cell_lo) << r;
+    EXPECT_EQ(costs.decomposition.parts[r].cell_hi, plain.decomposition.parts[r].cell_hi) << r;
+    EXPECT_NEAR(costs.predicted_time[r], plain.predicted_time[r], 1e-12) << r;
+  }
+}
+
 TEST(RebalanceGrid, BadInput) {
   const GridShape shape{2, {4, 8, 1}};
   const auto now = uniform(shape, {{4}, {1}});
   const std::vector<double> ok{1, 1, 1, 5};
   for (bool diffusive : {false, true}) {
     auto call = [&](const GridShape& s, const Decomposition& d, std::vector<double> loads,
-                    const GridRebalanceOptions& o = {}) {
-      if (diffusive) return isocost::rebalance_grid_diffusive(s, d, loads, o);
-      return isocost::rebalance_grid_global(s, d, loads, o);
+                    const Speeds& speeds = Speeds::uniform(4)) {
+      if (diffusive) return isocost::rebalance_grid_diffusive(s, d, loads);
+      return isocost::rebalance_grid_global(s, d, loads, speeds);
     };
     expect_error([&] { call(shape, now, {1, 1, 1}); }, {"3 loads for 4 parts"});
     expect_error([&] { call(shape, now, {1, -1, 1, 1}); }, {"load of part 1 = -1"});
     expect_error([&] { call(shape, now, {1, 1, NAN, 1}); }, {"load of part 2 = nan"});
     expect_error([&] { call(shape, now, {0, 0, 0, 0}); }, {"all loads are zero"});
-    GridRebalanceOptions o;
-    o.speeds = {1, 2};
-    expect_error([&] { call(shape, now, ok, o); }, {"2 speeds for 4 parts"});
-    o.speeds = {1, 2, -3, 1};
-    expect_error([&] { call(shape, now, ok, o); },
-                 {"speeds[2] must be a finite number > 0, got -3"});
-    o = {};
-    o.decompose.min_width[1] = -1;
-    expect_error([&] { call(shape, now, ok, o); },
-                 {"decompose.min_width[1] must be a finite number >= 0, got -1"});
+    if (!diffusive) {
+      expect_error([&] { call(shape, now, ok, Speeds::uniform(2)); }, {"2 speeds for 4 parts"});
+      GridGlobalRebalanceOptions o;
+      o.decompose.min_width[1] = -1;
+      expect_error([&] { isocost::rebalance_grid_global(shape, now, ok, Speeds::uniform(4), o); },
+                   {"decompose.min_width[1] must be a finite number >= 0, got -1"});
+    } else {
+      isocost::GridDiffusiveRebalanceOptions o;
+      o.shift.min_width = -1;
+      expect_error([&] { isocost::rebalance_grid_diffusive(shape, now, ok, o); },
+                   {"shift.min_width must be a finite number >= 0, got -1"});
+    }
     // Not a tiling of the grid: overlap, gap, outside, another shape.
     auto bad = now;
     bad.parts[2].cell_lo[1] = 3;

@@ -1,0 +1,263 @@
+// isocost/mpi/block_balancer.hpp — the balancing pipeline over a 1-D block
+// distribution of N elements (mpi layer; the pipeline: balancer.hpp).
+//
+//   isocost::mpi::BlockBalancer b(MPI_COMM_WORLD, isocost::mpi::BlockDistribution::uniform(N, P));
+//   std::vector<double> x(b.local_count()), v(b.local_count());   // struct of arrays
+//   for (int step = 0; step < steps; ++step) {
+//     {
+//       auto s = b.step();             // times this rank's work in the step
+//       compute(x, v);
+//     }
+//     b.maybe_rebalance(x, v);         // collective: moves both arrays when it pays
+//   }
+//
+// The same in two calls, for codes that want to look at the plan first or
+// move data the balancer does not hold:
+//     const auto plan = b.decide();        // collective on check steps
+//     if (plan.moves()) b.apply(plan, x, v);
+//
+// Call order: one step() scope (or record_step()) per time step on every
+// rank, then decide() or maybe_rebalance() on every rank, outside any step
+// scope. apply() with the plan of the latest decide(), on every rank.
+// Elements that move on their own (particles) go to their owners with
+// exchange().
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "isocost/mpi/balancer.hpp"
+#include "isocost/mpi/distribution.hpp"
+#include "isocost/mpi/exchange.hpp"
+#include "isocost/mpi/migrate.hpp"
+#include "isocost/mpi/redistribute.hpp"
+#include "isocost/rebalance.hpp"
+
+namespace isocost::mpi {
+
+namespace internal {
+class Pipeline;
+}
+
+/// Settings for BlockBalancer: the pipeline's and each plan's. Every field
+/// must be the same on every rank (checked by the constructor).
+struct BlockBalancerOptions {
+  BalancerOptions pipeline;
+  /// The ranks' relative speeds (work per second); empty: all equal.
+  std::optional<Speeds> speeds;
+  /// The global plan from per-rank loads (rebalance_global()).
+  GlobalRebalanceOptions global;
+  /// Rounds of earlier measurements merged into the global plan's
+  /// cumulative cost, >= 0 (the rebalance_global() history). With one load
+  /// per rank each round adds P − 1 points of the cost's shape, but they go
+  /// stale as the load moves: on the moving bell (tests/mpi) one round lifted
+  /// the mean efficiency on 2 ranks from 0.72 to 0.82 and lowered it on 3, 4
+  /// and 8 ranks (0.81 → 0.76, 0.81 → 0.70, 0.73 → 0.55); hence 0.
+  int history = 0;
+  /// Phase-synchronised balance (Watts ch. 4): with phases registered, the
+  /// global plan minimises Σ_phases max_ranks T (rebalance_phases()).
+  bool balance_phases = false;
+  PhaseRebalanceOptions phases;
+  /// The global plan from per-element costs given with set_costs()
+  /// (rebalance_weights()).
+  WeightsRebalanceOptions weights;
+  /// The diffusive plan (rebalance_diffusive(); with costs, shifted on them).
+  DiffusiveRebalanceOptions diffusive;
+
+  /// The field list (options.hpp): validation, JSON and the agreement hash.
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("pipeline", self.pipeline);
+    v("speeds", self.speeds, above(0));
+    v("global", self.global);
+    v("history", self.history, at_least(0));
+    v("balance_phases", self.balance_phases);
+    v("phases", self.phases);
+    v("weights", self.weights);
+    v("diffusive", self.diffusive);
+  }
+  bool is_valid(std::string* why) const { return check_fields(*this, why); }
+  /// Throws Error("block balancer options: …") unless is_valid().
+  void validate() const { validate_options(*this, "block balancer options"); }
+};
+
+/// decide()'s value: the decision and, when it moves data, the new
+/// distribution. Identical on every rank.
+struct BlockPlan : Decision {
+  BlockDistribution from;    ///< the distribution the plan was made on
+  BlockDistribution to;      ///< the new one (== from when nothing moves)
+  BlockRebalance rebalance;  ///< the computed plan (method "" when none was)
+  bool used_costs = false;   ///< per-element costs (set_costs()) shaped the plan
+
+  /// The plan's root finds and diffusion converged (true with no plan).
+  bool converged() const noexcept { return rebalance.converged; }
+  /// One line: the decision and, when computed, the plan's imbalance and moves.
+  std::string brief_report() const;
+  /// Several lines: the check, the choice, the profitability and the plan.
+  std::string full_report() const;
+};
+
+/// What maybe_rebalance() did: the plan and, when it moved data, the
+/// migration (this rank's view) and the rebalance's cost. The observer and
+/// the log get one per check.
+struct BlockEvent : BlockPlan {
+  std::optional<RedistributeSummary> migration = {};  ///< when data moved
+  double seconds = 0;  ///< max over ranks: decision + migration (0 when nothing moved)
+
+  /// One JSON object on one line (the log's format).
+  std::string to_json() const;
+};
+
+/// The balancing pipeline over 1-D blocks (see the file comment). Not
+/// copyable; one per communicator.
+class BlockBalancer {
+ public:
+  /// N elements in blocks, rank r owning [o_r, o_{r+1}). Collective over
+  /// `comm` (duplicated; freed by the destructor): agrees on the options and
+  /// the distribution, measures the comm model unless options give it. Throws
+  /// the same Error on every rank for an invalid or differing distribution or
+  /// options (naming the fields that differ), or a distribution without one
+  /// part per rank.
+  BlockBalancer(MPI_Comm comm, BlockDistribution distribution, BlockBalancerOptions options = {});
+  /// Collective: frees the duplicated communicator (and completes a posted
+  /// overlapped check). Every rank must destroy its balancer, at the same
+  /// point, before MPI_Finalize; after MPI_Finalize nothing is freed.
+  ~BlockBalancer();
+  BlockBalancer(const BlockBalancer&) = delete;
+  BlockBalancer& operator=(const BlockBalancer&) = delete;
+
+  // -- Measuring (not collective) ---------------------------------------
+
+  /// Times one step of this rank's work (RAII; LoadMonitor::begin_step()).
+  StepScope step();
+  /// Registers a phase (the same names, in the same order, on every rank).
+  PhaseId add_phase(std::string_view name);
+  /// Times a phase inside the open step (RAII).
+  PhaseScope phase(PhaseId id);
+  /// Time inside the open step that is not load (waiting on neighbours).
+  IdleScope idle();
+  /// Records a step timed elsewhere (seconds, per-phase seconds).
+  void record_step(double seconds, std::span<const double> phase_seconds = {});
+  /// The monitor, read-only: window, loads, phases.
+  const LoadMonitor& monitor() const noexcept;
+
+  /// Per-element costs of this rank's elements (its range, in order) that
+  /// the code measured or modelled, e.g. particles per cell: the next check
+  /// that fires plans on them (rebalance_weights(), or the diffusive shifts
+  /// on them) instead of the per-rank loads' estimate. The trigger still uses
+  /// the measured loads. Kept until replaced, clear_costs() or a rebalance
+  /// (they describe the old ranges). Finite, >= 0; checked at decide() on
+  /// every rank (the count too), not here. Not collective.
+  void set_costs(std::span<const double> costs);
+  void clear_costs() noexcept;
+
+  // -- Deciding and moving -----------------------------------------------
+
+  /// Decides whether and how to rebalance (the pipeline: balancer.hpp) and
+  /// returns the plan, the same on every rank. Collective over the
+  /// communicator on check steps (with `overlap`, the step after); no
+  /// communication otherwise. `bytes_per_element` is what moving one element
+  /// costs in bytes (Pearce eq. 6's elementsize; the same on every rank).
+  /// Throws the same Error on every rank, nothing decided, if a rank has a
+  /// step open, a load that is negative or not finite, costs of the wrong
+  /// count or value, or a different bytes_per_element.
+  BlockPlan decide(double bytes_per_element = 8);
+
+  /// Carries out `plan` (from the latest decide()): every array holds this
+  /// rank's elements of plan.from and is replaced by those of plan.to, all
+  /// moved together in one exchange (redistribute_arrays()). Any number of
+  /// std::vector arrays of trivially copyable types, of equal lengths.
+  /// Collective when plan.moves() (no communication otherwise). Throws the
+  /// same Error on every rank, nothing moved, for arrays of the wrong or
+  /// unequal lengths, or a plan not made on the current distribution.
+  template <class... T>
+  RedistributeSummary apply(const BlockPlan& plan, std::vector<T>&... arrays) {
+    RedistributeSummary s;
+    if (!check_plan(plan)) return s;
+    RedistributeOptions o;
+    o.verify = verify();
+    const double t0 = MPI_Wtime();
+    s = redistribute_arrays(comm(), plan.from, plan.to, o, arrays...);
+    applied(plan, s, MPI_Wtime() - t0);
+    return s;
+  }
+
+  /// Carries out `plan` for elements that are not trivially copyable: every
+  /// element whose owner changes moves with `callbacks` (migrate()), its id
+  /// being its global index. The application keeps its elements in index
+  /// order itself. Collective when plan.moves(). Errors as migrate(); an
+  /// element whose move fails is an Error on every rank (a block
+  /// distribution cannot leave it behind).
+  MigrateSummary apply(const BlockPlan& plan, const MigrationCallbacks& callbacks);
+
+  /// decide(Σ sizeof(T)), then apply() if it moves data: the one-line form.
+  /// Collective on check steps. Returns what happened (also logged and
+  /// passed to the observer).
+  template <class... T>
+  BlockEvent maybe_rebalance(std::vector<T>&... arrays) {
+    const std::size_t sizes[] = {arrays.size()...};
+    const BlockPlan plan = decide_data(static_cast<double>((sizeof(T) + ... + 0)), sizes);
+    if (plan.moves()) apply(plan, arrays...);
+    return last_event();
+  }
+
+  /// Sends every element to the rank whose range holds its key (a global
+  /// index in [0, N)): particles that left their owner's range. `keys` travels
+  /// with the arrays. Collective; see exchange.hpp.
+  template <class... T>
+  ExchangeSummary exchange(std::vector<std::int64_t>& keys, std::vector<T>&... arrays) {
+    return mpi::exchange(comm(), distribution(), keys, arrays...);
+  }
+
+  // -- State (the same on every rank) ------------------------------------
+
+  /// The current distribution.
+  const BlockDistribution& distribution() const noexcept { return distribution_; }
+  /// This rank's element count in it.
+  std::int64_t local_count() const;
+  /// Latency and per-byte cost in use (given, or measured at construction).
+  const CommModel& comm_model() const noexcept;
+  /// Measured costs (seconds) of the rebalances so far.
+  const std::vector<double>& costs() const noexcept;
+  /// The last decision, with the migration if one followed.
+  const BlockEvent& last_event() const noexcept { return event_; }
+  const BlockBalancerOptions& options() const noexcept { return options_; }
+
+  /// Called on every rank after every check, with the event (after the
+  /// migration when the plan moved data), on the calling thread. Not
+  /// collective. The balancer's state is already updated when it runs; an
+  /// exception from it propagates out of decide()/apply()/maybe_rebalance()
+  /// on that rank only, leaving the other ranks to go on: an observer should
+  /// not throw, or the application must treat that as fatal.
+  void set_observer(std::function<void(const BlockEvent&)> observer);
+
+ private:
+  MPI_Comm comm() const noexcept;
+  bool verify() const noexcept;
+  /// decide() with this rank's array lengths checked (agreed at the check).
+  BlockPlan decide_data(double bytes, std::span<const std::size_t> sizes);
+  bool check_plan(const BlockPlan& plan) const;
+  void applied(const BlockPlan& plan, const RedistributeSummary& s, double seconds);
+  void finish(BlockEvent event);
+
+  BlockBalancerOptions options_;
+  std::unique_ptr<internal::Pipeline> pipeline_;
+  BlockDistribution distribution_;
+  std::vector<double> costs_;
+  bool have_costs_ = false;
+  std::vector<BlockRound> history_;  // the last options_.history rounds, oldest first
+  std::function<void(const BlockEvent&)> observer_;
+  BlockEvent event_;
+  bool pending_ = false;  // event_ decided a move that apply() has not made yet
+};
+
+}  // namespace isocost::mpi

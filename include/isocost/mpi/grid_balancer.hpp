@@ -1,0 +1,203 @@
+// isocost/mpi/grid_balancer.hpp — the balancing pipeline over a 2-D or 3-D
+// grid of cells decomposed into one box per rank: rows or slabs, jagged px×py
+// grids and 3-D recursive sections (mpi layer; the pipeline: balancer.hpp).
+//
+//   isocost::GridShape shape{2, {nx, ny, 1}};
+//   auto start = isocost::decompose(isocost::grid_density(ones, shape), {{px, py}, {0, 1}},
+//                                   isocost::Speeds::uniform(P));
+//   isocost::mpi::GridBalancer b(MPI_COMM_WORLD, shape, start);
+//   std::vector<double> u(b.local_count()), f(b.local_count());   // this box, x fastest
+//   for (int step = 0; step < steps; ++step) {
+//     { auto s = b.step(); compute(u, f); }
+//     b.set_costs(particles_per_cell);   // optional: the code's own per-cell costs
+//     b.maybe_rebalance(u, f);           // collective: moves both arrays when it pays
+//   }
+//
+// The global plan re-decomposes with the same process grid, on the code's
+// per-cell costs when it gave them (set_costs()), else on the piecewise-
+// constant estimate from one load per rank (rebalance_grid_global()); the
+// diffusive one shifts rows or jagged cuts (rebalance_grid_diffusive(); not
+// for 3 levels, where Pearce's choice is between none and global). Call order
+// as for BlockBalancer (block_balancer.hpp).
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "isocost/decompose.hpp"
+#include "isocost/density.hpp"
+#include "isocost/mpi/balancer.hpp"
+#include "isocost/mpi/distribution.hpp"
+#include "isocost/mpi/exchange.hpp"
+#include "isocost/mpi/redistribute.hpp"
+#include "isocost/rebalance_grid.hpp"
+
+namespace isocost::mpi {
+
+namespace internal {
+class Pipeline;
+}
+
+/// Settings for GridBalancer: the pipeline's and each plan's. Every field
+/// must be the same on every rank (checked by the constructor).
+struct GridBalancerOptions {
+  BalancerOptions pipeline;
+  /// The ranks' relative speeds (work per second); empty: all equal.
+  std::optional<Speeds> speeds;
+  /// The global plan from per-rank loads (rebalance_grid_global()).
+  GridGlobalRebalanceOptions global;
+  /// The global plan from per-cell costs (rebalance_grid_weights()).
+  GridWeightsRebalanceOptions weights;
+  /// The diffusive plan (rebalance_grid_diffusive(); with costs, on them).
+  GridDiffusiveRebalanceOptions diffusive;
+
+  /// The field list (options.hpp): validation, JSON and the agreement hash.
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("pipeline", self.pipeline);
+    v("speeds", self.speeds, above(0));
+    v("global", self.global);
+    v("weights", self.weights);
+    v("diffusive", self.diffusive);
+  }
+  bool is_valid(std::string* why) const { return check_fields(*this, why); }
+  /// Throws Error("grid balancer options: …") unless is_valid().
+  void validate() const { validate_options(*this, "grid balancer options"); }
+};
+
+/// decide()'s value: the decision and, when it moves data, the new
+/// decomposition and boxes. Identical on every rank.
+struct GridPlan : Decision {
+  BoxDistribution from;         ///< the boxes the plan was made on
+  BoxDistribution to;           ///< the new ones (== from when nothing moves)
+  Decomposition decomposition;  ///< the new decomposition (the current one when nothing moves)
+  GridRebalance rebalance;      ///< the computed plan (method "" when none was)
+  bool used_costs = false;      ///< per-cell costs (set_costs()) shaped the plan
+
+  /// The plan's root finds and diffusion converged (true with no plan).
+  bool converged() const noexcept { return rebalance.converged; }
+  /// One line: the decision and, when computed, the plan's imbalance and moves.
+  std::string brief_report() const;
+  /// Several lines: the check, the choice, the profitability and the plan.
+  std::string full_report() const;
+};
+
+/// What maybe_rebalance() did (see BlockEvent).
+struct GridEvent : GridPlan {
+  std::optional<RedistributeSummary> migration = {};  ///< when data moved
+  double seconds = 0;  ///< max over ranks: decision + migration (0 when nothing moved)
+
+  /// One JSON object on one line (the log's format).
+  std::string to_json() const;
+};
+
+/// The balancing pipeline over boxes of a grid of cells (see the file
+/// comment). Not copyable; one per communicator.
+class GridBalancer {
+ public:
+  /// A decomposition on grid lines of `shape` cells (e.g. decompose() of a
+  /// grid_density), parts in rank order; rank r's data are its box's cells,
+  /// x fastest (BoxDistribution). Collective over `comm` (duplicated; freed
+  /// by the destructor). Throws the same Error on every rank for an invalid
+  /// or differing decomposition or options, or one without a part per rank.
+  GridBalancer(MPI_Comm comm, const GridShape& shape, Decomposition decomposition,
+               GridBalancerOptions options = {});
+  /// Collective (see ~BlockBalancer).
+  ~GridBalancer();
+  GridBalancer(const GridBalancer&) = delete;
+  GridBalancer& operator=(const GridBalancer&) = delete;
+
+  // -- Measuring (not collective; see BlockBalancer) ----------------------
+  StepScope step();
+  PhaseId add_phase(std::string_view name);
+  PhaseScope phase(PhaseId id);
+  IdleScope idle();
+  void record_step(double seconds, std::span<const double> phase_seconds = {});
+  const LoadMonitor& monitor() const noexcept;
+
+  /// Per-cell costs of this rank's box, x fastest, that the code measured or
+  /// modelled: the next check that fires re-decomposes on them
+  /// (rebalance_grid_weights(), or the diffusive shifts on them). Kept until
+  /// replaced, clear_costs() or a rebalance. Checked at decide(). Not
+  /// collective.
+  void set_costs(std::span<const double> costs);
+  void clear_costs() noexcept;
+
+  // -- Deciding and moving (see BlockBalancer) ---------------------------
+
+  /// Collective on check steps. Errors as BlockBalancer::decide().
+  GridPlan decide(double bytes_per_cell = 8);
+
+  /// Every array holds this rank's from-box cells (x fastest) and is
+  /// replaced by its to-box's, all moved together. Collective when
+  /// plan.moves(). Errors as BlockBalancer::apply().
+  template <class... T>
+  RedistributeSummary apply(const GridPlan& plan, std::vector<T>&... arrays) {
+    RedistributeSummary s;
+    if (!check_plan(plan)) return s;
+    RedistributeOptions o;
+    o.verify = verify();
+    const double t0 = MPI_Wtime();
+    s = redistribute_arrays(comm(), plan.from, plan.to, o, arrays...);
+    applied(plan, s, MPI_Wtime() - t0);
+    return s;
+  }
+
+  /// decide(Σ sizeof(T)), then apply() if it moves data.
+  template <class... T>
+  GridEvent maybe_rebalance(std::vector<T>&... arrays) {
+    const std::size_t sizes[] = {arrays.size()...};
+    const GridPlan plan = decide_data(static_cast<double>((sizeof(T) + ... + 0)), sizes);
+    if (plan.moves()) apply(plan, arrays...);
+    return last_event();
+  }
+
+  /// Sends every element (particle) to the rank whose box holds its cell,
+  /// the key being the cell's linear index i + nx·(j + ny·k). Collective.
+  template <class... T>
+  ExchangeSummary exchange(std::vector<std::int64_t>& keys, std::vector<T>&... arrays) {
+    return mpi::exchange(comm(), boxes(), keys, arrays...);
+  }
+
+  // -- State (the same on every rank) ------------------------------------
+  const GridShape& shape() const noexcept { return shape_; }
+  const Decomposition& decomposition() const noexcept { return decomposition_; }
+  const BoxDistribution& boxes() const noexcept { return boxes_; }
+  std::int64_t local_count() const;
+  const CommModel& comm_model() const noexcept;
+  const std::vector<double>& costs() const noexcept;
+  const GridEvent& last_event() const noexcept { return event_; }
+  const GridBalancerOptions& options() const noexcept { return options_; }
+
+  /// As BlockBalancer::set_observer().
+  void set_observer(std::function<void(const GridEvent&)> observer);
+
+ private:
+  MPI_Comm comm() const noexcept;
+  bool verify() const noexcept;
+  /// decide() with this rank's array lengths checked (agreed at the check).
+  GridPlan decide_data(double bytes, std::span<const std::size_t> sizes);
+  bool check_plan(const GridPlan& plan) const;
+  void applied(const GridPlan& plan, const RedistributeSummary& s, double seconds);
+  void finish(GridEvent event);
+
+  GridBalancerOptions options_;
+  std::unique_ptr<internal::Pipeline> pipeline_;
+  GridShape shape_;
+  Decomposition decomposition_;
+  BoxDistribution boxes_;
+  std::vector<double> costs_;
+  bool have_costs_ = false;
+  std::function<void(const GridEvent&)> observer_;
+  GridEvent event_;
+  bool pending_ = false;
+};
+
+}  // namespace isocost::mpi

@@ -1,0 +1,306 @@
+// The balancing pipeline over 1-D blocks (block_balancer.hpp): the plans on
+// gathered loads or costs, and the migration of the application's arrays.
+#include "isocost/mpi/block_balancer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "balancer_report.hpp"
+#include "isocost/detail/text.hpp"
+#include "isocost/error.hpp"
+#include "pipeline.hpp"
+
+namespace isocost::mpi {
+
+using isocost::detail::exact;
+
+std::string BlockPlan::brief_report() const {
+  std::string s = Decision::brief_report();
+  if (!rebalance.method.empty())
+    s += "; plan " + rebalance.method + ": imbalance " + exact(rebalance.measured_imbalance) +
+         " -> " + exact(rebalance.predicted_imbalance) + ", " +
+         std::to_string(rebalance.elements_moved) + " elements move" +
+         (rebalance.converged ? "" : " (NOT converged)");
+  return s;
+}
+
+std::string BlockPlan::full_report() const {
+  std::string s = internal::decision_lines(*this);
+  if (!rebalance.method.empty())
+    s += "  plan: " + rebalance.brief_report() + (used_costs ? " (per-element costs)" : "") + "\n";
+  return s;
+}
+
+std::string BlockEvent::to_json() const {
+  auto j = internal::decision_json(*this);
+  if (!rebalance.method.empty())
+    j["plan"] = {{"method", rebalance.method},
+                 {"costs", used_costs},
+                 {"elements_moved", rebalance.elements_moved},
+                 {"max_elements_received", rebalance.max_elements_received},
+                 {"measured_imbalance", rebalance.measured_imbalance},
+                 {"predicted_imbalance", rebalance.predicted_imbalance}};
+  if (migration) internal::add_migration(j, *migration, seconds);
+  return j.dump();
+}
+
+BlockBalancer::BlockBalancer(MPI_Comm comm, BlockDistribution distribution,
+                             BlockBalancerOptions options)
+    : options_(std::move(options)),
+      pipeline_(std::make_unique<internal::Pipeline>(options_.pipeline)),
+      distribution_(std::move(distribution)) {
+  std::string problem, e;
+  if (comm != MPI_COMM_NULL) {
+    int size = 0;
+    MPI_Comm_size(comm, &size);
+    if (!options_.is_valid(&e))
+      problem = "options." + e;
+    else if (!distribution_.is_valid(&e))
+      problem = "distribution: " + e;
+    else if (distribution_.parts() != size)
+      problem = "distribution has " + std::to_string(distribution_.parts()) +
+                " parts for a communicator of " + std::to_string(size) + " ranks";
+    else if (options_.speeds && options_.speeds->ranks() != size)
+      problem = std::to_string(options_.speeds->ranks()) + " speeds for " + std::to_string(size) +
+                " ranks";
+  }
+  const internal::Same same[] = {{distribution_.hash(), "the distribution"},
+                                 internal::same_options(options_)};
+  pipeline_->start(comm, "BlockBalancer", problem, same);
+}
+
+BlockBalancer::~BlockBalancer() = default;
+
+StepScope BlockBalancer::step() { return StepScope(pipeline_->monitor()); }
+PhaseId BlockBalancer::add_phase(std::string_view name) {
+  return pipeline_->monitor().add_phase(name);
+}
+PhaseScope BlockBalancer::phase(PhaseId id) { return PhaseScope(pipeline_->monitor(), id); }
+IdleScope BlockBalancer::idle() { return IdleScope(pipeline_->monitor()); }
+void BlockBalancer::record_step(double seconds, std::span<const double> phase_seconds) {
+  pipeline_->monitor().record_step(seconds, phase_seconds);
+}
+const LoadMonitor& BlockBalancer::monitor() const noexcept { return pipeline_->monitor(); }
+const CommModel& BlockBalancer::comm_model() const noexcept { return pipeline_->comm_model(); }
+const std::vector<double>& BlockBalancer::costs() const noexcept { return pipeline_->costs(); }
+MPI_Comm BlockBalancer::comm() const noexcept { return pipeline_->comm(); }
+bool BlockBalancer::verify() const noexcept { return options_.pipeline.verify; }
+std::int64_t BlockBalancer::local_count() const { return distribution_.count(pipeline_->rank()); }
+
+void BlockBalancer::set_costs(std::span<const double> costs) {
+  costs_.assign(costs.begin(), costs.end());
+  have_costs_ = true;
+}
+
+void BlockBalancer::clear_costs() noexcept {
+  costs_.clear();
+  have_costs_ = false;
+}
+
+void BlockBalancer::set_observer(std::function<void(const BlockEvent&)> observer) {
+  observer_ = std::move(observer);
+}
+
+void BlockBalancer::finish(BlockEvent event) {
+  event_ = std::move(event);
+  pending_ = false;
+  pipeline_->log(event_.to_json());
+  if (observer_) observer_(event_);
+}
+
+namespace {
+
+// "" or what is wrong with this rank's per-element costs.
+std::string check_costs(const std::vector<double>& costs, std::int64_t count) {
+  if (static_cast<std::int64_t>(costs.size()) != count)
+    return "set_costs() gave " + std::to_string(costs.size()) + " costs for " +
+           std::to_string(count) + " elements";
+  for (std::size_t i = 0; i < costs.size(); ++i)
+    if (!(costs[i] >= 0) || !std::isfinite(costs[i]))
+      return "cost of local element " + std::to_string(i) + " = " + exact(costs[i]) +
+             ", expected a finite number >= 0";
+  return {};
+}
+
+}  // namespace
+
+BlockPlan BlockBalancer::decide(double bytes) { return decide_data(bytes, {}); }
+
+BlockPlan BlockBalancer::decide_data(double bytes, std::span<const std::size_t> sizes) {
+  internal::Pipeline& p = *pipeline_;
+  const char* what = "BlockBalancer::decide";
+  if (pending_) finish(event_);  // a moving plan that was never applied: log it as decided
+  BlockPlan plan;
+  plan.step = p.monitor().steps();
+  plan.from = plan.to = distribution_;
+  std::string problem = have_costs_ ? check_costs(costs_, local_count()) : std::string();
+  for (const std::size_t n : sizes)
+    if (problem.empty() && static_cast<std::int64_t>(n) != local_count())
+      problem = "holds " + std::to_string(n) + " elements, but the distribution gives it " +
+                std::to_string(local_count());
+  const internal::CheckNumbers c = p.check(what, plan.step, problem, bytes);
+  if (!c.decided) {
+    plan.reason = "not a check step";
+    event_ = BlockEvent{plan};
+    p.post(plan.step, false, problem, bytes);
+    return plan;
+  }
+  p.begin(plan, c);
+  if (options_.balance_phases && c.phases_min != c.phases_max)
+    throw Error(std::string(what) + ": the ranks registered between " + exact(c.phases_min) +
+                " and " + exact(c.phases_max) +
+                " phases; balance_phases needs the same phases on every rank");
+  if (!plan.check.fired) {
+    finish(BlockEvent{plan});
+    p.post(plan.step, false, problem, bytes);
+    return plan;
+  }
+
+  const double t0 = MPI_Wtime();
+  const std::size_t P = static_cast<std::size_t>(p.size());
+  const std::size_t F = options_.balance_phases ? c.my_phases.size() : 0;
+  // Every rank's (load, elements, costs given[, phase loads]).
+  std::vector<double> mine{c.my_load, static_cast<double>(local_count()), have_costs_ ? 1.0 : 0.0};
+  mine.insert(mine.end(), c.my_phases.begin(), c.my_phases.begin() + static_cast<long>(F));
+  const std::size_t w = mine.size();
+  std::vector<double> all(w * P);
+  MPI_Allgather(mine.data(), static_cast<int>(w), MPI_DOUBLE, all.data(), static_cast<int>(w),
+                MPI_DOUBLE, p.comm());
+  std::vector<double> loads(P), counts(P), phase_loads(P * F);
+  std::size_t with_costs = 0;
+  for (std::size_t r = 0; r < P; ++r) {
+    loads[r] = all[r * w];
+    counts[r] = all[r * w + 1];
+    with_costs += all[r * w + 2] > 0 ? 1 : 0;
+    for (std::size_t f = 0; f < F; ++f) phase_loads[r * F + f] = all[r * w + 3 + f];
+  }
+  if (with_costs != 0 && with_costs != P)
+    throw Error(std::string(what) + ": " + std::to_string(with_costs) + " of " + std::to_string(P) +
+                " ranks gave per-element costs; expected all or none");
+  // The whole cost vector, in element order (every rank needs all of it).
+  std::vector<double> element_costs;
+  if (with_costs == P) {
+    std::vector<int> n(P), displ(P, 0);
+    for (std::size_t r = 0; r < P; ++r) n[r] = static_cast<int>(distribution_.count(int(r)));
+    std::partial_sum(n.begin(), n.end() - 1, displ.begin() + 1);
+    element_costs.resize(static_cast<std::size_t>(distribution_.size()));
+    MPI_Allgatherv(costs_.data(), static_cast<int>(costs_.size()), MPI_DOUBLE, element_costs.data(),
+                   n.data(), displ.data(), MPI_DOUBLE, p.comm());
+    plan.used_costs = true;
+  }
+  // From here every rank holds the same numbers and computes the same plan.
+  plan.action =
+      p.choose(plan, mesh_graph({static_cast<int>(P)}, false), loads, counts, bytes, true);
+  const Speeds speeds = options_.speeds.value_or(Speeds::uniform(static_cast<int>(P)));
+  const auto& offsets = distribution_.offsets;
+  if (plan.action == Strategy::diffusion) {
+    plan.rebalance = rebalance_diffusive(offsets, loads, options_.diffusive, element_costs);
+  } else if (plan.action == Strategy::global && plan.used_costs) {
+    plan.rebalance = rebalance_weights(offsets, element_costs, speeds, options_.weights);
+    // Predicted times in the measured loads' units: the costs' shape, the
+    // loads' total (so the gain and the profitability compare like with like).
+    double now = 0, measured = 0;
+    for (std::size_t r = 0; r < P; ++r) measured += loads[r];
+    for (std::size_t r = 0; r < P; ++r)
+      for (std::int64_t k = offsets[r]; k < offsets[r + 1]; ++k)
+        now += element_costs[static_cast<std::size_t>(k)] / speeds.speed(static_cast<int>(r));
+    if (now > 0)
+      for (double& t : plan.rebalance.predicted_time) t *= measured / now;
+  } else if (plan.action == Strategy::global && F > 0) {
+    plan.rebalance = rebalance_phases(offsets, phase_loads, speeds, options_.phases);
+  } else if (plan.action == Strategy::global) {
+    plan.rebalance = rebalance_global(offsets, loads, speeds, options_.global, history_);
+  }
+  if (options_.history > 0) {
+    history_.push_back({offsets, loads});
+    if (static_cast<int>(history_.size()) > options_.history) history_.erase(history_.begin());
+  }
+  p.decided(plan, t0);
+  if (!plan.moves()) {
+    plan.reason = "the cost model predicts no gain";
+  } else if (!p.profitable(plan,
+                           static_cast<double>(plan.rebalance.max_elements_received) * bytes)) {
+    plan.action = Strategy::none;
+    plan.reason = "not profitable";
+  } else if (plan.rebalance.elements_moved == 0) {
+    plan.action = Strategy::none;
+    plan.reason = "the plan moves nothing";
+  } else {
+    plan.to.offsets = plan.rebalance.offsets;
+    plan.reason = "rebalanced";
+  }
+  if (plan.moves()) {
+    event_ = BlockEvent{plan};
+    pending_ = true;  // logged once apply() has moved the data
+  } else {
+    finish(BlockEvent{plan});
+  }
+  p.post(plan.step, plan.moves(), problem, bytes);
+  return plan;
+}
+
+bool BlockBalancer::check_plan(const BlockPlan& plan) const {
+  if (!plan.moves()) return false;
+  // Every rank holds the same plan and distribution: the same answer
+  // everywhere, without communication.
+  if (!pending_ || plan.from.offsets != distribution_.offsets || plan.step != event_.step)
+    throw Error(
+        "BlockBalancer::apply: the plan is not the latest decide()'s on the current distribution "
+        "(applied already, or from another decision); expected the plan decide() just returned");
+  return true;
+}
+
+void BlockBalancer::applied(const BlockPlan& plan, const RedistributeSummary& s, double seconds) {
+  const double predicted =
+      *std::max_element(plan.rebalance.predicted_time.begin(), plan.rebalance.predicted_time.end());
+  BlockEvent e{plan};
+  e.seconds = pipeline_->rebalanced(plan, seconds, predicted);
+  e.migration = s;
+  distribution_ = plan.to;
+  clear_costs();  // they described the old ranges
+  finish(std::move(e));
+}
+
+MigrateSummary BlockBalancer::apply(const BlockPlan& plan, const MigrationCallbacks& callbacks) {
+  if (!check_plan(plan)) return {};
+  const double t0 = MPI_Wtime();
+  const int rank = pipeline_->rank();
+  // Every element whose owner changes, with its global index as id.
+  std::vector<TaskMove> moves;
+  const auto& a = plan.from.offsets;
+  const auto& b = plan.to.offsets;
+  for (std::size_t r = 0; r + 1 < a.size(); ++r)
+    for (std::size_t q = 0; q + 1 < b.size(); ++q) {
+      if (q == r) continue;
+      for (std::int64_t i = std::max(a[r], b[q]); i < std::min(a[r + 1], b[q + 1]); ++i)
+        moves.push_back({i, static_cast<int>(r), static_cast<int>(q), 0.0});
+    }
+  std::vector<std::int64_t> held(static_cast<std::size_t>(plan.from.count(rank)));
+  std::iota(held.begin(), held.end(), plan.from.begin(rank));
+  MigrateOptions o;
+  o.verify = verify();
+  const MigrateSummary m = migrate(comm(), held, moves, callbacks, o);
+  if (!m.failed.empty())  // the same list on every rank
+    throw Error("BlockBalancer::apply: " + std::to_string(m.failed.size()) +
+                " elements could not move (first: element " + std::to_string(m.failed[0].id) +
+                ", rank " + std::to_string(m.failed[0].from) + " -> " +
+                std::to_string(m.failed[0].to) + ", at " + to_string(m.failed[0].stage) +
+                "); a block distribution cannot leave them behind");
+  RedistributeSummary s;
+  s.rank = m.rank;
+  s.ranks = m.ranks;
+  s.elements_sent = m.elements_sent;
+  s.elements_received = m.elements_received;
+  s.bytes_sent = m.bytes_sent;
+  s.bytes_received = m.bytes_received;
+  s.global_elements = plan.from.size();
+  s.global_elements_moved = m.global_moved;
+  s.global_bytes_moved = m.global_bytes_moved;
+  s.verified = m.verified;
+  s.seconds = m.seconds;
+  applied(plan, s, MPI_Wtime() - t0);
+  return m;
+}
+
+}  // namespace isocost::mpi

@@ -1,0 +1,293 @@
+// The balancing pipeline over boxes of a grid of cells (grid_balancer.hpp):
+// re-decompositions and jagged shifts from gathered loads or per-cell costs.
+#include "isocost/mpi/grid_balancer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "balancer_report.hpp"
+#include "isocost/detail/text.hpp"
+#include "isocost/error.hpp"
+#include "pipeline.hpp"
+
+namespace isocost::mpi {
+
+using isocost::detail::exact;
+
+std::string GridPlan::brief_report() const {
+  std::string s = Decision::brief_report();
+  if (!rebalance.method.empty())
+    s += "; plan " + rebalance.method + ": imbalance " + exact(rebalance.measured_imbalance) +
+         " -> " + exact(rebalance.predicted_imbalance) + ", " +
+         std::to_string(rebalance.elements_moved) + " cells move" +
+         (rebalance.converged ? "" : " (NOT converged)");
+  return s;
+}
+
+std::string GridPlan::full_report() const {
+  std::string s = internal::decision_lines(*this);
+  if (!rebalance.method.empty())
+    s += "  plan: " + rebalance.brief_report() + (used_costs ? " (per-cell costs)" : "") + "\n";
+  return s;
+}
+
+std::string GridEvent::to_json() const {
+  auto j = internal::decision_json(*this);
+  if (!rebalance.method.empty())
+    j["plan"] = {{"method", rebalance.method},
+                 {"costs", used_costs},
+                 {"process_grid", rebalance.decomposition.grid.name()},
+                 {"elements_moved", rebalance.elements_moved},
+                 {"max_elements_received", rebalance.max_elements_received},
+                 {"measured_imbalance", rebalance.measured_imbalance},
+                 {"predicted_imbalance", rebalance.predicted_imbalance}};
+  if (migration) internal::add_migration(j, *migration, seconds);
+  return j.dump();
+}
+
+GridBalancer::GridBalancer(MPI_Comm comm, const GridShape& shape, Decomposition decomposition,
+                           GridBalancerOptions options)
+    : options_(std::move(options)),
+      pipeline_(std::make_unique<internal::Pipeline>(options_.pipeline)),
+      shape_(shape),
+      decomposition_(std::move(decomposition)) {
+  std::string problem, e;
+  if (comm != MPI_COMM_NULL) {
+    int size = 0;
+    MPI_Comm_size(comm, &size);
+    if (!options_.is_valid(&e)) {
+      problem = "options." + e;
+    } else if (!decomposition_.on_grid_lines) {
+      problem = "decomposition: not on grid lines; expected a decomposition of a grid of cells";
+    } else {
+      try {
+        boxes_ = BoxDistribution::from_decomposition(decomposition_);
+      } catch (const Error& x) {
+        problem = std::string("decomposition: ") + x.what();
+      }
+    }
+    for (int a = 0; problem.empty() && a < 3; ++a) {
+      const std::int64_t want = a < shape_.dims ? shape_.cells[static_cast<std::size_t>(a)] : 1;
+      if (boxes_.cells[static_cast<std::size_t>(a)] != want)
+        problem = "decomposition: its grid is not the " + std::to_string(shape_.dims) +
+                  "-D shape of " + std::to_string(shape_.count()) + " cells given";
+    }
+    if (problem.empty() && !boxes_.is_valid(&e)) problem = "decomposition: " + e;
+    if (problem.empty() && boxes_.parts() != size)
+      problem = "decomposition has " + std::to_string(boxes_.parts()) +
+                " parts for a communicator of " + std::to_string(size) + " ranks";
+    if (problem.empty() && options_.speeds && options_.speeds->ranks() != size)
+      problem = std::to_string(options_.speeds->ranks()) + " speeds for " + std::to_string(size) +
+                " ranks";
+    if (problem.empty() && options_.pipeline.policy == BalancePolicy::diffusion &&
+        decomposition_.grid.counts.size() > 2)
+      problem = "policy diffusion: a " + std::to_string(decomposition_.grid.counts.size()) +
+                "-level process grid has no diffusive plan (rows and jagged grids only)";
+  }
+  const internal::Same same[] = {{boxes_.hash(), "the decomposition"},
+                                 internal::same_options(options_)};
+  pipeline_->start(comm, "GridBalancer", problem, same);
+}
+
+GridBalancer::~GridBalancer() = default;
+
+StepScope GridBalancer::step() { return StepScope(pipeline_->monitor()); }
+PhaseId GridBalancer::add_phase(std::string_view name) {
+  return pipeline_->monitor().add_phase(name);
+}
+PhaseScope GridBalancer::phase(PhaseId id) { return PhaseScope(pipeline_->monitor(), id); }
+IdleScope GridBalancer::idle() { return IdleScope(pipeline_->monitor()); }
+void GridBalancer::record_step(double seconds, std::span<const double> phase_seconds) {
+  pipeline_->monitor().record_step(seconds, phase_seconds);
+}
+const LoadMonitor& GridBalancer::monitor() const noexcept { return pipeline_->monitor(); }
+const CommModel& GridBalancer::comm_model() const noexcept { return pipeline_->comm_model(); }
+const std::vector<double>& GridBalancer::costs() const noexcept { return pipeline_->costs(); }
+MPI_Comm GridBalancer::comm() const noexcept { return pipeline_->comm(); }
+bool GridBalancer::verify() const noexcept { return options_.pipeline.verify; }
+std::int64_t GridBalancer::local_count() const { return boxes_.count(pipeline_->rank()); }
+
+void GridBalancer::set_costs(std::span<const double> costs) {
+  costs_.assign(costs.begin(), costs.end());
+  have_costs_ = true;
+}
+
+void GridBalancer::clear_costs() noexcept {
+  costs_.clear();
+  have_costs_ = false;
+}
+
+void GridBalancer::set_observer(std::function<void(const GridEvent&)> observer) {
+  observer_ = std::move(observer);
+}
+
+void GridBalancer::finish(GridEvent event) {
+  event_ = std::move(event);
+  pending_ = false;
+  pipeline_->log(event_.to_json());
+  if (observer_) observer_(event_);
+}
+
+namespace {
+
+std::string check_costs(const std::vector<double>& costs, std::int64_t count) {
+  if (static_cast<std::int64_t>(costs.size()) != count)
+    return "set_costs() gave " + std::to_string(costs.size()) + " costs for the " +
+           std::to_string(count) + " cells of its box";
+  for (std::size_t i = 0; i < costs.size(); ++i)
+    if (!(costs[i] >= 0) || !std::isfinite(costs[i]))
+      return "cost of local cell " + std::to_string(i) + " = " + exact(costs[i]) +
+             ", expected a finite number >= 0";
+  return {};
+}
+
+// Every rank's box costs (gathered in rank order) placed in the grid, x fastest.
+std::vector<double> grid_costs(const BoxDistribution& boxes, const std::vector<double>& gathered,
+                               const std::vector<int>& displ) {
+  std::vector<double> grid(static_cast<std::size_t>(boxes.size()));
+  const std::int64_t nx = boxes.cells[0], ny = boxes.cells[1];
+  for (std::size_t r = 0; r < boxes.boxes.size(); ++r) {
+    const CellBox& b = boxes.boxes[r];
+    std::size_t at = static_cast<std::size_t>(displ[r]);
+    for (std::int64_t k = b.lo[2]; k < b.hi[2]; ++k)
+      for (std::int64_t j = b.lo[1]; j < b.hi[1]; ++j)
+        for (std::int64_t i = b.lo[0]; i < b.hi[0]; ++i)
+          grid[static_cast<std::size_t>(i + nx * (j + ny * k))] = gathered[at++];
+  }
+  return grid;
+}
+
+}  // namespace
+
+GridPlan GridBalancer::decide(double bytes) { return decide_data(bytes, {}); }
+
+GridPlan GridBalancer::decide_data(double bytes, std::span<const std::size_t> sizes) {
+  internal::Pipeline& p = *pipeline_;
+  const char* what = "GridBalancer::decide";
+  if (pending_) finish(event_);  // a moving plan that was never applied
+  GridPlan plan;
+  plan.step = p.monitor().steps();
+  plan.from = plan.to = boxes_;
+  plan.decomposition = decomposition_;
+  std::string problem = have_costs_ ? check_costs(costs_, local_count()) : std::string();
+  for (const std::size_t n : sizes)
+    if (problem.empty() && static_cast<std::int64_t>(n) != local_count())
+      problem =
+          "holds " + std::to_string(n) + " cells, but its box has " + std::to_string(local_count());
+  const internal::CheckNumbers c = p.check(what, plan.step, problem, bytes);
+  if (!c.decided) {
+    plan.reason = "not a check step";
+    event_ = GridEvent{plan};
+    p.post(plan.step, false, problem, bytes);
+    return plan;
+  }
+  p.begin(plan, c);
+  if (!plan.check.fired) {
+    finish(GridEvent{plan});
+    p.post(plan.step, false, problem, bytes);
+    return plan;
+  }
+
+  const double t0 = MPI_Wtime();
+  const std::size_t P = static_cast<std::size_t>(p.size());
+  const double mine[3] = {c.my_load, static_cast<double>(local_count()), have_costs_ ? 1.0 : 0.0};
+  std::vector<double> all(3 * P);
+  MPI_Allgather(mine, 3, MPI_DOUBLE, all.data(), 3, MPI_DOUBLE, p.comm());
+  std::vector<double> loads(P), counts(P);
+  std::size_t with_costs = 0;
+  for (std::size_t r = 0; r < P; ++r) {
+    loads[r] = all[3 * r];
+    counts[r] = all[3 * r + 1];
+    with_costs += all[3 * r + 2] > 0 ? 1 : 0;
+  }
+  if (with_costs != 0 && with_costs != P)
+    throw Error(std::string(what) + ": " + std::to_string(with_costs) + " of " + std::to_string(P) +
+                " ranks gave per-cell costs; expected all or none");
+  std::vector<double> cell_costs;
+  if (with_costs == P) {
+    std::vector<int> n(P), displ(P, 0);
+    for (std::size_t r = 0; r < P; ++r) n[r] = static_cast<int>(boxes_.count(int(r)));
+    std::partial_sum(n.begin(), n.end() - 1, displ.begin() + 1);
+    std::vector<double> gathered(static_cast<std::size_t>(boxes_.size()));
+    MPI_Allgatherv(costs_.data(), static_cast<int>(costs_.size()), MPI_DOUBLE, gathered.data(),
+                   n.data(), displ.data(), MPI_DOUBLE, p.comm());
+    cell_costs = grid_costs(boxes_, gathered, displ);
+    plan.used_costs = true;
+  }
+  // From here every rank holds the same numbers and computes the same plan.
+  const bool can_diffuse = decomposition_.grid.counts.size() <= 2;
+  plan.action = p.choose(plan, mesh_graph(decomposition_.grid.counts, false), loads, counts, bytes,
+                         can_diffuse);
+  const Speeds speeds = options_.speeds.value_or(Speeds::uniform(static_cast<int>(P)));
+  if (plan.action == Strategy::diffusion) {
+    plan.rebalance =
+        rebalance_grid_diffusive(shape_, decomposition_, loads, options_.diffusive, cell_costs);
+  } else if (plan.action == Strategy::global && plan.used_costs) {
+    plan.rebalance =
+        rebalance_grid_weights(shape_, decomposition_, cell_costs, speeds, options_.weights);
+    // Predicted times in the measured loads' units (see BlockBalancer).
+    const double measured = std::accumulate(loads.begin(), loads.end(), 0.0);
+    double now = 0;
+    for (std::size_t r = 0; r < P; ++r) {
+      const CellBox& b = boxes_.boxes[r];
+      const std::int64_t nx = boxes_.cells[0], ny = boxes_.cells[1];
+      double s = 0;
+      for (std::int64_t k = b.lo[2]; k < b.hi[2]; ++k)
+        for (std::int64_t j = b.lo[1]; j < b.hi[1]; ++j)
+          for (std::int64_t i = b.lo[0]; i < b.hi[0]; ++i)
+            s += cell_costs[static_cast<std::size_t>(i + nx * (j + ny * k))];
+      now += s / speeds.speed(static_cast<int>(r));
+    }
+    if (now > 0)
+      for (double& t : plan.rebalance.predicted_time) t *= measured / now;
+  } else if (plan.action == Strategy::global) {
+    plan.rebalance = rebalance_grid_global(shape_, decomposition_, loads, speeds, options_.global);
+  }
+  p.decided(plan, t0);
+  if (!plan.moves()) {
+    plan.reason = "the cost model predicts no gain";
+  } else if (!p.profitable(plan,
+                           static_cast<double>(plan.rebalance.max_elements_received) * bytes)) {
+    plan.action = Strategy::none;
+    plan.reason = "not profitable";
+  } else if (plan.rebalance.elements_moved == 0) {
+    plan.action = Strategy::none;
+    plan.reason = "the plan moves nothing";
+  } else {
+    plan.decomposition = plan.rebalance.decomposition;
+    plan.to = BoxDistribution::from_decomposition(plan.decomposition);
+    plan.reason = "rebalanced";
+  }
+  if (plan.moves()) {
+    event_ = GridEvent{plan};
+    pending_ = true;
+  } else {
+    finish(GridEvent{plan});
+  }
+  p.post(plan.step, plan.moves(), problem, bytes);
+  return plan;
+}
+
+bool GridBalancer::check_plan(const GridPlan& plan) const {
+  if (!plan.moves()) return false;
+  if (!pending_ || plan.from.hash() != boxes_.hash() || plan.step != event_.step)
+    throw Error(
+        "GridBalancer::apply: the plan is not the latest decide()'s on the current boxes "
+        "(applied already, or from another decision); expected the plan decide() just returned");
+  return true;
+}
+
+void GridBalancer::applied(const GridPlan& plan, const RedistributeSummary& s, double seconds) {
+  const double predicted =
+      *std::max_element(plan.rebalance.predicted_time.begin(), plan.rebalance.predicted_time.end());
+  GridEvent e{plan};
+  e.seconds = pipeline_->rebalanced(plan, seconds, predicted);
+  e.migration = s;
+  boxes_ = plan.to;
+  decomposition_ = plan.decomposition;
+  clear_costs();
+  finish(std::move(e));
+}
+
+}  // namespace isocost::mpi

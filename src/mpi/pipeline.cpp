@@ -1,0 +1,233 @@
+// The pipeline the balancers share (pipeline.hpp): the check, the choice,
+// profitability, the measured costs and gains, the log.
+#include "pipeline.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "isocost/detail/text.hpp"
+#include "isocost/error.hpp"
+
+namespace isocost::mpi::internal {
+
+using isocost::detail::exact;
+
+namespace {
+
+// The check's reduction: tuples (min, max, sum, max) in one MPI_Allreduce
+// with a user operation, so one collective carries the trigger's numbers, the
+// error-agreement flag, the phase counts and the bytes per element. Every
+// rank must reach the same decision from them: min and max are exact, and the
+// sum relies on MPI_Allreduce giving every rank the same result (MPI-3.1
+// §5.9.1 advises it; in OpenMPI's algorithms partners add the same two
+// partial sums, and floating-point addition is commutative, or copy a result).
+void reduce_check(void* in, void* inout, int* len, MPI_Datatype*) {
+  const auto* a = static_cast<const double*>(in);
+  auto* b = static_cast<double*>(inout);
+  for (int k = 0; k + 3 < *len; k += 4) {
+    b[k] = std::min(a[k], b[k]);
+    b[k + 1] = std::max(a[k + 1], b[k + 1]);
+    b[k + 2] = a[k + 2] + b[k + 2];
+    b[k + 3] = std::max(a[k + 3], b[k + 3]);
+  }
+}
+
+}  // namespace
+
+Pipeline::Pipeline(const BalancerOptions& options)
+    // An invalid monitor setting is reported by start(), agreed on every rank.
+    : options_(options),
+      monitor_(options.monitor.is_valid(nullptr) ? options.monitor : MonitorOptions{}) {}
+
+Pipeline::~Pipeline() {
+  // After MPI_Finalize nothing may be freed (an application that lets the
+  // balancer outlive MPI leaks the handles rather than aborting).
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized) return;
+  if (request_ != MPI_REQUEST_NULL) MPI_Wait(&request_, MPI_STATUS_IGNORE);
+  if (op_ != MPI_OP_NULL) MPI_Op_free(&op_);
+  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+}
+
+void Pipeline::start(MPI_Comm comm, const char* who, std::string problem,
+                     std::span<const Same> same) {
+  if (comm == MPI_COMM_NULL)
+    throw Error(std::string(who) + ": expected a communicator, got MPI_COMM_NULL");
+  MPI_Comm_rank(comm, &rank_);
+  MPI_Comm_size(comm, &size_);
+  if (problem.empty() && rank_ == 0 && !options_.log_path.empty()) {
+    log_.open(options_.log_path, std::ios::trunc);
+    if (!log_) problem = "cannot open the log '" + options_.log_path + "' for writing";
+  }
+  agree(comm, who, problem, same);
+  MPI_Comm_dup(comm, &comm_);
+  MPI_Op_create(&reduce_check, 1, &op_);
+  if (options_.comm)
+    comm_model_ = *options_.comm;
+  else
+    calibrate();
+}
+
+// Pearce eq. 6: time pairwise MPI_Sendrecv of 8 B … 1 MiB (slowest pair,
+// mean of 3) and fit latency + per_byte·bytes. One rank: data never leave it.
+void Pipeline::calibrate() {
+  if (size_ == 1) {
+    comm_model_ = {};
+    return;
+  }
+  const int partner = (rank_ ^ 1) < size_ ? (rank_ ^ 1) : MPI_PROC_NULL;
+  std::vector<char> out(1 << 20, 1), in(1 << 20);
+  std::vector<CommSample> samples;
+  for (int bytes : {8, 1 << 10, 1 << 14, 1 << 17, 1 << 20}) {
+    const int reps = 3;
+    MPI_Barrier(comm_);
+    const double t0 = MPI_Wtime();
+    for (int r = 0; r < reps; ++r)
+      MPI_Sendrecv(out.data(), bytes, MPI_CHAR, partner, 7, in.data(), bytes, MPI_CHAR, partner, 7,
+                   comm_, MPI_STATUS_IGNORE);
+    double dt = (MPI_Wtime() - t0) / reps, slowest = 0;
+    MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm_);
+    samples.push_back({static_cast<double>(bytes), std::max(slowest, 1e-9)});
+  }
+  comm_model_ = fit_comm_model(samples).model;
+}
+
+namespace {
+
+// This rank's part of a check, (load ×3, flag, phases ×3, 0, bytes ×3, 0),
+// reduced to (min, max, sum, any bad, …); and what is wrong with it.
+void contribute(const LoadMonitor& m, const std::string& given, double bytes, double* out,
+                double& load, std::vector<double>& phases, std::string& problem) {
+  load = m.load();
+  phases = m.phase_means();
+  problem = given;
+  if (problem.empty() && m.step_open())
+    problem = "decide() called inside an open step";
+  else if (problem.empty() && (!(load >= 0) || !std::isfinite(load)))
+    problem = "load " + exact(load) + ", expected a finite number >= 0";
+  else if (problem.empty() && (!(bytes >= 0) || !std::isfinite(bytes)))
+    problem = "bytes per element " + exact(bytes) + ", expected a finite number >= 0";
+  const double f = static_cast<double>(phases.size());
+  const double values[] = {load,  load,  load, problem.empty() ? 0.0 : 1.0, f, f, f, 0.0, bytes,
+                           bytes, bytes, 0.0};
+  std::copy(std::begin(values), std::end(values), out);
+}
+
+}  // namespace
+
+CheckNumbers Pipeline::check(const char* who, long long step, const std::string& problem,
+                             double bytes) {
+  CheckNumbers c;
+  double numbers[kNumbers] = {};
+  std::string mine;
+  if (options_.overlap) {
+    if (request_ != MPI_REQUEST_NULL) {  // complete the check posted last call
+      MPI_Wait(&request_, MPI_STATUS_IGNORE);
+      std::copy(received_, received_ + kNumbers, numbers);
+      c.my_load = posted_load_;
+      c.my_phases = posted_phases_;
+      mine = posted_problem_;
+      c.step = posted_step_;
+      c.decided = true;
+    }
+  } else if (is_check_step(step, options_.trigger.every)) {
+    double values[kNumbers];
+    contribute(monitor_, problem, bytes, values, c.my_load, c.my_phases, mine);
+    MPI_Allreduce(values, numbers, kNumbers, MPI_DOUBLE, op_, comm_);
+    c.step = step;
+    c.decided = true;
+  }
+  if (!c.decided) return c;
+  if (numbers[3] > 0) throw_agreed(comm_, who, mine);
+  if (numbers[8] != numbers[9])  // the reduced min and max: the same on every rank
+    throw Error(std::string(who) + ": the ranks gave between " + exact(numbers[8]) + " and " +
+                exact(numbers[9]) + " bytes per element; expected the same on every rank");
+  c.phases_min = numbers[4];
+  c.phases_max = numbers[5];
+  c.t_min = numbers[0];
+  c.t_max = numbers[1];
+  // The mean of equal loads can round a hair above them; keep it in range.
+  c.t_avg = std::clamp(numbers[2] / size_, numbers[0], numbers[1]);
+  return c;
+}
+
+void Pipeline::post(long long step, bool moved, const std::string& problem, double bytes) {
+  if (!options_.overlap || moved || !is_check_step(step, options_.trigger.every)) return;
+  contribute(monitor_, problem, bytes, sent_, posted_load_, posted_phases_, posted_problem_);
+  posted_step_ = step;
+  MPI_Iallreduce(sent_, received_, kNumbers, MPI_DOUBLE, op_, comm_, &request_);
+}
+
+void Pipeline::begin(Decision& d, const CheckNumbers& c) {
+  d.check = check_trigger(c.step, c.t_min, c.t_avg, c.t_max, options_.trigger);
+  d.checked = true;
+  if (pending_gain_) {
+    pending_gain_->t_max_after = d.check.t_max;
+    d.gain = pending_gain_;
+    pending_gain_.reset();
+  }
+  d.reason = d.check.fired ? "" : "below the trigger";
+}
+
+Strategy Pipeline::choose(Decision& d, const ProcessGraph& graph, std::span<const double> loads,
+                          std::span<const double> elements, double bytes, bool can_diffuse) {
+  switch (options_.policy) {
+    case BalancePolicy::global:
+      return Strategy::global;
+    case BalancePolicy::diffusion:
+      return Strategy::diffusion;
+    case BalancePolicy::choose:
+      break;
+  }
+  StrategyOptions so;
+  so.steps = options_.steps_ahead;
+  so.element_bytes = bytes;
+  so.comm = comm_model_;
+  // C_LbDecision: given, or what the last decision measured (the plan is
+  // computed after the choice, for the chosen strategy only).
+  const double decision = options_.decision_seconds.value_or(last_decision_seconds_.value_or(0));
+  so.global_decision_seconds = decision;
+  so.diffusion_decision_seconds = decision;
+  so.simulation = options_.simulation;
+  d.choice = choose_strategy(graph, loads, elements, so);
+  Strategy action = d.choice->choice;
+  if (action == Strategy::diffusion && !can_diffuse)  // no diffusive plan: the better other
+    action = d.choice->time_global < d.choice->time_none ? Strategy::global : Strategy::none;
+  return action;
+}
+
+void Pipeline::decided(Decision& d, double t0) {
+  const double local = MPI_Wtime() - t0;
+  MPI_Allreduce(&local, &d.decision_seconds, 1, MPI_DOUBLE, MPI_MAX, comm_);
+  if (d.moves()) last_decision_seconds_ = d.decision_seconds;
+}
+
+bool Pipeline::profitable(Decision& d, double received_bytes) {
+  ProfitabilityOptions po;
+  po.steps_ahead = options_.steps_ahead;
+  po.expected_improvement = options_.expected_improvement;
+  po.comm = comm_model_;
+  po.decision_seconds = options_.decision_seconds.value_or(d.decision_seconds);
+  d.profit = assess_profitability(d.check.t_avg, d.check.t_max, received_bytes, costs_, po);
+  return d.profit->profitable;
+}
+
+double Pipeline::rebalanced(const Decision& d, double seconds, double predicted_t_max) {
+  double migration = 0;
+  MPI_Allreduce(&seconds, &migration, 1, MPI_DOUBLE, MPI_MAX, comm_);
+  const double cost = d.decision_seconds + migration;
+  costs_.push_back(cost);
+  monitor_.clear_window();  // its loads were measured on the old distribution
+  pending_gain_ = Decision::Gain{d.check.step, d.check.t_max, 0.0, predicted_t_max, cost};
+  return cost;
+}
+
+void Pipeline::log(const std::string& json) {
+  if (rank_ == 0 && log_.is_open()) {
+    log_ << json << '\n';
+    log_.flush();
+  }
+}
+
+}  // namespace isocost::mpi::internal

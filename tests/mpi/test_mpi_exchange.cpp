@@ -1,0 +1,199 @@
+// isocost/mpi/exchange.hpp under mpiexec -n N (CTest runs N = 1, 2, 3, 4, 5, 8):
+// particles with random keys go to the ranks that own them, on 1-D blocks and
+// on boxes of a grid. Conservation is checked independently of the library:
+// the global count, the sum of the ids and of their squares (every id exactly
+// once), and a checksum of every particle's id and payload, before and after.
+#include "isocost/mpi/exchange.hpp"
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "isocost/decompose.hpp"
+#include "isocost/density.hpp"
+#include "mpi_test_support.hpp"
+
+namespace {
+
+using isocost::mpi::BlockDistribution;
+using isocost::mpi::BoxDistribution;
+using isocost::testing::error_of;
+using isocost::testing::expect_agreed_error;
+using isocost::testing::rank_of;
+using isocost::testing::size_of;
+using i64 = std::int64_t;
+using u64 = std::uint64_t;
+
+struct Payload {  // 24 bytes of state per particle
+  double x, v;
+  std::int32_t species, flags;
+};
+
+u64 mix(u64 x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  return x;
+}
+
+// Collective: (count, Σ id, Σ id², Σ checksum) over all ranks.
+struct Totals {
+  u64 count = 0, ids = 0, squares = 0, checksum = 0;
+  bool operator==(const Totals&) const = default;
+};
+Totals totals(const std::vector<i64>& ids, const std::vector<double>& w,
+              const std::vector<Payload>& p) {
+  u64 mine[4] = {ids.size(), 0, 0, 0}, all[4] = {};
+  for (std::size_t k = 0; k < ids.size(); ++k) {
+    const auto id = static_cast<u64>(ids[k]);
+    mine[1] += id;
+    mine[2] += id * id;
+    u64 h = mix(id);
+    h = mix(h ^ std::bit_cast<u64>(w[k]));
+    h = mix(h ^ std::bit_cast<u64>(p[k].x) ^ (std::bit_cast<u64>(p[k].v) << 1));
+    h = mix(h ^ static_cast<u64>(p[k].species) ^ (static_cast<u64>(p[k].flags) << 32));
+    mine[3] += h;
+  }
+  MPI_Allreduce(mine, all, 4, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  return {all[0], all[1], all[2], all[3]};
+}
+
+// This rank's particles: a varying number, keys anywhere in [0, cells).
+void make_particles(i64 cells, std::vector<i64>& keys, std::vector<i64>& ids,
+                    std::vector<double>& w, std::vector<Payload>& p) {
+  const int rank = rank_of();
+  std::mt19937_64 rng(1000 + rank);
+  const int n = 50 + 37 * rank;
+  std::uniform_int_distribution<i64> key(0, cells - 1);
+  for (int k = 0; k < n; ++k) {
+    const i64 id = 1'000'000LL * rank + k;
+    keys.push_back(key(rng));
+    ids.push_back(id);
+    w.push_back(0.25 * static_cast<double>(id));
+    p.push_back({double(id) * 1.5, -double(k), rank, k});
+  }
+}
+
+TEST(Exchange, ParticlesReachTheOwnerOfTheirBlockAndNothingIsLost) {
+  const int P = size_of(), rank = rank_of();
+  const i64 N = 37 * P + 3;
+  // Uneven blocks, one of them empty when there are enough ranks.
+  std::vector<i64> counts(static_cast<std::size_t>(P), 0);
+  for (int r = 0; r < P; ++r) counts[static_cast<std::size_t>(r)] = (r == 1 && P > 2) ? 0 : N / P;
+  counts.back() += N - [&] {
+    i64 s = 0;
+    for (i64 c : counts) s += c;
+    return s;
+  }();
+  const auto d = BlockDistribution::from_counts(counts);
+  std::vector<i64> keys, ids;
+  std::vector<double> w;
+  std::vector<Payload> p;
+  make_particles(N, keys, ids, w, p);
+  const Totals before = totals(ids, w, p);
+  const auto s = isocost::mpi::exchange(MPI_COMM_WORLD, d, keys, ids, w, p);
+  const Totals after = totals(ids, w, p);
+  EXPECT_EQ(after, before);
+  ASSERT_EQ(keys.size(), ids.size());
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    EXPECT_EQ(d.owner(keys[k]), rank) << "key " << keys[k];
+    // Every array still describes the same particle.
+    EXPECT_EQ(w[k], 0.25 * static_cast<double>(ids[k]));
+    EXPECT_EQ(p[k].x, double(ids[k]) * 1.5);
+  }
+  EXPECT_EQ(s.global_elements, static_cast<i64>(before.count));
+  EXPECT_EQ(s.elements_kept + s.elements_received, static_cast<i64>(keys.size()));
+  EXPECT_EQ(s.record_size, sizeof(i64) * 2 + sizeof(double) + sizeof(Payload));
+  // A second exchange moves nothing: every particle is home.
+  const auto again = isocost::mpi::exchange(MPI_COMM_WORLD, d, keys, ids, w, p);
+  EXPECT_EQ(again.global_moved, 0);
+  EXPECT_EQ(totals(ids, w, p), before);
+}
+
+TEST(Exchange, ParticlesReachTheOwnerOfTheirCellOnBoxes) {
+  const int P = size_of(), rank = rank_of();
+  isocost::GridShape shape;
+  shape.dims = 3;
+  shape.cells = {10, 7, 4};
+  const int px = P % 2 == 0 ? 2 : 1;
+  const int py = P / px;
+  const auto dec = isocost::decompose(
+      isocost::grid_density(std::vector<double>(280, 1.0), shape),
+      px > 1 ? isocost::ProcessGrid{{px, py}, {0, 1}} : isocost::ProcessGrid{{py}, {1}},
+      isocost::Speeds::uniform(P));
+  const auto boxes = BoxDistribution::from_decomposition(dec);
+  const isocost::mpi::CellOwners owners(boxes);
+  std::vector<i64> keys, ids;
+  std::vector<double> w;
+  std::vector<Payload> p;
+  make_particles(280, keys, ids, w, p);
+  const Totals before = totals(ids, w, p);
+  isocost::mpi::exchange(MPI_COMM_WORLD, boxes, keys, ids, w, p);
+  EXPECT_EQ(totals(ids, w, p), before);
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    const i64 c = keys[k], i = c % 10, j = (c / 10) % 7, z = c / 70;
+    const auto& b = boxes.boxes[static_cast<std::size_t>(rank)];
+    EXPECT_TRUE(i >= b.lo[0] && i < b.hi[0] && j >= b.lo[1] && j < b.hi[1] && z >= b.lo[2] &&
+                z < b.hi[2])
+        << "cell " << c << " is not in this rank's box";
+    EXPECT_EQ(owners.owner(c), rank);
+  }
+}
+
+TEST(Exchange, ByDestinationWithVerificationAndOrder) {
+  const int P = size_of(), rank = rank_of();
+  // Element k of rank r goes to (r + k) mod P; kept ones stay first, in order.
+  std::vector<int> dest;
+  std::vector<i64> ids;
+  for (int k = 0; k < 10; ++k) {
+    dest.push_back((rank + k) % P);
+    ids.push_back(100 * rank + k);
+  }
+  isocost::mpi::ExchangeOptions o;
+  o.verify = true;
+  const auto s = isocost::mpi::exchange(MPI_COMM_WORLD, dest, o, ids);
+  EXPECT_TRUE(s.verified);
+  // Every rank receives from every source r the k with (r + k) mod P == rank,
+  // in source order then in the sender's order; the kept ones come first.
+  std::vector<i64> expect;
+  for (int k = 0; k < 10; ++k)
+    if ((rank + k) % P == rank) expect.push_back(100 * rank + k);
+  for (int r = 0; r < P; ++r)
+    if (r != rank)
+      for (int k = 0; k < 10; ++k)
+        if ((r + k) % P == rank) expect.push_back(100 * r + k);
+  EXPECT_EQ(ids, expect);
+}
+
+TEST(Exchange, BadInputIsTheSameErrorEverywhereAndMovesNothing) {
+  const int P = size_of(), rank = rank_of(), last = P - 1;
+  const auto d = BlockDistribution::uniform(10 * P, P);
+  std::vector<i64> keys{0, 1, 2};
+  std::vector<double> w{1, 2, 3};
+  if (rank == last) keys[1] = 10 * P;  // out of range
+  std::string msg = error_of([&] { isocost::mpi::exchange(MPI_COMM_WORLD, d, keys, w); });
+  expect_agreed_error(
+      msg, "rank " + std::to_string(last) + ": element 1 has key " + std::to_string(10 * P));
+  EXPECT_EQ(w, (std::vector<double>{1, 2, 3}));
+  keys = {0, 1, 2};
+  if (rank == last) w.push_back(4);  // arrays of different lengths
+  msg = error_of([&] { isocost::mpi::exchange(MPI_COMM_WORLD, d, keys, w); });
+  expect_agreed_error(msg, "rank " + std::to_string(last) + ": array 1 holds");
+  // Element types that differ between ranks.
+  std::vector<int> dest{0, 0};
+  std::vector<double> a{1, 2};
+  std::vector<float> b{1, 2};
+  msg = rank == last ? error_of([&] { isocost::mpi::exchange(MPI_COMM_WORLD, dest, {}, b); })
+                     : error_of([&] { isocost::mpi::exchange(MPI_COMM_WORLD, dest, {}, a); });
+  if (P > 1) {
+    expect_agreed_error(msg, "element sizes");
+  } else {
+    EXPECT_EQ(msg, "");
+  }
+}
+
+}  // namespace

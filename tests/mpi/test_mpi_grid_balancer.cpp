@@ -1,0 +1,180 @@
+// isocost/mpi/grid_balancer.hpp under mpiexec -n N (CTest runs N = 1, 2, 3, 4, 8):
+// a hot spot moving over a grid of cells, decomposed jagged; the code's own
+// per-cell costs; several arrays; bad input. Each cell carries its global
+// index, so after every rebalance each rank's box must hold exactly its cells,
+// x fastest.
+#include "isocost/mpi/grid_balancer.hpp"
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "isocost/decompose.hpp"
+#include "isocost/density.hpp"
+#include "isocost/error.hpp"
+#include "mpi_test_support.hpp"
+
+namespace {
+
+using isocost::Strategy;
+using isocost::mpi::GridBalancer;
+using isocost::mpi::GridBalancerOptions;
+using isocost::mpi::GridEvent;
+using isocost::testing::error_of;
+using isocost::testing::expect_agreed_error;
+using isocost::testing::rank_of;
+using isocost::testing::size_of;
+
+// Grids: a 24 x 16 grid of cells with a hot spot moving along the diagonal,
+// decomposed jagged (px x py = P). Each cell carries its global index
+// i + 24·j, so after every rebalance each rank's box must hold exactly its
+// cells, x fastest.
+struct GridRun {
+  std::vector<GridEvent> checks;
+  double mean_efficiency = 0;
+  isocost::Decomposition first;
+};
+
+GridRun run_grid(bool balance, int steps) {
+  const int P = size_of(), rank = rank_of();
+  isocost::GridShape shape;
+  shape.dims = 2;
+  shape.cells = {24, 16, 1};
+  const int px = P % 2 == 0 && P > 2 ? P / 2 : P, py = P / px;
+  isocost::ProcessGrid pg{{px, py}, {0, 1}};
+  const auto uniform = isocost::grid_density(std::vector<double>(24 * 16, 1.0), shape);
+  const auto start = isocost::decompose(uniform, pg, isocost::Speeds::uniform(P));
+  GridBalancerOptions o;
+  o.pipeline.comm = isocost::CommModel{1e-4, 1e-9};
+  o.pipeline.trigger.every = 4;
+  o.pipeline.monitor.window = 2;
+  GridBalancer b(MPI_COMM_WORLD, shape, start, o);
+  auto cell_cost = [](std::int64_t i, std::int64_t j, int step) {
+    const double x = (i + 0.5) / 24, y = (j + 0.5) / 16, s = 0.2 + 0.6 * step / 60.0;
+    return 1e-3 * (1 + 9 * std::exp(-((x - s) * (x - s) + (y - s) * (y - s)) / 0.02));
+  };
+  auto fill = [&](const isocost::mpi::CellBox& box) {
+    std::vector<double> v;
+    for (std::int64_t j = box.lo[1]; j < box.hi[1]; ++j)
+      for (std::int64_t i = box.lo[0]; i < box.hi[0]; ++i) v.push_back(double(i + 24 * j));
+    return v;
+  };
+  std::vector<double> data = fill(b.boxes().boxes[rank]);
+  GridRun run;
+  run.first = start;
+  for (int s = 0; s < steps; ++s) {
+    std::vector<double> t(P, 0.0);
+    for (int r = 0; r < P; ++r) {
+      const auto& box = b.boxes().boxes[r];
+      for (std::int64_t j = box.lo[1]; j < box.hi[1]; ++j)
+        for (std::int64_t i = box.lo[0]; i < box.hi[0]; ++i) t[r] += cell_cost(i, j, s);
+    }
+    const double max = *std::max_element(t.begin(), t.end());
+    run.mean_efficiency += std::accumulate(t.begin(), t.end(), 0.0) / P / max;
+    b.record_step(t[rank]);
+    if (!balance) continue;
+    const auto e = b.maybe_rebalance(data);
+    if (e.checked) run.checks.push_back(e);
+  }
+  run.mean_efficiency /= steps;
+  EXPECT_EQ(data, fill(b.boxes().boxes[rank])) << "cells lost or misplaced";
+  return run;
+}
+
+TEST(GridBalancer, HotSpotIsFollowedAndNoCellIsLost) {
+  const int P = size_of();
+  const GridRun without = run_grid(false, 60);
+  const GridRun with = run_grid(true, 60);
+  if (rank_of() == 0)
+    std::printf("[ grid ] P = %d: mean efficiency %.3f -> %.3f\n", P, without.mean_efficiency,
+                with.mean_efficiency);
+  if (P == 1) return;
+  EXPECT_GT(with.mean_efficiency, without.mean_efficiency);
+  // The first rebalance is rebalance_grid_global() of the measured loads
+  // (a global plan) or rebalance_grid_diffusive() (a diffusive one).
+  const GridEvent* e = nullptr;
+  for (const auto& c : with.checks)
+    if (c.action != Strategy::none) {
+      e = &c;
+      break;
+    }
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->rebalance.method, e->action == Strategy::global ? "global" : "diffusion");
+  ASSERT_TRUE(e->migration.has_value());
+  EXPECT_EQ(e->migration->global_elements_moved, e->rebalance.elements_moved);
+}
+
+// Per-cell costs the code knows: the global plan is rebalance_grid_weights()
+// of them, and two arrays of the cells move together.
+TEST(GridBalancer, PerCellCostsShapeTheGlobalPlan) {
+  const int P = size_of(), rank = rank_of();
+  if (P == 1) GTEST_SKIP() << "one rank never fires";
+  isocost::GridShape shape;
+  shape.dims = 2;
+  shape.cells = {16, 12, 1};
+  const auto start = isocost::decompose(isocost::grid_density(std::vector<double>(192, 1.0), shape),
+                                        {{P}, {0}}, isocost::Speeds::uniform(P));
+  GridBalancerOptions o;
+  o.pipeline.comm = isocost::CommModel{};
+  o.pipeline.decision_seconds = 0.0;
+  o.pipeline.monitor.window = 1;
+  o.pipeline.trigger.every = 2;
+  o.pipeline.policy = isocost::mpi::BalancePolicy::global;
+  GridBalancer b(MPI_COMM_WORLD, shape, start, o);
+  auto cost = [](std::int64_t i, std::int64_t j) { return i >= 12 && j >= 8 ? 20.0 : 1.0; };
+  auto cells = [&](auto f) {
+    std::vector<double> v;
+    const auto& box = b.boxes().boxes[static_cast<std::size_t>(rank)];
+    for (std::int64_t j = box.lo[1]; j < box.hi[1]; ++j)
+      for (std::int64_t i = box.lo[0]; i < box.hi[0]; ++i) v.push_back(f(i, j));
+    return v;
+  };
+  std::vector<double> index = cells([](auto i, auto j) { return double(i + 16 * j); });
+  std::vector<double> twice = cells([](auto i, auto j) { return 2.0 * double(i + 16 * j); });
+  std::optional<GridEvent> moved;
+  for (int s = 0; s < 8 && !moved; ++s) {
+    b.set_costs(cells(cost));
+    std::vector<double> t(static_cast<std::size_t>(P), 0.0);
+    for (int r = 0; r < P; ++r) {
+      const auto& box = b.boxes().boxes[static_cast<std::size_t>(r)];
+      for (std::int64_t j = box.lo[1]; j < box.hi[1]; ++j)
+        for (std::int64_t i = box.lo[0]; i < box.hi[0]; ++i)
+          t[static_cast<std::size_t>(r)] += cost(i, j);
+    }
+    b.record_step(t[static_cast<std::size_t>(rank)]);
+    const auto e = b.maybe_rebalance(index, twice);
+    if (e.migration) moved = e;
+  }
+  ASSERT_TRUE(moved.has_value());
+  EXPECT_TRUE(moved->used_costs);
+  std::vector<double> all(192);
+  for (std::int64_t j = 0; j < 12; ++j)
+    for (std::int64_t i = 0; i < 16; ++i) all[static_cast<std::size_t>(i + 16 * j)] = cost(i, j);
+  const auto expect =
+      isocost::rebalance_grid_weights(shape, start, all, isocost::Speeds::uniform(P));
+  for (int r = 0; r < P; ++r) {
+    EXPECT_EQ(b.decomposition().parts[static_cast<std::size_t>(r)].cell_lo,
+              expect.decomposition.parts[static_cast<std::size_t>(r)].cell_lo);
+    EXPECT_EQ(b.decomposition().parts[static_cast<std::size_t>(r)].cell_hi,
+              expect.decomposition.parts[static_cast<std::size_t>(r)].cell_hi);
+  }
+  EXPECT_EQ(index, cells([](auto i, auto j) { return double(i + 16 * j); }));
+  EXPECT_EQ(twice, cells([](auto i, auto j) { return 2.0 * double(i + 16 * j); }));
+  // A box array of the wrong length on one rank: the same error everywhere.
+  std::vector<double> wrong(static_cast<std::size_t>(b.local_count()) + (rank == 0 ? 1 : 0));
+  std::string msg;
+  for (int s = 0; s < 4 && msg.empty(); ++s) {
+    b.record_step(1.0);
+    msg = error_of([&] { b.maybe_rebalance(wrong); });
+  }
+  expect_agreed_error(msg, "rank 0: holds");
+}
+
+}  // namespace
