@@ -33,7 +33,7 @@ void run(benchmark::State& state, const char* model) {
   for (auto _ : state) {
     auto f = isocost::fit(s, spec, options);
     iterations = f.summary.iterations;
-    benchmark::DoNotOptimize(f.model.total());
+    benchmark::DoNotOptimize(f.model->total());
   }
   state.counters["ceres_iterations"] = iterations;
   state.counters["per_sample"] = benchmark::Counter(
@@ -49,7 +49,7 @@ void BM_Fit_Pchip(benchmark::State& state) { run(state, "pchip"); }
 void BM_Fit_Sieve_WithCovariance(benchmark::State& state) {
   const auto s = samples(static_cast<int>(state.range(0)));
   const auto spec = isocost::parse_fit_spec("sieve");
-  for (auto _ : state) benchmark::DoNotOptimize(isocost::fit(s, spec).model.total());
+  for (auto _ : state) benchmark::DoNotOptimize(isocost::fit(s, spec).model->total());
 }
 
 BENCHMARK(BM_Fit_Sieve)->RangeMultiplier(10)->Range(100, 100000)->Unit(benchmark::kMillisecond);

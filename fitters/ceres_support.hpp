@@ -30,17 +30,26 @@ inline ceres::Solver::Options solver_options(int max_iterations, double function
   return solver;
 }
 
-/// Copies iterations, time and termination into `out`; throws Error naming
-/// `what` with Ceres' termination reason unless the solve converged.
-inline void record_solve(const ceres::Solver::Summary& summary, const std::string& what,
-                         FitSummary& out) {
+/// Iterations, time, and the termination as isocost reports it: Ceres'
+/// CONVERGENCE is converged, NO_CONVERGENCE (iteration or time budget) is
+/// iteration_limit, anything else failed; the message keeps Ceres' words.
+template <class Summary>
+void record_solve(const ceres::Solver::Summary& summary, Summary& out) {
   out.iterations = static_cast<int>(summary.iterations.size()) - 1;
   out.solve_seconds = summary.total_time_in_seconds;
-  out.termination = std::string(ceres::TerminationTypeToString(summary.termination_type)) + " (" +
-                    summary.message + ")";
-  if (summary.termination_type != ceres::CONVERGENCE &&
-      summary.termination_type != ceres::USER_SUCCESS)
-    throw Error(what + " did not converge: " + out.termination);
+  out.message = std::string(ceres::TerminationTypeToString(summary.termination_type)) + " (" +
+                summary.message + ")";
+  switch (summary.termination_type) {
+    case ceres::CONVERGENCE:
+    case ceres::USER_SUCCESS:
+      out.termination = Termination::converged;
+      break;
+    case ceres::NO_CONVERGENCE:
+      out.termination = Termination::iteration_limit;
+      break;
+    default:
+      out.termination = Termination::failed;
+  }
 }
 
 }  // namespace isocost::detail

@@ -84,10 +84,14 @@ FitResult fit_tabulated(const Samples& samples, const FitSpec& spec, const FitOp
       tabulate(samples, spec.form == FitForm::pchip ? Interpolation::pchip : Interpolation::makima),
       FitSummary{}};
   r.summary.model = spec.name();
-  r.summary.formula = r.model.describe();
-  r.summary.termination = "no solve (interpolation)";
-  score(r.model, samples, options, static_cast<int>(samples.size()), r.summary);
-  balance_on_samples(r.model, samples, options, r.summary);
+  r.summary.spec = spec;
+  r.summary.options = options;
+  r.summary.lo_used = r.model->lo();
+  r.summary.hi_used = r.model->hi();
+  r.summary.formula = r.model->describe();
+  r.summary.message = "no solve (interpolation)";
+  score(*r.model, samples, options, static_cast<int>(samples.size()), r.summary);
+  balance_on_samples(*r.model, samples, options, r.summary);
   return r;
 }
 
@@ -210,8 +214,10 @@ FitResult fit(const Samples& samples, const FitSpec& spec, const FitOptions& opt
 
   FitSummary out;
   out.model = spec.name();
+  out.spec = spec;
+  out.options = options;
   out.formula = family.formula;
-  detail::record_solve(summary, "fit of " + spec.name(), out);
+  detail::record_solve(summary, out);
 
   std::vector<std::optional<double>> std_error(theta.size());
   if (options.covariance && static_cast<int>(samples.size()) > k)
@@ -224,16 +230,24 @@ FitResult fit(const Samples& samples, const FitSpec& spec, const FitOptions& opt
   }
 
   const double lo = options.lo.value_or(samples.lo()), hi = options.hi.value_or(samples.hi());
+  out.lo_used = lo;
+  out.hi_used = hi;
   std::optional<CostModel> model;
-  try {
-    model = family.make(theta, lo, hi);
-  } catch (const Error& e) {
-    throw Error("fit of " + spec.name() + " gave a model that is not valid on [" + exact(lo) +
-                ", " + exact(hi) + "]: " + e.what());
+  if (out.termination != Termination::failed) {
+    try {
+      model = family.make(theta, lo, hi);
+    } catch (const Error& e) {
+      // The parameters describe no cost model here: a failed fit, not bad input.
+      out.termination = Termination::failed;
+      out.message = "the fitted parameters give no valid model on [" + exact(lo) + ", " +
+                    exact(hi) + "]: " + e.what();
+    }
   }
-  score(*model, samples, options, k, out);
-  balance_on_samples(*model, samples, options, out);
-  return {*model, std::move(out)};
+  if (model) {
+    score(*model, samples, options, k, out);
+    balance_on_samples(*model, samples, options, out);
+  }
+  return {std::move(model), std::move(out)};
 }
 
 }  // namespace isocost

@@ -398,7 +398,9 @@ DensityFitResult fit_density(const std::vector<BoxSample>& samples,
 
   FitSummary out;
   out.model = model;
-  detail::record_solve(summary, "fit_density of " + model, out);
+  detail::record_solve(summary, out);
+  if (out.termination == Termination::failed)
+    throw Error("fit_density of " + model + " failed: " + out.message);
 
   if (separable) {
     // Fix the common scale: f_y, f_z get mean 1 over the domain (a Bernstein

@@ -141,6 +141,17 @@ double FitSummary::parameter(const std::string& name) const {
 
 std::string FitSummary::brief_report() const {
   std::ostringstream out;
+  out << "fit " << model << ":";
+  for (const auto& p : parameters) out << " " << p.name << "=" << fixed_digits(p.value, 6);
+  out << ", R^2 " << fixed_digits(r_squared, 6);
+  if (le_on_samples) out << ", L_E on the samples " << fixed_digits(*le_on_samples, 4) << " %";
+  out << ", " << to_string(termination);
+  if (!converged()) out << " (" << message << ")";
+  return out.str();
+}
+
+std::string FitSummary::full_report() const {
+  std::ostringstream out;
   out << "model " << model << ": " << formula << "\n";
   for (const auto& p : parameters) {
     out << "  " << p.name << " = " << fixed_digits(p.value, 8);
@@ -153,8 +164,8 @@ std::string FitSummary::brief_report() const {
   out << "samples " << samples << ", RMSE " << fixed_digits(rmse, 4) << ", max relative error "
       << fixed_digits(max_rel_error, 4) << ", R^2 " << fixed_digits(r_squared, 8) << ", AICc "
       << fixed_digits(aicc, 6) << "\n";
-  out << "solver: " << termination << ", " << iterations << " iterations, "
-      << fixed_digits(solve_seconds * 1e3, 3) << " ms\n";
+  out << "solver: " << to_string(termination) << ": " << message << ", " << iterations
+      << " iterations, " << fixed_digits(solve_seconds * 1e3, 3) << " ms\n";
   if (le_of_samples)
     out << "L_E of the measured partition " << fixed_digits(*le_of_samples, 6) << " %\n";
   if (le_on_samples)

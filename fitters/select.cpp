@@ -46,10 +46,14 @@ double cross_validate(const Samples& samples, const FitSpec& spec, const FitOpti
       (static_cast<int>(i % static_cast<std::size_t>(folds)) == f ? test : train)
           .push_back(samples.intervals()[order[i]]);
     const auto fitted = fit(Samples(train), spec, train_options);
+    if (!fitted.converged())
+      throw Error("the fit of fold " + std::to_string(f) +
+                  " did not converge: " + fitted.summary.message);
+    const CostModel& model = *fitted.model;
     for (const auto& iv : test) {
-      const double lo = std::clamp(iv.lo, fitted.model.lo(), fitted.model.hi());
-      const double hi = std::clamp(iv.hi, fitted.model.lo(), fitted.model.hi());
-      const double r = (fitted.model.cost(lo, hi) - iv.dt) / iv.dt;
+      const double lo = std::clamp(iv.lo, model.lo(), model.hi());
+      const double hi = std::clamp(iv.hi, model.lo(), model.hi());
+      const double r = (model.cost(lo, hi) - iv.dt) / iv.dt;
       sum += r * r;
       ++count;
     }
@@ -73,6 +77,9 @@ Selection select_model(const Samples& samples, const SelectOptions& select,
     c.model = spec.name();
     try {
       auto fitted = fit(samples, spec, options);
+      c.summary = fitted.summary;
+      if (!fitted.converged())  // only converged fits compete
+        throw Error("did not converge: " + fitted.summary.message);
       c.score = select.criterion == SelectBy::aicc
                     ? fitted.summary.aicc
                     : cross_validate(samples, spec, options, select.folds);
@@ -104,6 +111,9 @@ Repartition repartition(const Samples& samples, const std::vector<double>& curre
   std::optional<Selection> selection;
   if (options.auto_select) selection = select_model(samples, options.select, options.fit);
   FitResult fitted = selection ? selection->best : fit(samples, options.model, options.fit);
+  if (!fitted.model)
+    throw Error("repartition: the fit of " + fitted.summary.model +
+                " failed: " + fitted.summary.message);
   PartitionOptions partition_options = options.partition;
   if (!current_cuts.empty()) {
     if (current_cuts.size() != static_cast<std::size_t>(speeds.ranks()) + 1)
@@ -111,7 +121,7 @@ Repartition repartition(const Samples& samples, const std::vector<double>& curre
                   std::to_string(speeds.ranks()) + " ranks; expected ranks + 1");
     partition_options.initial_cuts = current_cuts;
   }
-  Partition cuts = partition(fitted.model, speeds, partition_options);
+  Partition cuts = partition(*fitted.model, speeds, partition_options);
   return Repartition{std::move(fitted), std::move(cuts), std::move(selection)};
 }
 

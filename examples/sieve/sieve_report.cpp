@@ -33,7 +33,7 @@ std::string maxn_name(const Options& opt) {
 void print_round(std::ostream& out, const Round& r, const std::string& mode) {
   out << "\n== Round " << r.number << ": " << r.distribution << " — " << mode << "\n";
   if (!r.fitted_from.empty()) out << "fitted to " << r.fitted_from << "\n";
-  if (r.fit) out << r.fit->brief_report() << (r.fit->brief_report().ends_with('\n') ? "" : "\n");
+  if (r.fit) out << r.fit->full_report();
   if (!r.candidates.empty()) {
     out << "candidates (--model auto):\n";
     for (const auto& c : r.candidates) {
@@ -96,7 +96,8 @@ json round_json(const Round& r) {
                 {"max_rel_error", r.fit->max_rel_error},
                 {"r_squared", r.fit->r_squared},
                 {"iterations", r.fit->iterations},
-                {"termination", r.fit->termination}};
+                {"termination", to_string(r.fit->termination)},
+                {"message", r.fit->message}};
   }
   if (r.predicted_le) j["predicted_le"] = *r.predicted_le;
   j["cuts"] = r.cuts;

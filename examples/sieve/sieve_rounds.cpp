@@ -249,7 +249,7 @@ Round plan_round(const Options& opt, int ranks, const std::vector<Round>& done,
         isocost::repartition(input, model_cuts(prev.cuts), isocost::Speeds::uniform(ranks), ro);
     part = rep.partition;
     next.fit = rep.fit.summary;
-    next.model = rep.fit.model;
+    next.model = *rep.fit.model;
     if (rep.selection) next.candidates = rep.selection->candidates;
     next.distribution = (next.number == 2 ? "fit: " : "refit: ") + model_label(rep.fit.summary);
   }

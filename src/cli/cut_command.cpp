@@ -111,7 +111,10 @@ void run(const CutArgs& a) {
   const Speeds speeds = build_speeds(a);
   std::optional<Fitted> fitted;
   if (!a.fit_file.empty()) fitted = fit_model(a, speeds);
-  const CostModel model = fitted ? fitted->result.model : *given;
+  if (fitted && !fitted->result.model)  // nothing to cut: the request cannot be met
+    throw Error("the fit of " + fitted->result.summary.model +
+                " failed: " + fitted->result.summary.message);
+  const CostModel model = fitted ? *fitted->result.model : *given;
   const Partition part = partition(model, speeds, options);
   const int P = part.ranks();
   const bool show_speed = !speeds.is_uniform();
@@ -211,6 +214,9 @@ void run(const CutArgs& a) {
             (part.converged ? ", all cuts converged" : ", NOT ALL CUTS CONVERGED") + "\n";
   }
   emit(text, a.output);
+  if (fitted && !fitted->result.converged())
+    throw NotConverged("the fit of " + fitted->result.summary.model +
+                       " did not converge: " + fitted->result.summary.message);
   if (!part.converged)
     throw NotConverged(std::to_string(part.ranks() + 1 - converged_cuts(part)) +
                        " cut(s) did not reach the tolerance within --max-iterations " +

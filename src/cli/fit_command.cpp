@@ -137,6 +137,9 @@ void run(const FitCommandArgs& a) {
     text = fit_report(f);
   }
   emit(text, a.output);
+  if (!f.result.converged())
+    throw NotConverged("the fit of " + f.result.summary.model +
+                       " did not converge: " + f.result.summary.message);
 }
 
 }  // namespace
@@ -258,7 +261,6 @@ Fitted fit_samples(const std::string& file, const std::string& model, const FitA
 
 nlohmann::ordered_json fit_json(const Fitted& f) {
   const auto& s = f.result.summary;
-  const auto& m = f.result.model;
   nlohmann::ordered_json j;
   j["file"] = f.file;
   j["samples"] = {{"count", f.samples.size()},
@@ -267,10 +269,13 @@ nlohmann::ordered_json fit_json(const Fitted& f) {
                   {"tiles", f.samples.tiles()},
                   {"cumulative", f.samples.cumulative()},
                   {"repair", f.repair}};
-  j["model"] = {{"name", s.model},        {"kind", m.kind()},
-                {"formula", s.formula},   {"description", m.describe()},
-                {"lo", m.lo()},           {"hi", m.hi()},
-                {"total_cost", m.total()}};
+  if (const auto& m = f.result.model)
+    j["model"] = {{"name", s.model},         {"kind", m->kind()},
+                  {"formula", s.formula},    {"description", m->describe()},
+                  {"lo", m->lo()},           {"hi", m->hi()},
+                  {"total_cost", m->total()}};
+  else  // the fit failed: no model
+    j["model"] = {{"name", s.model}, {"formula", s.formula}, {"lo", s.lo_used}, {"hi", s.hi_used}};
   j["options"] = {{"relative", f.options.relative},
                   {"loss", loss_name(f.options.loss)},
                   {"loss_scale", f.options.loss_scale}};
@@ -278,7 +283,9 @@ nlohmann::ordered_json fit_json(const Fitted& f) {
   j["quality"] = quality_json(s);
   j["solver"] = {{"iterations", s.iterations},
                  {"solve_seconds", s.solve_seconds},
-                 {"termination", s.termination}};
+                 {"termination", to_string(s.termination)},
+                 {"converged", s.converged()},
+                 {"message", s.message}};
   const auto ranks = balance_ranks(f);
   j["balance"] = {
       {"ranks", ranks ? nlohmann::ordered_json(*ranks) : nlohmann::ordered_json(nullptr)},
@@ -306,11 +313,12 @@ nlohmann::ordered_json fit_json(const Fitted& f) {
 
 std::string fit_report(const Fitted& f) {
   const auto& s = f.result.summary;
-  const auto& m = f.result.model;
   const bool interpolated = s.model == "pchip" || s.model == "makima";
   std::string text = samples_line(f);
   text += "model: " + s.model + (f.automatic ? " (chosen by --model auto)" : "") + " on [" +
-          g(m.lo(), 12) + ", " + g(m.hi(), 12) + "]: " + m.describe() + "\n";
+          g(s.lo_used, 12) + ", " + g(s.hi_used, 12) +
+          "]: " + (f.result.model ? f.result.model->describe() : s.formula + " (no valid model)") +
+          "\n";
   if (!interpolated)
     text += std::string("residuals: ") +
             (f.options.relative ? "relative (t(hi) - t(lo) - dt)/dt"
@@ -332,10 +340,12 @@ std::string fit_report(const Fitted& f) {
           ", max relative error " + g(100 * s.max_rel_error, 4) + " %, R^2 " + g(s.r_squared, 10) +
           ", AICc " + g(s.aicc, 6) + "\n";
   if (interpolated)
-    text += "solver: " + s.termination + "\n";
+    text += "solver: " + s.message + "\n";
   else
     text += "solver: " + std::to_string(s.iterations) + " iterations, " +
-            g(s.solve_seconds * 1e3, 3) + " ms, " + s.termination + "\n";
+            g(s.solve_seconds * 1e3, 3) + " ms, " + std::string(to_string(s.termination)) + ": " +
+            s.message + "\n";
+  if (!s.converged()) text += "NOT CONVERGED: the fit stopped short of its tolerance\n";
   if (s.le_of_samples)
     text += "L_E of the samples' own partition: " + g(*s.le_of_samples, 6) + " %\n";
   if (const auto ranks = balance_ranks(f))

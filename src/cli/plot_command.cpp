@@ -221,7 +221,9 @@ void run(const PlotArgs& a) {
     throw Error("plot: gnuplot is not on PATH (install gnuplot, e.g. Debian gnuplot-nox)");
 
   const Fitted f = fit_samples(a.file, a.model, a.fit, options);
-  const CostModel& model = f.result.model;
+  if (!f.result.model)  // nothing to plot: the request cannot be met
+    throw Error("the fit of " + f.result.summary.model + " failed: " + f.result.summary.message);
+  const CostModel& model = *f.result.model;
   const auto& summary = f.result.summary;
 
   plot::Figure fig;
@@ -293,6 +295,8 @@ void run(const PlotArgs& a) {
   emit("wrote " + out + ": " + std::to_string(f.samples.size()) + " samples, " + summary.model +
            (ranks ? ", cuts for " + std::to_string(*ranks) + " ranks" : std::string()) + "\n",
        "");
+  if (!summary.converged())
+    throw NotConverged("the fit of " + summary.model + " did not converge: " + summary.message);
 }
 
 }  // namespace

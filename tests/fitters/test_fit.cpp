@@ -65,9 +65,9 @@ TEST(Fit, SieveRecoversAAndP) {
   ASSERT_TRUE(f.summary.parameters[1].std_error.has_value());
   EXPECT_GT(*f.summary.parameters[1].std_error, 0);
   EXPECT_LT(*f.summary.parameters[1].std_error, 0.01);
-  EXPECT_EQ(f.model.kind(), "sieve");
-  EXPECT_EQ(f.model.lo(), 10);
-  EXPECT_EQ(f.model.hi(), 1e7);
+  EXPECT_EQ(f.model->kind(), "sieve");
+  EXPECT_EQ(f.model->lo(), 10);
+  EXPECT_EQ(f.model->hi(), 1e7);
 }
 
 TEST(Fit, SieveWithCRecoversAllThree) {
@@ -121,7 +121,7 @@ TEST(Fit, PowerRecoversAAndP) {
   const auto f = isocost::fit(tiling(T, 10, 1e6, 100, 0.005, true, 3), spec("power"));
   EXPECT_NEAR(f.summary.parameter("A"), 2e-7, 0.01 * 2e-7) << f.summary.brief_report();
   EXPECT_NEAR(f.summary.parameter("p"), 1.5, 0.015);
-  EXPECT_EQ(f.model.kind(), "power");
+  EXPECT_EQ(f.model->kind(), "power");
 }
 
 TEST(Fit, PolynomialRecoversCoefficientsInTheScaledVariable) {
@@ -134,7 +134,7 @@ TEST(Fit, PolynomialRecoversCoefficientsInTheScaledVariable) {
   EXPECT_NEAR(f.summary.parameter("c1"), 2, 0.02) << f.summary.brief_report();
   EXPECT_NEAR(f.summary.parameter("c2"), 3, 0.03);
   EXPECT_NEAR(f.summary.parameter("c3"), 1, 0.01 * 3);  // c3 is the least determined
-  EXPECT_NEAR(f.model.cost(5e7), T(5e7), 0.01 * T(5e7));
+  EXPECT_NEAR(f.model->cost(5e7), T(5e7), 0.01 * T(5e7));
 }
 
 TEST(Fit, ExponentialRecoversAAndB) {
@@ -143,7 +143,7 @@ TEST(Fit, ExponentialRecoversAAndB) {
   const auto f = isocost::fit(tiling(T, 1e6, 2e6, 100, 0.005, false, 5), spec("exp"));
   EXPECT_NEAR(f.summary.parameter("A"), 5, 0.05) << f.summary.brief_report();
   EXPECT_NEAR(f.summary.parameter("b"), 3e-6, 0.01 * 3e-6);
-  EXPECT_EQ(f.model.kind(), "exponential");
+  EXPECT_EQ(f.model->kind(), "exponential");
 }
 
 TEST(Fit, ExpressionRecoversNamedParameters) {
@@ -203,8 +203,8 @@ TEST(Fit, TabulationThroughOneRun) {
   const Truth T = [](double x) { return x * x; };
   const auto s = tiling(T, 0, 10, 10, 0.0, false);
   const auto f = isocost::fit(s, spec("pchip"));
-  EXPECT_EQ(f.model.kind(), "pchip");
-  EXPECT_NEAR(f.model.cost(5), 25, 1e-9);
+  EXPECT_EQ(f.model->kind(), "pchip");
+  EXPECT_NEAR(f.model->cost(5), 25, 1e-9);
   EXPECT_NEAR(f.summary.rmse, 0, 1e-12);
 }
 
@@ -340,20 +340,34 @@ TEST(Fit, BadInputIsAnError) {
   FitSpec bad_expr = spec("expr:A*x^p");
   bad_expr.guess = {{"B", 1.0}};
   expect_error([&] { isocost::fit(s, bad_expr); }, {"unknown parameter 'B'"});
-  // A fit that does not converge reports Ceres' termination.
+  // A fit that does not converge is a result, not an exception: Ceres'
+  // iteration limit, with the last iterate's (valid) model.
   isocost::FitOptions one;
   one.max_iterations = 1;
   FitSpec far = spec("power");
   far.guess = {{"A", 1.0}, {"p", 0.2}};
-  expect_error([&] { isocost::fit(s, far, one); }, {"did not converge", "NO_CONVERGENCE"});
+  const auto stopped = isocost::fit(s, far, one);
+  EXPECT_EQ(stopped.summary.termination, isocost::Termination::iteration_limit);
+  EXPECT_FALSE(stopped.converged());
+  EXPECT_TRUE(stopped.model.has_value());
+  EXPECT_NE(stopped.summary.message.find("NO_CONVERGENCE"), std::string::npos)
+      << stopped.summary.message;
+  EXPECT_NE(stopped.summary.brief_report().find("iteration_limit"), std::string::npos);
+  EXPECT_EQ(stopped.summary.brief_report().find('\n'), std::string::npos) << "one line";
   // Options.
   isocost::FitOptions o;
   o.loss_scale = 0;
   expect_error([&] { isocost::fit(s, spec("power"), o); }, {"loss_scale"});
-  // A quadratic cannot follow a steep exponential and comes out decreasing.
+  // A quadratic cannot follow a steep exponential and comes out decreasing:
+  // a failed fit, reported, with no model.
   const Truth steep = [](double x) { return std::exp(12 * x); };
-  expect_error([&] { isocost::fit(tiling(steep, 0, 1, 40, 0, false), spec("poly:2")); },
-               {"not valid", "nondecreasing"});
+  const auto decreasing = isocost::fit(tiling(steep, 0, 1, 40, 0, false), spec("poly:2"));
+  EXPECT_EQ(decreasing.summary.termination, isocost::Termination::failed);
+  EXPECT_FALSE(decreasing.model.has_value());
+  EXPECT_NE(decreasing.summary.message.find("no valid model"), std::string::npos)
+      << decreasing.summary.message;
+  EXPECT_NE(decreasing.summary.message.find("nondecreasing"), std::string::npos)
+      << decreasing.summary.message;
 }
 
 }  // namespace

@@ -97,7 +97,8 @@ TEST(FitDensity, SeparableRecoversProductFromNoisyCells) {
   for (const auto& p : f.summary.parameters) EXPECT_GE(p.value, 0);
   EXPECT_EQ(f.density.describe(),
             "fitted separable density (Bernstein degree 3 per axis) on [0, 4] x [0, 3]");
-  EXPECT_NE(f.summary.termination.find("CONVERGENCE"), std::string::npos);
+  EXPECT_EQ(f.summary.termination, isocost::Termination::converged);
+  EXPECT_NE(f.summary.message.find("CONVERGENCE"), std::string::npos);
 }
 
 // Noise-free data from a product that degree 2 represents exactly

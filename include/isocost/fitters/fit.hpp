@@ -18,6 +18,7 @@
 
 #include "isocost/cost_model.hpp"
 #include "isocost/partition.hpp"
+#include "isocost/result.hpp"
 #include "isocost/samples.hpp"
 
 namespace isocost {
@@ -135,6 +136,10 @@ struct FitParameter {
 struct FitSummary {
   std::string model;  ///< FitSpec::name()
   std::string formula;
+  FitSpec spec;        ///< what was asked for
+  FitOptions options;  ///< the options given
+  /// The domain of the returned model: options.lo/hi, else the samples' span.
+  double lo_used = 0, hi_used = 0;
   std::vector<FitParameter> parameters;
   std::size_t samples = 0;
   double rmse = 0;           ///< root mean square residual (relative when options.relative)
@@ -143,7 +148,12 @@ struct FitSummary {
   double aicc = 0;  ///< n·ln(RSS/n) + 2k + 2k(k+1)/(n − k − 1), RSS of relative residuals
   int iterations = 0;
   double solve_seconds = 0;
-  std::string termination;  ///< Ceres termination type and message
+  /// converged; iteration_limit when Ceres ran out of iterations (the model
+  /// of the last iterate is returned); failed when Ceres failed or the fitted
+  /// parameters give no valid model on the domain (no model is returned).
+  Termination termination = Termination::converged;
+  /// Ceres' termination type and message, or why the fit failed.
+  std::string message;
   /// L_E (percent) the partition of the fitted model would reach, with its
   /// per-rank costs measured on a monotone interpolant of the samples
   /// themselves; set when the samples tile the domain.
@@ -153,24 +163,32 @@ struct FitSummary {
 
   /// Parameter by name; throws Error if absent.
   double parameter(const std::string& name) const;
-  /// Multi-line: model, parameters ± errors, RMSE, R², iterations, time.
+  bool converged() const noexcept { return termination == Termination::converged; }
+  /// One line: model, parameters, R², L_E on the samples, termination.
   std::string brief_report() const;
+  /// Several lines: model, parameters ± errors, RMSE, R², AICc, the solve,
+  /// the L_E of the measured and the fitted partitions.
+  std::string full_report() const;
 };
 
 /// A fitted model and its summary.
 struct FitResult {
-  CostModel model;
+  /// The fitted model; empty when the fit failed (summary.termination).
+  std::optional<CostModel> model;
   FitSummary summary;
+  bool converged() const noexcept { return summary.converged(); }
 };
 
 /// Fits `spec` to the samples. Starting values: p from a log-log regression of
 /// the sampled densities dt/(hi − lo) against the interval midpoints, then A by
 /// linear least squares for that p; b likewise from a log-linear regression;
 /// polynomial coefficients by linear least squares; expression parameters from
-/// spec.guess (1 where not given). A > 0 is enforced by fitting ln A. Throws
-/// Error when the samples are too few (fewer than parameters + 1), the fit does
-/// not converge (with Ceres' termination reason), or the fitted model is not
-/// increasing on the domain.
+/// spec.guess (1 where not given). A > 0 is enforced by fitting ln A. Not
+/// converging is a result (summary.termination, summary.message): Ceres'
+/// iteration limit returns the last iterate's model, a failure (Ceres', or
+/// parameters that give no increasing model on the domain) returns none.
+/// Throws Error only for invalid input: bad options or spec, too few samples
+/// (fewer than parameters + 1), samples that cannot determine a shape.
 FitResult fit(const Samples& samples, const FitSpec& spec, const FitOptions& options = {});
 
 /// How select_model() ranks candidates.
@@ -213,7 +231,8 @@ struct Selection {
   std::vector<Candidate> candidates;
 };
 
-/// Fits every candidate and keeps the best by the criterion. Throws Error if no
+/// Fits every candidate and keeps the best by the criterion; only fits that
+/// converged compete (the others are listed with why). Throws Error if no
 /// candidate fits.
 Selection select_model(const Samples& samples, const SelectOptions& select,
                        const FitOptions& options = {});
@@ -249,6 +268,8 @@ struct Repartition {
 
 /// Fits (or tabulates) the samples, then cuts for `speeds`, each cut started
 /// from the matching current cut (warm start). `current_cuts` may be empty.
+/// A fit that stops at its iteration limit is cut as it is (see
+/// fit.summary.termination); a fit that failed leaves nothing to cut: Error.
 Repartition repartition(const Samples& samples, const std::vector<double>& current_cuts,
                         const Speeds& speeds, const RepartitionOptions& options);
 

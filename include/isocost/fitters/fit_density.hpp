@@ -104,7 +104,8 @@ struct DensityFitResult {
   /// covariance); RMSE and AICc in the residual metric (relative, or absolute
   /// in units of the mean cost), AICc with the number of free parameters
   /// (d·(n + 1) − (d − 1) for separable); max relative error and R² on the
-  /// costs; iterations and Ceres' termination. The L_E fields are unset.
+  /// costs; iterations, the termination and Ceres' message. The L_E fields
+  /// are unset.
   FitSummary summary;
 };
 
@@ -114,8 +115,9 @@ struct DensityFitResult {
 /// than free parameters + 1; separable fits whose boxes take fewer than n + 1
 /// distinct intervals along some axis (e.g. rows spanning all of x say nothing
 /// about f_x); polynomial fits whose samples do not determine every
-/// coefficient; a fit that does not converge; a polynomial negative somewhere
-/// on the check lattice (naming the point); a fitted density with zero total.
+/// coefficient; a fit that fails (Ceres' failure; running out of iterations
+/// is a result: summary.termination); a polynomial negative somewhere on the
+/// check lattice (naming the point); a fitted density with zero total.
 DensityFitResult fit_density(const std::vector<BoxSample>& samples,
                              const DensityFitOptions& options = {});
 

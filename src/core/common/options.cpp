@@ -8,6 +8,7 @@
 
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
+#include "isocost/result.hpp"
 
 namespace isocost {
 
@@ -121,6 +122,18 @@ std::string field_differences(const std::string& mine, const std::string& theirs
     }
   }
   return out;
+}
+
+std::string_view to_string(Termination termination) {
+  switch (termination) {
+    case Termination::converged:
+      return "converged";
+    case Termination::iteration_limit:
+      return "iteration_limit";
+    case Termination::failed:
+      return "failed";
+  }
+  return "?";
 }
 
 void throw_invalid_options(std::string_view what, const std::string& why) {
