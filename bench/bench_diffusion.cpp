@@ -68,7 +68,7 @@ void BM_Diffuse(benchmark::State& state, std::vector<int> dims, Loads kind,
   state.counters["nu"] = r.sweeps_per_step;
   state.counters["sweeps"] = static_cast<double>(r.jacobi_sweeps);
   state.counters["imbalance"] = r.final_imbalance;
-  state.counters["converged"] = r.converged ? 1 : 0;
+  state.counters["converged"] = r.converged() ? 1 : 0;
   if (r.steps > 0)
     state.counters["per_step"] = benchmark::Counter(
         r.steps, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
@@ -99,7 +99,7 @@ void print_table() {
             const auto& x = r[s];
             char buf[64];
             std::snprintf(buf, sizeof buf, "%d/%lld%s", x.steps, x.jacobi_sweeps,
-                          x.converged ? "" : "!");
+                          x.converged() ? "" : "!");
             return std::string(buf);
           };
           const double ratio =

@@ -7,6 +7,10 @@
 //   isocost::ProcessGrid rows{{4}, {1}};                   // 4 rows: cuts along y
 //   auto d = isocost::decompose(rho, rows, isocost::Speeds::uniform(4));
 //   // d.parts[i].box is rank i's box
+//
+// Naming: a "grid" is always a grid of cells (GridShape, grid_density()); how
+// the ranks are laid out over the domain is a ProcessGrid (process_grid,
+// choose_process_grid()). The CLI's --grid option takes a process grid.
 #pragma once
 
 #include <array>
@@ -17,6 +21,7 @@
 
 #include "isocost/density.hpp"
 #include "isocost/partition.hpp"
+#include "isocost/result.hpp"
 
 namespace isocost {
 
@@ -79,22 +84,27 @@ struct Part {
 
 /// A decomposition and what it predicts.
 struct Decomposition {
-  ProcessGrid grid;
-  std::vector<Part> parts;  ///< rank order
+  ProcessGrid process_grid;  ///< the recursive sectioning used
+  std::vector<Part> parts;   ///< rank order
   double total_cost = 0;
   double predicted_le = 0;  ///< L_E of the parts' times, percent (Swartz eq. 3)
   double max_time = 0;      ///< the heaviest part's cost / speed
   double cut_surface = 0;   ///< total area of the internal cuts (each counted once)
   bool on_grid_lines = false;
-  bool converged = true;  ///< every continuous cut reached its tolerance
+  DecomposeOptions options;  ///< the options given
+  /// converged, or iteration_limit when a continuous cut ran out of iterations.
+  Termination termination = Termination::converged;
+  bool converged() const noexcept { return termination == Termination::converged; }
 
   int ranks() const noexcept { return static_cast<int>(parts.size()); }
-  /// Multi-line: grid, L_E, heaviest part, surface.
+  /// One line: process grid, ranks, predicted L_E, heaviest part, cut surface.
   std::string brief_report() const;
+  /// Several lines: the brief report and every part's box, cost and time.
+  std::string full_report() const;
 };
 
-/// Partitions `density` by the recursive sectioning `grid` for `speeds`
-/// (speeds.ranks() must equal grid.ranks()).
+/// Partitions `density` by the recursive sectioning `process_grid` for
+/// `speeds` (speeds.ranks() must equal process_grid.ranks()).
 ///
 /// Continuous densities: each level solves t(x_i) = target_i on the marginal of
 /// its piece (Newton on marginal/cross_section, as the 1-D partitioner).
@@ -106,21 +116,21 @@ struct Decomposition {
 /// probe tracking every reachable boundary; of the optimal splits, the one
 /// whose boundaries are latest, back to front). Levels are solved one after
 /// another, coarsest first.
-Decomposition decompose(const Density& density, const ProcessGrid& grid, const Speeds& speeds,
-                        const DecomposeOptions& options = {});
+Decomposition decompose(const Density& density, const ProcessGrid& process_grid,
+                        const Speeds& speeds, const DecomposeOptions& options = {});
 
-/// Every grid choose_grid() considers for P ranks in `dims` dimensions: all
+/// Every grid choose_process_grid() considers for P ranks in `dims` dimensions: all
 /// ordered factorisations of P into one factor per axis (factors of 1 allowed),
 /// with every axis order (levels with a count of 1 are dropped).
-std::vector<ProcessGrid> candidate_grids(int P, int dims);
+std::vector<ProcessGrid> candidate_process_grids(int P, int dims);
 
 /// The candidate with the smallest predicted heaviest part (max cost/speed),
 /// then the smallest total cut surface (Swartz's area/volume remark), then the
-/// first in candidate_grids() order. Candidates whose parts cannot have the
+/// first in candidate_process_grids() order. Candidates whose parts cannot have the
 /// minimum widths (or, on grids, one cell each) are skipped; if none can,
 /// Error. Any other error propagates.
-Decomposition choose_grid(const Density& density, const Speeds& speeds,
-                          const DecomposeOptions& options = {});
+Decomposition choose_process_grid(const Density& density, const Speeds& speeds,
+                                  const DecomposeOptions& options = {});
 
 /// Optimal contiguous split of per-cell weights w into parts with capacities
 /// s_j (the chains-on-chains problem): returns the P + 1 boundaries b (b_0 = 0,

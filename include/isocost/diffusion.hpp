@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "isocost/options.hpp"
+#include "isocost/result.hpp"
 
 namespace isocost {
 
@@ -74,7 +75,8 @@ struct DiffusionOptions {
   /// Time step and accuracy, in (0, 1): iterate until u_max <= (1 + α)·u_avg
   /// (Watts). The explicit scheme needs α <= 1/n (n: max_degree()).
   double alpha = 0.05;
-  /// Step budget; running out is reported (converged = false), not an error.
+  /// Step budget; running out is reported (termination iteration_limit), not
+  /// an error.
   int max_steps = 100000;
   /// Jacobi sweeps per step for the implicit schemes; 0: Watts's
   /// ν = ⌈ln α / ln ρ⌉ with ρ = nα/(1 + nα) (first order) or
@@ -109,7 +111,11 @@ struct DiffusionSummary {
   double transfer_volume = 0;     ///< Σ_e |t_e|
   double initial_imbalance = 0;   ///< u_max/u_avg − 1 before
   double final_imbalance = 0;     ///< u_max/u_avg − 1 of `loads`
-  bool converged = false;         ///< final_imbalance <= α (or the lsq solve converged)
+  DiffusionOptions options;       ///< the options given (sweeps_per_step: ν used)
+  /// converged: final_imbalance <= α (or the least-squares solve converged);
+  /// iteration_limit: max_steps ran out first.
+  Termination termination = Termination::converged;
+  bool converged() const noexcept { return termination == Termination::converged; }
 
   std::string brief_report() const;
 };
@@ -150,7 +156,9 @@ struct SimulationOptions {
 };
 struct Simulation {
   int convergence_steps = 0;  ///< steps until the threshold (max_steps if never)
-  bool converged = false;
+  /// converged: the threshold was reached; iteration_limit: max_steps first.
+  Termination termination = Termination::converged;
+  bool converged() const noexcept { return termination == Termination::converged; }
   std::vector<SimulatedStep> steps;
 };
 Simulation simulate_diffusion(const ProcessGraph& graph, std::span<const double> loads,

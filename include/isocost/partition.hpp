@@ -20,6 +20,7 @@
 
 #include "isocost/cost_model.hpp"
 #include "isocost/cut.hpp"
+#include "isocost/result.hpp"
 
 namespace isocost {
 
@@ -124,13 +125,20 @@ struct Partition {
   double max_abs_residual = 0;        ///< max_i |t(x_i) − target_i|, before rounding
   int max_iterations = 0;             ///< over all cuts
   std::size_t fallbacks = 0;          ///< cuts whose fallback is not none
-  bool converged = true;              ///< every cut converged
-  bool integer = false;               ///< cuts are integers
+  bool integer = false;               ///< cuts are integers (used: discrete models force it)
+  PartitionOptions options;           ///< the options given
+  /// converged, or iteration_limit when some cut ran out of iterations
+  /// (its summary says which).
+  Termination termination = Termination::converged;
+  bool converged() const noexcept { return termination == Termination::converged; }
 
   /// Number of ranks P.
   int ranks() const noexcept { return static_cast<int>(cost.size()); }
-  /// Multi-line summary: cuts, L_E, iterations, fallbacks.
+  /// One line: ranks, TT, predicted L_E, residual, iterations, termination.
   std::string brief_report() const;
+  /// Several lines: the brief report, the residual and fallbacks, and every
+  /// cut that did not converge.
+  std::string full_report() const;
 };
 
 /// All P+1 cuts at once. With warm_start (default) each solve is bracketed by the

@@ -136,8 +136,10 @@ struct BlockRebalance {
   std::int64_t elements_moved = 0;
   /// The most elements any one rank receives (Pearce's ElementsMoved_max).
   std::int64_t max_elements_received = 0;
-  /// Every root find (and, for diffusion, the diffusion) converged.
-  bool converged = true;
+  /// converged when every root find (and, for diffusion, the diffusion)
+  /// converged; iteration_limit otherwise.
+  Termination termination = Termination::converged;
+  bool converged() const noexcept { return termination == Termination::converged; }
   /// Diffusion only: the diffusion on the chain of ranks.
   DiffusionSummary diffusion;
   /// Phases only: the phase-synchronised time Σ_phases max_ranks T (Watts

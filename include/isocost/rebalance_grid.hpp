@@ -97,8 +97,10 @@ struct GridRebalance {
   std::int64_t elements_moved = 0;
   /// The most cells any one rank receives (Pearce's ElementsMoved_max).
   std::int64_t max_elements_received = 0;
-  /// Every root find and diffusion involved converged.
-  bool converged = true;
+  /// converged when every root find and diffusion involved converged;
+  /// iteration_limit otherwise.
+  Termination termination = Termination::converged;
+  bool converged() const noexcept { return termination == Termination::converged; }
 
   std::string brief_report() const;  ///< one line
 };
@@ -112,7 +114,7 @@ struct GridRebalance {
 /// loads[r]·speed[r]/cells(r) (an empty part contributes nothing; a non-empty
 /// part with load 0 counts as free) — the multi-dimensional analogue of
 /// interpolating the cumulative 1-D cost. The new parts are decompose() of
-/// grid_density() of that estimate with current.grid, the speeds and
+/// grid_density() of that estimate with current.process_grid, the speeds and
 /// options.decompose (each level's cuts minimise its heaviest slab exactly,
 /// on grid lines). predicted_time[r] is the new part's estimated cost /
 /// speed[r]. When the code knows each cell's cost, rebalance_grid_weights()
@@ -138,7 +140,7 @@ GridRebalance rebalance_grid_global(const GridShape& shape, const Decomposition&
 
 /// Global repartition from per-cell costs the code measured or modelled
 /// (e.g. particles per cell): decompose() of grid_density(cell_costs) with
-/// current.grid, the speeds and options.decompose; `cell_costs` holds every
+/// current.process_grid, the speeds and options.decompose; `cell_costs` holds every
 /// cell of `shape`, x fastest, finite, >= 0, not all zero. predicted_time is in
 /// the costs' units per speed. As in rebalance_grid_global(), the current
 /// parts are kept when the new ones are no lighter at their heaviest. Throws

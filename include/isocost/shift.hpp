@@ -107,7 +107,9 @@ struct ShiftResult {
   /// measured-load-corrected model, L(x_{i+1,new}) − L(x_{i,new}).
   std::vector<double> predicted_load;
   double max_abs_residual = 0;  ///< max |t(x_new) − target| over the root finds (model units)
-  bool converged = true;        ///< every root find reached its tolerance
+  /// converged, or iteration_limit when a root find ran out of iterations.
+  Termination termination = Termination::converged;
+  bool converged() const noexcept { return termination == Termination::converged; }
 
   /// Number of ranks P.
   int ranks() const noexcept { return static_cast<int>(ratio.size()); }
@@ -170,7 +172,7 @@ ShiftResult shift_cuts(const CostModel& model, std::span<const double> cuts,
 struct ChainShift {
   DiffusionSummary diffusion;  ///< diffuse() on mesh_graph({P}, false)
   ShiftResult shift;           ///< shift_cuts() with the chain's transfers
-  bool converged() const noexcept { return diffusion.converged && shift.converged; }
+  bool converged() const noexcept { return diffusion.converged() && shift.converged(); }
 };
 
 /// diffuse() on the chain of the P = cuts.size() − 1 ranks with `diffusion`,
@@ -203,7 +205,8 @@ ChainShift diffuse_and_shift(const CostModel& model, std::span<const double> cut
 /// The result's parts hold the new boxes (and cell ranges), cost = ∫rho over
 /// the box, and time = k_r·cost: the predicted measured load (k_r plays the
 /// role of 1/speed); predicted_le, max_time and cut_surface follow from them.
-/// `converged` is false if a root find or a diffusion did not converge.
+/// The decomposition's termination is iteration_limit if a root find or a
+/// diffusion did not converge.
 /// Throws Error for a decomposition that is not such a grid of `density`,
 /// `loads` of the wrong size or with negative, non-finite or all-zero values,
 /// and bad options.

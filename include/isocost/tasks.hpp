@@ -77,11 +77,11 @@ struct TaskSelectionOptions {
   /// An exchange is made only if it reduces the edge's unsatisfied transfer
   /// |r_e| by more than gain_tolerance × the largest task load (>= 0, < 1).
   /// Guards against rounding ping-pong and makes the termination bound
-  /// explicit (see TaskSelection::terminated); with 0, only max_passes
+  /// explicit (see TaskSelection::termination); with 0, only max_passes
   /// bounds the passes.
   double gain_tolerance = 1e-9;
   /// Safety net on passes over the edges; running out is reported
-  /// (terminated = false), not an error.
+  /// (termination iteration_limit), not an error.
   int max_passes = 1000;
 
   /// The field list (options.hpp): validation, JSON and the agreement hash.
@@ -129,12 +129,13 @@ struct TaskSelection {
   long long marker_hops = 0;           ///< marker moves over single edges
   long long exhaustive_searches = 0;   ///< selections by exhaustive search
   long long approximate_searches = 0;  ///< by first fit or trimming
-  /// True when a pass moved no marker. Each exchange lowers Σ_e |r_e| by more
-  /// than gain_tolerance × max_task_load (Watts §3.2.5: each exchange reduces
-  /// a transfer vector by at least some minimum amount), so at most
-  /// Σ_e |t_e| / (gain_tolerance · max_task_load) exchanges happen; false only
-  /// if max_passes ran out first.
-  bool terminated = false;
+  /// converged when a pass moved no marker. Each exchange lowers Σ_e |r_e|
+  /// by more than gain_tolerance × max_task_load (Watts §3.2.5: each exchange
+  /// reduces a transfer vector by at least some minimum amount), so at most
+  /// Σ_e |t_e| / (gain_tolerance · max_task_load) exchanges happen;
+  /// iteration_limit only if max_passes ran out first.
+  Termination termination = Termination::converged;
+  bool converged() const noexcept { return termination == Termination::converged; }
 
   std::string brief_report() const;
 };

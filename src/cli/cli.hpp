@@ -71,7 +71,7 @@ struct DensityRequest {
   GridShape shape;       ///< --weights: the cells
   DensityOptions density_options;
   bool partition = false;        ///< a partition was asked for (--grid, --ranks or speeds)
-  bool automatic = false;        ///< --grid auto (or no --grid): choose_grid()
+  bool automatic = false;        ///< --grid auto (or no --grid): choose_process_grid()
   ProcessGrid grid;              ///< the given grid, levels in --order
   std::optional<Speeds> speeds;  ///< set whenever `partition` is
   DecomposeOptions options;
@@ -83,7 +83,7 @@ DensityRequest parse_density_request(const DensityArgs& args, bool need_partitio
 /// Builds the density: expression_density for --density, read_grid_density
 /// for --weights.
 Density build_density(const DensityArgs& args, const DensityRequest& request);
-/// decompose() for a given grid, choose_grid() for --grid auto.
+/// decompose() for a given grid, choose_process_grid() for --grid auto.
 Decomposition partition_density(const Density& density, const DensityRequest& request);
 
 /// Fitting options shared by `fit`, `cut --fit` and `plot` (the model and the

@@ -169,7 +169,7 @@ void run(const CutArgs& a) {
                                  {{"max_iterations", part.max_iterations},
                                   {"max_abs_residual", part.max_abs_residual},
                                   {"fallbacks", part.fallbacks},
-                                  {"converged", part.converged}}}};
+                                  {"converged", part.converged()}}}};
     if (fitted) {
       // "fit" goes right after "model".
       nlohmann::ordered_json with_fit;
@@ -211,13 +211,13 @@ void run(const CutArgs& a) {
             detail::fixed_digits(part.max_abs_residual / part.total_cost, 3) +
             " TT, max iterations " + std::to_string(part.max_iterations) + ", fallbacks " +
             std::to_string(part.fallbacks) +
-            (part.converged ? ", all cuts converged" : ", NOT ALL CUTS CONVERGED") + "\n";
+            (part.converged() ? ", all cuts converged" : ", NOT ALL CUTS CONVERGED") + "\n";
   }
   emit(text, a.output);
   if (fitted && !fitted->result.converged())
     throw NotConverged("the fit of " + fitted->result.summary.model +
                        " did not converge: " + fitted->result.summary.message);
-  if (!part.converged)
+  if (!part.converged())
     throw NotConverged(std::to_string(part.ranks() + 1 - converged_cuts(part)) +
                        " cut(s) did not reach the tolerance within --max-iterations " +
                        a.max_iterations + "; see \"termination\" in --json");

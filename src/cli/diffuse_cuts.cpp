@@ -85,7 +85,7 @@ void run_cuts(const Args& a, const DiffusionOptions& diffusion, const ShiftOptio
          {{"max_abs_residual", s.max_abs_residual},
           {"capped", s.capped_count()},
           {"conflicts", s.conflict_count()},
-          {"converged", s.converged}}}};
+          {"converged", s.converged()}}}};
     text = j.dump(2) + "\n";
   } else {
     text = "model: " + model.describe() + " on [" + num(model.lo(), 12) + ", " +
@@ -118,10 +118,10 @@ void run_cuts(const Args& a, const DiffusionOptions& diffusion, const ShiftOptio
             num(imbalance_after, 6) + "\n";
   }
   emit(text, a.output);
-  if (!d.converged)
+  if (!d.converged())
     throw NotConverged("diffusion did not reach alpha within --max-steps " +
                        std::to_string(diffusion.max_steps));
-  if (!s.converged) throw NotConverged("a boundary's root find did not reach its tolerance");
+  if (!s.converged()) throw NotConverged("a boundary's root find did not reach its tolerance");
 }
 
 }  // namespace isocost::cli::diffuse

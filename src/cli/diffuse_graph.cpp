@@ -55,7 +55,7 @@ void run_graph(const Args& a, const DiffusionOptions& options, const ProcessGrap
     text += table({"rank", "load", "final"}, rows);
   }
   emit(text, a.output);
-  if (!d.converged)
+  if (!d.converged())
     throw NotConverged("diffusion did not reach alpha within --max-steps " +
                        std::to_string(options.max_steps) + " (final imbalance " +
                        num(d.final_imbalance, 6) + ")");
@@ -91,7 +91,7 @@ void run_simulate(const Args& a, const SimulationOptions& options, const Process
                     {"initial_max_load", initial_max},
                     {"initial_imbalance", initial_max / avg - 1},
                     {"convergence_steps", sim.convergence_steps},
-                    {"converged", sim.converged},
+                    {"converged", sim.converged()},
                     {"steps", steps}};
     text = j.dump(2) + "\n";
   } else {
@@ -101,7 +101,7 @@ void run_simulate(const Args& a, const SimulationOptions& options, const Process
             " (stop when L_max <= (1 + threshold) L_avg)\n";
     text += "L_avg " + num(avg) + ", L_max " + num(initial_max) + " (imbalance " +
             num(initial_max / avg - 1, 6) + ")\n";
-    text += (sim.converged ? "predicted convergence in " : "NOT converged after ") +
+    text += (sim.converged() ? "predicted convergence in " : "NOT converged after ") +
             std::to_string(sim.convergence_steps) + " steps\n";
     if (!sim.steps.empty()) {
       std::vector<std::vector<std::string>> rows;

@@ -43,14 +43,14 @@ std::string diffusion_line(const DiffusionSummary& d, double alpha) {
       s += " x " + std::to_string(d.sweeps_per_step) + " Jacobi sweeps (" +
            std::to_string(d.jacobi_sweeps) + " sweeps in all)";
   }
-  return s + (d.converged ? ", converged" : ", NOT converged") + "\n";
+  return s + (d.converged() ? ", converged" : ", NOT converged") + "\n";
 }
 
 json diffusion_json(const DiffusionSummary& d) {
   return {{"steps", d.steps},
           {"sweeps_per_step", d.sweeps_per_step},
           {"jacobi_sweeps", d.jacobi_sweeps},
-          {"converged", d.converged},
+          {"converged", d.converged()},
           {"initial_imbalance", d.initial_imbalance},
           {"final_imbalance", d.final_imbalance},
           {"transfer_volume", d.transfer_volume}};

@@ -94,7 +94,7 @@ void run_tasks(const Args& a, const DiffusionOptions& options,
           {"error_volume", s.error_volume},
           {"max_edge_error", s.max_edge_error},
           {"max_task_load", s.max_task_load},
-          {"terminated", s.terminated}}},
+          {"terminated", s.converged()}}},
         {"total_load", total},
         {"average_load", avg},
         {"imbalance",
@@ -122,11 +122,11 @@ void run_tasks(const Args& a, const DiffusionOptions& options,
     text += table({"rank", "tasks", "load", "diffused", "tasks after", "load after"}, rows);
   }
   emit(text, a.output);
-  if (!d.converged)
+  if (!d.converged())
     throw NotConverged("diffusion did not reach alpha within --max-steps " +
                        std::to_string(options.max_steps) + " (final imbalance " +
                        num(d.final_imbalance, 6) + ")");
-  if (!s.terminated) throw NotConverged("task selection did not terminate within its pass limit");
+  if (!s.converged()) throw NotConverged("task selection did not terminate within its pass limit");
 }
 
 }  // namespace isocost::cli::diffuse

@@ -120,9 +120,9 @@ void run(const PartitionArgs& a) {
   for (int i = 0; i < P; ++i)
     if (dec.parts[i].time > dec.parts[heaviest].time) heaviest = i;
   const std::size_t candidates =
-      req.automatic ? candidate_grids(P, dims).size() : static_cast<std::size_t>(1);
+      req.automatic ? candidate_process_grids(P, dims).size() : static_cast<std::size_t>(1);
   const std::string grid_line =
-      dec.grid.name() +
+      dec.process_grid.name() +
       (req.automatic ? " (--grid auto: the best of " + std::to_string(candidates) + " candidates)"
                      : " (--grid " + a.d.grid + ")");
 
@@ -131,7 +131,7 @@ void run(const PartitionArgs& a) {
     nlohmann::ordered_json shape = nullptr;
     if (gridded) shape = cells(density.grid()->cells, dims);
     auto axes = nlohmann::ordered_json::array();
-    for (const int axis : dec.grid.axes) axes.push_back(axis);
+    for (const int axis : dec.process_grid.axes) axes.push_back(axis);
     auto parts = nlohmann::ordered_json::array();
     for (const auto& p : dec.parts)
       parts.push_back({{"rank", p.rank},
@@ -156,9 +156,9 @@ void run(const PartitionArgs& a) {
           {"total", number(density.total())},
           {"shape", shape}}},
         {"grid",
-         {{"counts", dec.grid.counts},
+         {{"counts", dec.process_grid.counts},
           {"axes", axes},
-          {"name", dec.grid.name()},
+          {"name", dec.process_grid.name()},
           {"ranks", P},
           {"chosen_by", req.automatic ? "auto" : "--grid"},
           {"candidates", candidates}}},
@@ -204,7 +204,7 @@ void run(const PartitionArgs& a) {
     }
     text = "density: " + density.describe() + (gridded ? " from " + a.d.weights : "") +
            ", total cost " + g(density.total()) + "\n";
-    text += std::to_string(P) + " ranks, grid " + dec.grid.name() +
+    text += std::to_string(P) + " ranks, grid " + dec.process_grid.name() +
             (gridded ? ", cuts on grid lines (cells [lo,hi))" : "") + "\n\n";
     text += table(header, rows) + "\n";
     text += "predicted L_E = " + g(dec.predicted_le) + " %\n";
@@ -214,7 +214,7 @@ void run(const PartitionArgs& a) {
     text += "grid: " + grid_line + "\n";
   }
   emit(text, a.output);
-  if (!dec.converged)
+  if (!dec.converged())
     throw NotConverged(
         "some cuts did not reach their tolerance; the parts shown are the best found");
 }
@@ -381,7 +381,7 @@ Density build_density(const DensityArgs& a, const DensityRequest& r) {
 
 Decomposition partition_density(const Density& density, const DensityRequest& r) {
   if (!r.partition || !r.speeds) throw Error("no partition was asked for (--grid or --ranks)");
-  if (r.automatic) return choose_grid(density, *r.speeds, r.options);
+  if (r.automatic) return choose_process_grid(density, *r.speeds, r.options);
   return decompose(density, r.grid, *r.speeds, r.options);
 }
 

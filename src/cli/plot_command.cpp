@@ -157,13 +157,13 @@ void run_heat_map(const PlotArgs& a) {
     for (const auto& p : dec->parts)
       map.rectangles.push_back({p.box.lo[0], p.box.lo[1], p.box.hi[0], p.box.hi[1],
                                 dec->ranks() <= 256 ? std::to_string(p.rank) : std::string()});
-    map.title += "; " + std::to_string(dec->ranks()) + " parts, grid " + dec->grid.name() +
+    map.title += "; " + std::to_string(dec->ranks()) + " parts, grid " + dec->process_grid.name() +
                  ", predicted L_E " + g(dec->predicted_le, 6) + " %";
   }
   plot::render_heat_map_png(map, out);
   emit("wrote " + out + ": heat map of " + (req.gridded ? a.d.weights : "rho = " + a.d.formula) +
            " (" + std::to_string(map.nx) + "x" + std::to_string(map.ny) + " pixels)" +
-           (dec ? ", " + std::to_string(dec->ranks()) + " parts, grid " + dec->grid.name() +
+           (dec ? ", " + std::to_string(dec->ranks()) + " parts, grid " + dec->process_grid.name() +
                       ", predicted L_E " + g(dec->predicted_le, 6) + " %"
                 : std::string()) +
            "\n",

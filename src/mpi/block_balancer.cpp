@@ -21,7 +21,7 @@ std::string BlockPlan::brief_report() const {
     s += "; plan " + rebalance.method + ": imbalance " + exact(rebalance.measured_imbalance) +
          " -> " + exact(rebalance.predicted_imbalance) + ", " +
          std::to_string(rebalance.elements_moved) + " elements move" +
-         (rebalance.converged ? "" : " (NOT converged)");
+         (rebalance.converged() ? "" : " (NOT converged)");
   return s;
 }
 

@@ -256,7 +256,7 @@ std::string RankDiffusionSummary::brief_report() const {
   if (sweeps_per_step) s << " x " << sweeps_per_step << " Jacobi sweeps";
   s << " (" << jacobi_sweeps << " sweeps in all), load " << exact(initial_load) << " -> "
     << exact(load) << ", imbalance " << detail::fixed_digits(initial_imbalance, 6) << " -> "
-    << detail::fixed_digits(final_imbalance, 6) << (converged ? "" : " (NOT converged)") << "\n";
+    << detail::fixed_digits(final_imbalance, 6) << (converged() ? "" : " (NOT converged)");
   return s.str();
 }
 
@@ -415,9 +415,10 @@ RankDiffusionSummary diffuse(MPI_Comm cart, double my_load, const DiffusionOptio
   out.load = load;
   out.transfer_volume = total_volume;
   out.final_imbalance = final_max / avg - 1;
-  out.converged = options.scheme == DiffusionScheme::least_squares
-                      ? true
-                      : out.final_imbalance <= options.alpha * (1 + 1e-9);
+  out.termination = options.scheme == DiffusionScheme::least_squares ||
+                            out.final_imbalance <= options.alpha * (1 + 1e-9)
+                        ? Termination::converged
+                        : Termination::iteration_limit;
 
   for (std::size_t j = 0; j < k; ++j)
     out.neighbours.push_back({node.nb_rank[j], node.nb_weight[j], T[j]});

@@ -21,7 +21,7 @@ std::string GridPlan::brief_report() const {
     s += "; plan " + rebalance.method + ": imbalance " + exact(rebalance.measured_imbalance) +
          " -> " + exact(rebalance.predicted_imbalance) + ", " +
          std::to_string(rebalance.elements_moved) + " cells move" +
-         (rebalance.converged ? "" : " (NOT converged)");
+         (rebalance.converged() ? "" : " (NOT converged)");
   return s;
 }
 
@@ -37,7 +37,7 @@ std::string GridEvent::to_json() const {
   if (!rebalance.method.empty())
     j["plan"] = {{"method", rebalance.method},
                  {"costs", used_costs},
-                 {"process_grid", rebalance.decomposition.grid.name()},
+                 {"process_grid", rebalance.decomposition.process_grid.name()},
                  {"elements_moved", rebalance.elements_moved},
                  {"max_elements_received", rebalance.max_elements_received},
                  {"measured_imbalance", rebalance.measured_imbalance},
@@ -81,8 +81,8 @@ GridBalancer::GridBalancer(MPI_Comm comm, const GridShape& shape, Decomposition 
       problem = std::to_string(options_.speeds->ranks()) + " speeds for " + std::to_string(size) +
                 " ranks";
     if (problem.empty() && options_.pipeline.policy == BalancePolicy::diffusion &&
-        decomposition_.grid.counts.size() > 2)
-      problem = "policy diffusion: a " + std::to_string(decomposition_.grid.counts.size()) +
+        decomposition_.process_grid.counts.size() > 2)
+      problem = "policy diffusion: a " + std::to_string(decomposition_.process_grid.counts.size()) +
                 "-level process grid has no diffusive plan (rows and jagged grids only)";
   }
   const internal::Same same[] = {{boxes_.hash(), "the decomposition"},
@@ -216,9 +216,9 @@ GridPlan GridBalancer::decide_data(double bytes, std::span<const std::size_t> si
     plan.used_costs = true;
   }
   // From here every rank holds the same numbers and computes the same plan.
-  const bool can_diffuse = decomposition_.grid.counts.size() <= 2;
-  plan.action = p.choose(plan, mesh_graph(decomposition_.grid.counts, false), loads, counts, bytes,
-                         can_diffuse);
+  const bool can_diffuse = decomposition_.process_grid.counts.size() <= 2;
+  plan.action = p.choose(plan, mesh_graph(decomposition_.process_grid.counts, false), loads, counts,
+                         bytes, can_diffuse);
   const Speeds speeds = options_.speeds.value_or(Speeds::uniform(static_cast<int>(P)));
   if (plan.action == Strategy::diffusion) {
     plan.rebalance =

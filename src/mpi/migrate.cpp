@@ -50,7 +50,7 @@ std::string MigrateSummary::brief_report() const {
     out << (i ? ", " : " (") << "id " << failed[i].id << " " << failed[i].from << "->"
         << failed[i].to << " at " << to_string(failed[i].stage);
   if (!failed.empty()) out << (failed.size() > 5 ? ", …)" : ")");
-  out << (verified ? ", verified" : "") << ", " << seconds * 1e3 << " ms\n";
+  out << (verified ? ", verified" : "") << ", " << seconds * 1e3 << " ms";
   return out.str();
 }
 

@@ -268,7 +268,7 @@ std::string RedistributeSummary::brief_report() const {
     out << "verified (checksum 0x" << std::hex << checksum << std::dec << ")";
   else
     out << "not verified";
-  out << ", " << seconds * 1e3 << " ms\n";
+  out << ", " << seconds * 1e3 << " ms";
   return out.str();
 }
 

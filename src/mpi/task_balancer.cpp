@@ -167,9 +167,9 @@ std::string TaskBalanceResult::brief_report() const {
         << failed[i].to << " at " << to_string(failed[i].stage);
   if (!failed.empty()) out << (failed.size() > 5 ? ", …)" : ")");
   out << "; imbalance " << isocost::detail::fixed_digits(initial_imbalance, 6) << " -> "
-      << isocost::detail::fixed_digits(final_imbalance, 6) << (converged ? "" : ", NOT converged")
+      << isocost::detail::fixed_digits(final_imbalance, 6) << (converged() ? "" : ", NOT converged")
       << (terminated ? "" : ", NOT terminated (max_replans ran out)")
-      << (verified ? ", verified" : "") << ", " << seconds * 1e3 << " ms\n";
+      << (verified ? ", verified" : "") << ", " << seconds * 1e3 << " ms";
   return out.str();
 }
 
@@ -245,7 +245,9 @@ TaskBalanceResult balance_tasks(MPI_Comm comm, const ProcessGraph& graph,
     r.tasks_moved += static_cast<i64>(R.moved.size());
     r.failed.insert(r.failed.end(), R.failed.begin(), R.failed.end());
     const bool again = !R.failed.empty() && round < options.max_replans;
-    r.converged = R.diffusion.converged && R.selection.terminated;
+    r.termination = R.diffusion.converged() && R.selection.converged()
+                        ? Termination::converged
+                        : Termination::iteration_limit;
     r.terminated = R.failed.empty();
     r.rounds.push_back(std::move(R));
     if (!again) break;

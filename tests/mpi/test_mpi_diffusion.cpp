@@ -105,7 +105,7 @@ void expect_same_as_serial(MPI_Comm cart, const std::vector<double>& loads,
   EXPECT_EQ(r.steps, serial.steps);
   EXPECT_EQ(r.sweeps_per_step, serial.sweeps_per_step);
   EXPECT_EQ(r.jacobi_sweeps, serial.jacobi_sweeps);
-  EXPECT_EQ(r.converged, serial.converged);
+  EXPECT_EQ(r.converged(), serial.converged());
   EXPECT_EQ(r.initial_imbalance, serial.initial_imbalance);
   EXPECT_EQ(r.final_imbalance, serial.final_imbalance);
   EXPECT_EQ(r.initial_load, loads[static_cast<std::size_t>(rank)]);
@@ -224,13 +224,13 @@ TEST(MpiDiffusion, ConvergesAndBudgetIsReported) {
   const auto loads = make_loads(P, Loads::hot_spot);
   DiffusionOptions o;
   const auto r = isocost::mpi::diffuse(cart, loads[static_cast<std::size_t>(rank)], o);
-  EXPECT_TRUE(r.converged) << r.brief_report();
+  EXPECT_TRUE(r.converged()) << r.brief_report();
   EXPECT_LE(r.final_imbalance, o.alpha * (1 + 1e-9));
   EXPECT_NE(r.brief_report().find("rank " + std::to_string(rank)), std::string::npos);
   o.max_steps = 1;
   const auto b = isocost::mpi::diffuse(cart, loads[static_cast<std::size_t>(rank)], o);
   if (P > 2) {
-    EXPECT_FALSE(b.converged);
+    EXPECT_FALSE(b.converged());
     EXPECT_EQ(b.steps, 1);
     EXPECT_NE(b.brief_report().find("NOT converged"), std::string::npos);
   }

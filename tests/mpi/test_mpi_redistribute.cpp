@@ -388,7 +388,7 @@ TEST(RedistributeBoxes, FromADecompositionOfAWeightedGrid) {
   shape.dims = 2;
   shape.cells = {nx, ny, 1};
   const auto rho = isocost::grid_density(w, shape);
-  const auto dec = isocost::choose_grid(rho, isocost::Speeds::uniform(P));
+  const auto dec = isocost::choose_process_grid(rho, isocost::Speeds::uniform(P));
   const auto to = BoxDistribution::from_decomposition(dec);
   std::string e;
   ASSERT_TRUE(to.is_valid(&e)) << e;
@@ -400,7 +400,7 @@ TEST(RedistributeBoxes, FromADecompositionOfAWeightedGrid) {
   for (int r = 0; r < P; ++r) from.boxes.push_back({{0, rows.begin(r), 0}, {nx, rows.end(r), 1}});
   isocost::mpi::RedistributeOptions o;
   o.verify = true;
-  check_boxes<double>(from, to, value_of, o, "rows -> choose_grid");
+  check_boxes<double>(from, to, value_of, o, "rows -> choose_process_grid");
   EXPECT_THROW(BoxDistribution::from_decomposition(isocost::Decomposition{}), isocost::Error);
 }
 

@@ -97,7 +97,7 @@ std::string global_text(const TaskBalanceResult& r) {
   std::ostringstream out;
   out.precision(17);
   out << r.rounds.size() << " " << r.tasks << " " << r.moves_planned << " " << r.tasks_moved << " "
-      << r.bytes_moved << " " << r.converged << r.terminated << " " << r.initial_imbalance << " "
+      << r.bytes_moved << " " << r.converged() << r.terminated << " " << r.initial_imbalance << " "
       << r.final_imbalance;
   for (double u : r.final_loads) out << " " << u;
   for (const auto& R : r.rounds)
@@ -181,7 +181,7 @@ TEST(BalanceTasks, HotSpotOnRankZeroIsSpreadAsTheSerialPlanSays) {
       EXPECT_EQ(r.tasks, 12 * P + 5);
       EXPECT_EQ(r.replans, 0);
       EXPECT_TRUE(r.terminated);
-      EXPECT_EQ(r.converged, d.converged && want.terminated);
+      EXPECT_EQ(r.converged(), d.converged() && want.converged());
       EXPECT_EQ(r.verified, o.verify);
       EXPECT_TRUE(r.failed.empty());
       EXPECT_EQ(r.moves_planned, static_cast<i64>(want.moves.size()));
@@ -426,7 +426,7 @@ TEST(BalanceTasks, BalancedOrEmptyInputMovesNothing) {
   EXPECT_EQ(store.calls(), 0);
   EXPECT_EQ(r.final_loads, r.initial_loads);
   EXPECT_EQ(r.initial_imbalance, 0.0);
-  EXPECT_TRUE(r.converged);
+  EXPECT_TRUE(r.converged());
   EXPECT_TRUE(r.terminated);
 
   // Zero total load (tasks of load 0, and no tasks at all): nothing to balance.

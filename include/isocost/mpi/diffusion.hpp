@@ -101,7 +101,8 @@ struct RankDiffusionSummary {
   double transfer_volume = 0;
   double initial_imbalance = 0;  ///< u_max/u_avg − 1 before (exactly the serial value)
   double final_imbalance = 0;    ///< u_max/u_avg − 1 after (exactly the serial value)
-  bool converged = false;        ///< as the serial summary
+  Termination termination = Termination::converged;  ///< as the serial summary
+  bool converged() const noexcept { return termination == Termination::converged; }
 
   long long neighbour_exchanges = 0;  ///< MPI_Neighbor_allgather calls made
   long long allreduces = 0;           ///< MPI_Allreduce calls made (agreement included)
@@ -123,7 +124,7 @@ struct RankDiffusionSummary {
 /// from rank 0's, an explicit α beyond its stability limit 1/n, all loads
 /// zero — makes every rank throw the same Error naming the bad ranks, with no
 /// rank left waiting in a collective. Running out of max_steps is reported
-/// (converged = false), as in the serial code.
+/// (termination iteration_limit), as in the serial code.
 RankDiffusionSummary diffuse(MPI_Comm cart, double my_load, const DiffusionOptions& options = {});
 
 }  // namespace isocost::mpi

@@ -82,7 +82,7 @@ struct GridPlan : Decision {
   bool used_costs = false;      ///< per-cell costs (set_costs()) shaped the plan
 
   /// The plan's root finds and diffusion converged (true with no plan).
-  bool converged() const noexcept { return rebalance.converged; }
+  bool converged() const noexcept { return rebalance.converged(); }
   /// One line: the decision and, when computed, the plan's imbalance and moves.
   std::string brief_report() const;
   /// Several lines: the check, the choice, the profitability and the plan.

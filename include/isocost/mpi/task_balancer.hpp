@@ -115,10 +115,12 @@ struct TaskBalanceResult {
   /// Every failed move of every round, in round order; each of these tasks is
   /// now immobile and still with the rank that held it.
   std::vector<MigrationFailure> failed;
-  /// True when the last round's diffusion converged (u_max <= (1 + α)·u_avg
+  /// converged when the last round's diffusion converged (u_max <= (1 + α)·u_avg
   /// for the transfers) and its selection terminated: the plan carried out
-  /// last is the one the options asked for. True with no rounds.
-  bool converged = true;
+  /// last is the one the options asked for (also with no rounds);
+  /// iteration_limit otherwise.
+  Termination termination = Termination::converged;
+  bool converged() const noexcept { return termination == Termination::converged; }
   /// True when the last round had no failed move, so the re-plan loop ended
   /// by itself (Watts §3.2.6); false when max_replans ran out with failures
   /// outstanding (the failed tasks' load then sits where it was).

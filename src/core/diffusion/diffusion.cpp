@@ -175,7 +175,7 @@ std::string DiffusionSummary::brief_report() const {
   if (sweeps_per_step) out << " x " << sweeps_per_step << " Jacobi sweeps";
   out << " (" << jacobi_sweeps << " sweeps in all), transfer volume " << exact(transfer_volume)
       << ", imbalance " << detail::fixed_digits(initial_imbalance, 6) << " -> "
-      << detail::fixed_digits(final_imbalance, 6) << (converged ? "" : " (NOT converged)") << "\n";
+      << detail::fixed_digits(final_imbalance, 6) << (converged() ? "" : " (NOT converged)");
   return out.str();
 }
 
@@ -299,6 +299,7 @@ DiffusionSummary diffuse(const ProcessGraph& graph, std::span<const double> load
   total = check_loads(loads, "diffusion", static_cast<std::size_t>(graph.nodes), "node");
   const double avg = total / graph.nodes;
   DiffusionSummary out;
+  out.options = options;
   out.scheme = options.scheme;
   out.initial_imbalance = imbalance(loads, avg);
   const double n = graph.max_degree();
@@ -323,9 +324,10 @@ DiffusionSummary diffuse(const ProcessGraph& graph, std::span<const double> load
   out.loads = applied(graph, loads, out.transfers);
   for (double t : out.transfers) out.transfer_volume += std::abs(t);
   out.final_imbalance = imbalance(out.loads, avg);
-  out.converged = options.scheme == DiffusionScheme::least_squares
-                      ? true
-                      : out.final_imbalance <= options.alpha * (1 + 1e-9);
+  out.termination = options.scheme == DiffusionScheme::least_squares ||
+                            out.final_imbalance <= options.alpha * (1 + 1e-9)
+                        ? Termination::converged
+                        : Termination::iteration_limit;
   return out;
 }
 
@@ -411,9 +413,10 @@ Simulation simulate_diffusion(const ProcessGraph& graph, std::span<const double>
   const double rate = o.gamma / (graph.max_degree() + 1);
   std::vector<double> L(loads.begin(), loads.end()), E(elements.begin(), elements.end());
   Simulation out;
+  out.termination = Termination::iteration_limit;  // until the threshold is reached
   while (out.steps.size() < static_cast<std::size_t>(o.max_steps)) {
     if (*std::max_element(L.begin(), L.end()) <= (1 + o.threshold) * avg) {
-      out.converged = true;
+      out.termination = Termination::converged;
       break;
     }
     std::vector<double> dL(L.size(), 0.0), in(L.size(), 0.0), dE(L.size(), 0.0);

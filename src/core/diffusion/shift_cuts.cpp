@@ -36,7 +36,7 @@ std::string ShiftResult::brief_report() const {
   std::ostringstream out;
   out << moved << " of " << applied.size() << " boundaries moved, " << capped_count() << " capped, "
       << conflict_count() << " in conflicts, max |load moved - transfer| " << exact(worst)
-      << (converged ? "" : " (NOT all root finds converged)") << "\n";
+      << (converged() ? "" : " (NOT all root finds converged)");
   return out.str();
 }
 
@@ -133,7 +133,7 @@ ShiftResult shift_cuts(const CostModel& t, std::span<const double> cuts,
         detail::solve_cut_known(t, target, a, ta - target, c, tc - target, options.cut, t.total());
     out.iterations[slot] += s.iterations;
     out.max_abs_residual = std::max(out.max_abs_residual, std::abs(s.residual));
-    out.converged = out.converged && s.converged();
+    if (!s.converged()) out.termination = Termination::iteration_limit;
     return s.x;
   };
 

@@ -90,7 +90,7 @@ std::vector<double> shift_level(const Density& d, const Slab& slab, int axis,
 Decomposition shift_jagged(const Density& d, const Decomposition& dec,
                            std::span<const double> loads, const DiffusionOptions& dopt,
                            const ShiftOptions& sopt) {
-  const ProcessGrid& g = dec.grid;
+  const ProcessGrid& g = dec.process_grid;
   g.validate(d.dims());
   dopt.validate();
   sopt.validate();
@@ -187,7 +187,7 @@ Decomposition shift_jagged(const Density& d, const Decomposition& dec,
 
   // 2. Inside each new column.
   Decomposition out;
-  out.grid = g;
+  out.process_grid = g;
   out.on_grid_lines = grid;
   out.total_cost = d.total();
   for (int c = 0; c < px; ++c) {
@@ -245,7 +245,7 @@ Decomposition shift_jagged(const Density& d, const Decomposition& dec,
     out.max_time = stats.max;
   }
   out.cut_surface = surface / 2;
-  out.converged = converged;
+  out.termination = converged ? Termination::converged : Termination::iteration_limit;
   return out;
 }
 

@@ -45,7 +45,7 @@ std::string TaskSelection::brief_report() const {
       << " marker hops; transfer " << exact(achieved_volume) << " of " << exact(requested_volume)
       << " requested, error volume " << exact(error_volume) << ", largest edge error "
       << exact(max_edge_error) << " (largest task " << exact(max_task_load) << ")"
-      << (terminated ? "" : " (NOT terminated: max_passes ran out)") << "\n";
+      << (converged() ? "" : " (NOT terminated: max_passes ran out)");
   return out.str();
 }
 
@@ -339,6 +339,7 @@ TaskSelection select_tasks(const ProcessGraph& graph, std::span<const std::vecto
     }
 
   TaskSelection s;
+  s.termination = Termination::iteration_limit;  // until a pass moves no marker
   s.initial_loads = node_loads(tasks);
   s.max_task_load = load.empty() ? 0 : *std::max_element(load.begin(), load.end());
   std::vector<double> r(transfers.begin(), transfers.end());
@@ -397,7 +398,7 @@ TaskSelection select_tasks(const ProcessGraph& graph, std::span<const std::vecto
     }
     s.passes = pass;
     if (!moved) {
-      s.terminated = true;
+      s.termination = Termination::converged;
       break;
     }
   }

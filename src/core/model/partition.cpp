@@ -208,6 +208,7 @@ Partition partition(const CostModel& model, const Speeds& speeds, const Partitio
   part.total_cost = TT;
   part.speed_total = speeds.total();
   part.integer = options.integer || model.is_discrete();
+  part.options = options;
   part.cuts.resize(static_cast<std::size_t>(P) + 1);
   part.summaries.resize(static_cast<std::size_t>(P) + 1);
   std::vector<double> t_at(static_cast<std::size_t>(P) + 1);  // t(cut) as evaluated
@@ -252,7 +253,7 @@ Partition partition(const CostModel& model, const Speeds& speeds, const Partitio
     part.max_abs_residual = std::max(part.max_abs_residual, std::abs(s.residual));
     part.max_iterations = std::max(part.max_iterations, s.iterations);
     if (s.fallback != CutFallback::none) ++part.fallbacks;
-    if (!s.converged()) part.converged = false;
+    if (!s.converged()) part.termination = Termination::iteration_limit;
     if (options.integer && !model.is_discrete() && i > 0 && i < P) {
       const auto r = round_cut(model, s.x, s.target, floor_at);
       part.cuts[i] = r.b;
@@ -278,12 +279,22 @@ Partition partition(const CostModel& model, const Speeds& speeds, const Partitio
 }
 
 std::string Partition::brief_report() const {
-  std::string s = std::to_string(ranks()) + " ranks, total cost " + exact(total_cost) +
-                  ", predicted L_E " + detail::fixed_digits(predicted_le, 8) + " %\n";
+  return std::to_string(ranks()) + " ranks, total cost " + exact(total_cost) + ", predicted L_E " +
+         detail::fixed_digits(predicted_le, 8) + " %, max |residual| " +
+         exact(max_abs_residual / total_cost) + " of TT, max iterations " +
+         std::to_string(max_iterations) +
+         (converged() ? ", all cuts converged" : ", NOT all cuts converged");
+}
+
+std::string Partition::full_report() const {
+  std::string s = brief_report() + "\n";
   s += "max |t(x_i) - target_i| = " + exact(max_abs_residual) + " (" +
        exact(max_abs_residual / total_cost) + " of TT), max iterations " +
        std::to_string(max_iterations) + ", fallbacks " + std::to_string(fallbacks) +
-       (converged ? ", all cuts converged" : ", NOT all cuts converged") + "\n";
+       (integer ? ", integer cuts" : "") + "\n";
+  for (std::size_t i = 0; i < summaries.size(); ++i)
+    if (!summaries[i].converged())
+      s += "cut " + std::to_string(i) + ": " + summaries[i].brief_report() + "\n";
   return s;
 }
 

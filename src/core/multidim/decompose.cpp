@@ -22,7 +22,7 @@ using detail::exact;
 namespace {
 const char* kAxisNames[] = {"x", "y", "z"};
 
-// A grid whose parts cannot have the required widths: choose_grid() skips such
+// A grid whose parts cannot have the required widths: choose_process_grid() skips such
 // candidates; any other error is a real failure and propagates.
 struct DoesNotFit : Error {
   using Error::Error;
@@ -99,10 +99,22 @@ ProcessGrid parse_process_grid(const std::string& text, int dims) {
 }
 
 std::string Decomposition::brief_report() const {
-  return "grid " + grid.name() + ", " + std::to_string(ranks()) + " parts, predicted L_E " +
-         detail::fixed_digits(predicted_le, 8) + " %, heaviest part " + exact(max_time) +
-         " (cost/speed), cut surface " + exact(cut_surface) +
-         (on_grid_lines ? ", cuts on grid lines" : "") + "\n";
+  return "process grid " + process_grid.name() + ", " + std::to_string(ranks()) +
+         " parts, predicted L_E " + detail::fixed_digits(predicted_le, 8) + " %, heaviest part " +
+         exact(max_time) + " (cost/speed), cut surface " + exact(cut_surface) +
+         (on_grid_lines ? ", cuts on grid lines" : "") + (converged() ? "" : " (NOT converged)");
+}
+
+std::string Decomposition::full_report() const {
+  std::string s = brief_report() + "\n";
+  for (const auto& p : parts) {
+    s += "rank " + std::to_string(p.rank) + ": [";
+    for (int a = 0; a < p.box.dims; ++a)
+      s += std::string(a ? " x " : "") + exact(p.box.lo[a]) + ", " + exact(p.box.hi[a]);
+    s += "], cost " + exact(p.cost) + ", time " + exact(p.time) + ", surface " + exact(p.surface) +
+         "\n";
+  }
+  return s;
 }
 
 // ---------------------------------------------------------------------------
@@ -354,7 +366,7 @@ class Decomposer {
     PartitionOptions po;
     po.cut = o_.cut;
     const Partition p = partition(t, Speeds::from_values(capacity), po);
-    converged_ = converged_ && p.converged;
+    converged_ = converged_ && p.converged();
     cuts = p.cuts;
     bool narrow = false;
     for (int j = 0; j < m; ++j) narrow = narrow || cuts[j + 1] - cuts[j] < w;
@@ -441,19 +453,21 @@ class Decomposer {
 
 }  // namespace
 
-Decomposition decompose(const Density& density, const ProcessGrid& grid, const Speeds& speeds,
-                        const DecomposeOptions& options) {
-  grid.validate(density.dims());
+Decomposition decompose(const Density& density, const ProcessGrid& process_grid,
+                        const Speeds& speeds, const DecomposeOptions& options) {
+  process_grid.validate(density.dims());
   options.validate();
-  if (speeds.ranks() != grid.ranks())
-    throw Error("the process grid " + grid.name() + " has " + std::to_string(grid.ranks()) +
-                " ranks but " + std::to_string(speeds.ranks()) + " speeds were given");
+  if (speeds.ranks() != process_grid.ranks())
+    throw Error("the process grid " + process_grid.name() + " has " +
+                std::to_string(process_grid.ranks()) + " ranks but " +
+                std::to_string(speeds.ranks()) + " speeds were given");
   Decomposition out;
-  out.grid = grid;
+  out.process_grid = process_grid;
   out.on_grid_lines = density.grid() != nullptr;
-  Decomposer decomposer(density, grid, speeds, options);
+  Decomposer decomposer(density, process_grid, speeds, options);
   out.parts = decomposer.run();
-  out.converged = decomposer.converged();
+  out.options = options;
+  out.termination = decomposer.converged() ? Termination::converged : Termination::iteration_limit;
   out.total_cost = density.total();
   std::vector<double> times;
   double surface = 0;
@@ -468,7 +482,7 @@ Decomposition decompose(const Density& density, const ProcessGrid& grid, const S
   return out;
 }
 
-std::vector<ProcessGrid> candidate_grids(int P, int dims) {
+std::vector<ProcessGrid> candidate_process_grids(int P, int dims) {
   if (P < 1) throw Error("ranks: expected an integer >= 1, got " + std::to_string(P));
   if (dims < 1 || dims > kMaxDims)
     throw Error("expected 1 to 3 dimensions, got " + std::to_string(dims));
@@ -506,11 +520,11 @@ std::vector<ProcessGrid> candidate_grids(int P, int dims) {
   return out;
 }
 
-Decomposition choose_grid(const Density& density, const Speeds& speeds,
-                          const DecomposeOptions& options) {
+Decomposition choose_process_grid(const Density& density, const Speeds& speeds,
+                                  const DecomposeOptions& options) {
   std::optional<Decomposition> best;
   std::string last_error;
-  for (const auto& g : candidate_grids(speeds.ranks(), density.dims())) {
+  for (const auto& g : candidate_process_grids(speeds.ranks(), density.dims())) {
     Decomposition d;
     try {
       d = decompose(density, g, speeds, options);

@@ -23,7 +23,7 @@ std::string BlockRebalance::brief_report() const {
   out << method << ": " << offsets.size() - 1 << " ranks, imbalance " << exact(measured_imbalance)
       << " measured -> " << exact(predicted_imbalance) << " predicted; " << elements_moved
       << " elements change owner (at most " << max_elements_received << " into one rank)"
-      << (converged ? "" : " (NOT converged)");
+      << (converged() ? "" : " (NOT converged)");
   return out.str();
 }
 
@@ -86,7 +86,7 @@ BlockRebalance cut_model(const CostModel& model, const Speeds& speeds,
   out.offsets.back() = offsets.back();
   out.predicted_time = p.time;
   out.predicted_imbalance = imbalance(out.predicted_time);
-  out.converged = p.converged;
+  out.termination = p.termination;
   std::tie(out.elements_moved, out.max_elements_received) =
       block_elements_moved(offsets, out.offsets);
   return out;
@@ -393,7 +393,7 @@ BlockRebalance rebalance_diffusive(std::span<const std::int64_t> offsets,
   for (std::size_t r = 0; r < P; ++r)
     out.predicted_time[r] = L(out.offsets[r + 1]) - L(out.offsets[r]);
   out.predicted_imbalance = imbalance(out.predicted_time);
-  out.converged = out.diffusion.converged && s.converged;
+  out.termination = chain.converged() ? Termination::converged : Termination::iteration_limit;
   std::tie(out.elements_moved, out.max_elements_received) =
       block_elements_moved(offsets, out.offsets);
   return out;

@@ -75,12 +75,12 @@ Tiling check_tiling(const GridShape& shape, const Decomposition& dec) {
     if (shape.cells[a] < 1)
       throw Error("rebalance_grid: the grid has " + std::to_string(shape.cells[a]) +
                   " cells along " + kAxisName[a] + ", expected >= 1");
-  dec.grid.validate(dims);
-  const int P = dec.grid.ranks();
+  dec.process_grid.validate(dims);
+  const int P = dec.process_grid.ranks();
   if (dec.ranks() != P)
     throw Error("rebalance_grid: the decomposition has " + std::to_string(dec.ranks()) +
-                " parts for the process grid " + dec.grid.name() + " of " + std::to_string(P) +
-                " ranks");
+                " parts for the process grid " + dec.process_grid.name() + " of " +
+                std::to_string(P) + " ranks");
   const std::int64_t nx = shape.cells[0], ny = dims > 1 ? shape.cells[1] : 1;
   Tiling t;
   t.owner.assign(static_cast<std::size_t>(shape.count()), -1.0);
@@ -205,11 +205,11 @@ void set_geometry(Part& p, const Density& d) {
 
 std::string GridRebalance::brief_report() const {
   std::ostringstream out;
-  out << method << ": " << decomposition.ranks() << " ranks (" << decomposition.grid.name()
+  out << method << ": " << decomposition.ranks() << " ranks (" << decomposition.process_grid.name()
       << "), imbalance " << exact(measured_imbalance) << " measured -> "
       << exact(predicted_imbalance) << " predicted; " << elements_moved
       << " cells change owner (at most " << max_elements_received << " into one rank)"
-      << (converged ? "" : " (NOT converged)");
+      << (converged() ? "" : " (NOT converged)");
   return out.str();
 }
 
@@ -279,15 +279,15 @@ GridRebalance plan_on(const GridShape& shape, const Decomposition& current, cons
   const std::size_t P = current.parts.size();
   GridRebalance out;
   out.method = std::move(method);
-  out.decomposition = decompose(density, current.grid, speeds, options);
+  out.decomposition = decompose(density, current.process_grid, speeds, options);
   const double now_max = *std::max_element(now.begin(), now.end());
   if (out.decomposition.max_time < now_max * (1 - 1e-12)) {
     for (const Part& p : out.decomposition.parts) out.predicted_time.push_back(p.time);
-    out.converged = out.decomposition.converged;
+    out.termination = out.decomposition.termination;
   } else {
     // No better: keep the current parts, described by the estimate.
     Decomposition& d = out.decomposition;
-    const bool converged = d.converged;
+    const Termination termination = d.termination;
     d.parts = within_dims(current, shape.dims).parts;
     double surface = 0;
     for (std::size_t r = 0; r < P; ++r) {
@@ -302,7 +302,7 @@ GridRebalance plan_on(const GridShape& shape, const Decomposition& current, cons
     d.max_time = s.max;
     d.cut_surface = surface / 2;
     out.predicted_time = now;
-    out.converged = converged;
+    out.termination = termination;
   }
   out.predicted_imbalance = imbalance(out.predicted_time);
   std::tie(out.elements_moved, out.max_elements_received) =
@@ -362,9 +362,10 @@ GridRebalance rebalance_grid_diffusive(const GridShape& shape, const Decompositi
   options.validate();
   Tiling t = check_tiling(shape, current);
   const std::size_t P = current.parts.size();
-  if (current.grid.counts.size() > 2)
+  if (current.process_grid.counts.size() > 2)
     throw Error("rebalance_grid: diffusion shifts rows or a 2-level jagged grid, got the " +
-                std::to_string(current.grid.counts.size()) + "-level grid " + current.grid.name());
+                std::to_string(current.process_grid.counts.size()) + "-level grid " +
+                current.process_grid.name());
   check_loads(loads, "rebalance_grid", P, "part");
   if (!cell_costs.empty()) check_cell_costs(cell_costs, shape);
   // The load-corrected estimate (measured-load units) predicts the new parts'
@@ -397,7 +398,7 @@ GridRebalance rebalance_grid_diffusive(const GridShape& shape, const Decompositi
   d.max_time = stats.max;
   d.total_cost = estimate.total();
   out.predicted_imbalance = imbalance(out.predicted_time);
-  out.converged = out.decomposition.converged;
+  out.termination = out.decomposition.termination;
   std::tie(out.elements_moved, out.max_elements_received) =
       grid_cells_moved(within_dims(current, shape.dims), out.decomposition);
   return out;

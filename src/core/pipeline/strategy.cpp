@@ -236,7 +236,7 @@ StrategyChoice choose_strategy(const ProcessGraph& graph, std::span<const double
   SimulationOptions so = o.simulation;
   so.max_steps = std::min(so.max_steps, o.steps);
   c.simulation = simulate_diffusion(graph, loads, elements, so);
-  c.diffusion_converged = c.simulation.converged;
+  c.diffusion_converged = c.simulation.converged();
   c.diffusion_steps = static_cast<int>(c.simulation.steps.size());
   double t = 0;
   for (const auto& s : c.simulation.steps) {

@@ -331,7 +331,7 @@ TEST(ShiftCuts, BoundaryShiftsMoveExactlyTheTransferredLoad) {
     for (int i = 0; i < P; ++i) lam.push_back(lam.back() + loads[i]);
     const auto r = isocost::shift_cuts(t, part.cuts, T, loads);
     SCOPED_TRACE(t.describe() + ", P = " + std::to_string(P));
-    EXPECT_TRUE(r.converged);
+    EXPECT_TRUE(r.converged());
     EXPECT_EQ(r.capped_count(), 0);
     EXPECT_EQ(r.conflict_count(), 0);
     for (int k = 1; k < P; ++k) {

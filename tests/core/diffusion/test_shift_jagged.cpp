@@ -36,7 +36,7 @@ isocost::Decomposition uniform_jagged(const isocost::Density& d, double xcut, do
                                       double ycut1) {
   // Hand-made 2×2 jagged grid {{2, 2}, {x, y}} on [0, 20]².
   isocost::Decomposition dec;
-  dec.grid = {{2, 2}, {0, 1}};
+  dec.process_grid = {{2, 2}, {0, 1}};
   const double xs[] = {0, xcut, 20};
   const double ys[2][3] = {{0, ycut0, 20}, {0, ycut1, 20}};
   for (int c = 0; c < 2; ++c)
@@ -80,7 +80,7 @@ TEST(ShiftJagged, SwartzDensityClosedForm) {
     EXPECT_NEAR(p.time, 4000, 1e-5);  // k = 2 seconds per unit cost
   }
   EXPECT_NEAR(out.predicted_le, 100, 1e-8);
-  EXPECT_TRUE(out.converged);
+  EXPECT_TRUE(out.converged());
   EXPECT_FALSE(out.on_grid_lines);
 }
 

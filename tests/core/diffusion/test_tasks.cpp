@@ -85,7 +85,7 @@ TEST(TaskSelection, ExhaustiveIsOptimalAgainstBruteForce) {
     EXPECT_NEAR(std::fabs(s.remaining[0]), want, 1e-9);
     EXPECT_NEAR(s.achieved[0], net_moved(s), 1e-9);  // the moves carry what is reported
     EXPECT_EQ(s.approximate_searches, 0);
-    EXPECT_TRUE(s.terminated);
+    EXPECT_TRUE(s.converged());
     const auto fixed = immobile_ids(tasks);
     for (const auto& m : s.moves) EXPECT_FALSE(fixed.count(m.id)) << "immobile task " << m.id;
   }
@@ -212,7 +212,7 @@ TEST(TaskSelection, FirstFitTerminatesAndNeverMovesImmobileTasks) {
       o.trim_epsilon = 0.1;
       const auto s = isocost::select_tasks(g, tasks, transfers, o);
       SCOPED_TRACE("trial " + std::to_string(trial) + " " + std::string(to_string(method)));
-      EXPECT_TRUE(s.terminated) << s.brief_report();
+      EXPECT_TRUE(s.converged()) << s.brief_report();
       EXPECT_LT(s.passes, o.max_passes);
       EXPECT_GT(s.approximate_searches, 0);
       EXPECT_LE(s.error_volume, s.requested_volume);
@@ -257,7 +257,7 @@ TEST(TaskSelection, MarkersHopThroughAMiddleRankAndTheTaskMovesOnce) {
     EXPECT_EQ(s.passes, reversed ? 3 : 2);  // the last pass moves nothing
     EXPECT_EQ(s.remaining, (std::vector<double>{0, 0}));
     EXPECT_EQ(s.loads, (std::vector<double>{1, 4, 4}));
-    EXPECT_TRUE(s.terminated);
+    EXPECT_TRUE(s.converged());
   }
   // The other direction: negative transfers carry a task from 2 to 0.
   Tasks back{{}, {{10, 4, true}}, {{5, 3, false}}};
@@ -410,9 +410,9 @@ TEST(TaskSelection, PipelineFromDiffusionKeepsTheImbalanceWithinATask) {
     }
     const auto u0 = isocost::node_loads(tasks);
     const auto d = isocost::diffuse(g, u0);
-    ASSERT_TRUE(d.converged);
+    ASSERT_TRUE(d.converged());
     const auto s = isocost::select_tasks(g, tasks, d.transfers);
-    EXPECT_TRUE(s.terminated) << s.brief_report();
+    EXPECT_TRUE(s.converged()) << s.brief_report();
     const double avg = std::accumulate(u0.begin(), u0.end(), 0.0) / g.nodes;
     const double max_diffused = *std::max_element(d.loads.begin(), d.loads.end());
     const double max_selected = *std::max_element(s.loads.begin(), s.loads.end());
@@ -436,7 +436,7 @@ TEST(TaskSelection, PassCapIsReported) {
   TaskSelectionOptions o;
   o.max_passes = 1;
   const auto s = isocost::select_tasks(g, tasks, std::vector<double>{4, 4}, o);
-  EXPECT_FALSE(s.terminated);
+  EXPECT_FALSE(s.converged());
   EXPECT_EQ(s.passes, 1);
   ASSERT_EQ(s.moves.size(), 1u);
   EXPECT_EQ(s.moves[0].to, 1);  // where the marker was when the passes ran out

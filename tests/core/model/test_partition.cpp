@@ -137,7 +137,7 @@ TEST(SieveModel, EveryCutForEveryPUpTo1024) {
       ASSERT_LE(error, 1e-10) << "P=" << P << " i=" << i;
       ASSERT_GT(part.cuts[i], part.cuts[i - 1]);
     }
-    ASSERT_TRUE(part.converged);
+    ASSERT_TRUE(part.converged());
     max_iterations = std::max(max_iterations, part.max_iterations);
   }
   std::cout << "[ sieve P=1..1024 ] max Newton iterations " << max_iterations
@@ -216,7 +216,7 @@ TEST(Partition, PropertiesHoldForRandomModelsSpeedsAndMethods) {
                                 " P=" + std::to_string(P) + " " + std::string(to_string(method));
       ASSERT_EQ(part.cuts.front(), t.lo()) << where;
       ASSERT_EQ(part.cuts.back(), t.hi()) << where;
-      ASSERT_TRUE(part.converged) << where;
+      ASSERT_TRUE(part.converged()) << where;
       // Each cut's residual is within the cost tolerance, or within what one
       // machine-precision step in x can change t (x_tolerance termination).
       std::vector<double> t_at(static_cast<std::size_t>(P) + 1);
@@ -402,7 +402,7 @@ TEST(Partition, UnconvergedCutsAreReportedAndStillOrdered) {
     options.cut.method = CutMethod::bisection;
     options.cut.max_iterations = 1;  // one midpoint per cut
     const auto part = isocost::partition(t, Speeds::uniform(8), options);
-    EXPECT_FALSE(part.converged);
+    EXPECT_FALSE(part.converged());
     EXPECT_NE(part.brief_report().find("NOT all cuts converged"), std::string::npos);
     for (int i = 0; i < 8; ++i) EXPECT_LE(part.cuts[i], part.cuts[i + 1]) << i;
     int limited = 0;

@@ -321,19 +321,19 @@ TEST(Decompose, MinimumWidthIsHonouredOrAnError) {
 TEST(ChooseGrid, SmallestHeaviestPartThenLeastSurface) {
   // Continuous and exact: every candidate balances perfectly, so the least cut
   // surface wins: 2x2 (one cut of 20, two of ~20: ≈ 40) over rows (3 × 20).
-  const auto d = isocost::choose_grid(swartz(true), Speeds::uniform(4));
-  EXPECT_EQ(d.grid.counts, (std::vector<int>{2, 2}));
+  const auto d = isocost::choose_process_grid(swartz(true), Speeds::uniform(4));
+  EXPECT_EQ(d.process_grid.counts, (std::vector<int>{2, 2}));
   EXPECT_NEAR(d.cut_surface, 40, 1e-9);
   // A grid with all work in one row of cells: splitting that row's cells is the
   // only way to balance, so the chosen grid cuts x first and only x.
   std::vector<double> w(8 * 8, 0.0);
   for (int i = 0; i < 8; ++i) w[i + 8 * 3] = 1;
   const auto g = isocost::grid_density(w, GridShape{2, {8, 8, 1}});
-  const auto c = isocost::choose_grid(g, Speeds::uniform(4));
-  EXPECT_EQ(c.grid.axes, (std::vector<int>{0}));
+  const auto c = isocost::choose_process_grid(g, Speeds::uniform(4));
+  EXPECT_EQ(c.process_grid.axes, (std::vector<int>{0}));
   EXPECT_NEAR(c.max_time, 2, 1e-12);
   // Every candidate for 12 ranks in 3-D is a distinct ordered factorisation.
-  const auto all = isocost::candidate_grids(12, 3);
+  const auto all = isocost::candidate_process_grids(12, 3);
   for (std::size_t i = 0; i < all.size(); ++i) {
     EXPECT_EQ(all[i].ranks(), 12);
     for (std::size_t j = i + 1; j < all.size(); ++j)
@@ -372,7 +372,7 @@ TEST(ProcessGrid, ParsingAndValidation) {
 namespace {
 
 // On a grid every part gets at least one cell along each axis it is cut on:
-// more parts than cells is an Error, and choose_grid skips such grids.
+// more parts than cells is an Error, and choose_process_grid skips such grids.
 TEST(Decompose, GridPartsHaveAtLeastOneCell) {
   std::vector<double> w(5 * 40, 1.0);
   const auto g = isocost::grid_density(w, GridShape{2, {5, 40, 1}});
@@ -381,7 +381,7 @@ TEST(Decompose, GridPartsHaveAtLeastOneCell) {
         isocost::decompose(g, {{8}, {0}}, Speeds::uniform(8));
       },
       {"8 parts of width >= 0", "5 cells"});
-  const auto c = isocost::choose_grid(g, Speeds::uniform(8));
+  const auto c = isocost::choose_process_grid(g, Speeds::uniform(8));
   for (const auto& p : c.parts)
     for (int a = 0; a < 2; ++a) EXPECT_GE(p.cell_hi[a] - p.cell_lo[a], 1);
   EXPECT_NEAR(c.max_time, 25, 1e-12);  // 200 cells over 8 ranks, balanced exactly

@@ -38,7 +38,7 @@ TEST(RebalanceGlobal, LinearInterpolationClosedForm) {
                                            std::vector<double>{1, 3, 5, 7}, Speeds::uniform(4), o);
   EXPECT_EQ(r.offsets, (Offsets{0, 50, 70, 86, 100}));
   EXPECT_EQ(r.method, "global");
-  EXPECT_TRUE(r.converged);
+  EXPECT_TRUE(r.converged());
   EXPECT_NEAR(r.measured_imbalance, 7.0 / 4 - 1, 1e-15);
   // Predicted costs on the interpolant: 4, 4, 12.08 − 8, 16 − 12.08.
   ASSERT_EQ(r.predicted_time.size(), 4u);
@@ -254,7 +254,7 @@ TEST(RebalanceDiffusive, LeastSquaresOnTheChainClosedForm) {
   EXPECT_EQ(r.elements_moved, 55);
   EXPECT_EQ(r.max_elements_received, 21);
   EXPECT_EQ(r.method, "diffusion");
-  EXPECT_TRUE(r.converged);
+  EXPECT_TRUE(r.converged());
   EXPECT_EQ(r.diffusion.steps, 1);
 }
 

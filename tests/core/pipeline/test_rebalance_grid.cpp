@@ -89,7 +89,7 @@ Range range(const isocost::Part& p, int axis) { return {p.cell_lo[axis], p.cell_
 // Rows along y, hand-built: rank r owns y lines [y[r], y[r+1]) across all nx.
 Decomposition rows(std::int64_t nx, const std::vector<std::int64_t>& y) {
   Decomposition d;
-  d.grid = {{static_cast<int>(y.size()) - 1}, {1}};
+  d.process_grid = {{static_cast<int>(y.size()) - 1}, {1}};
   for (std::size_t r = 0; r + 1 < y.size(); ++r) {
     isocost::Part p;
     p.rank = static_cast<int>(r);
@@ -134,7 +134,7 @@ TEST(RebalanceGridGlobal, RowsClosedForm) {
   EXPECT_EQ(g.max_elements_received, 12);
   EXPECT_EQ(brute_moved(shape, now, g.decomposition),
             (std::pair<std::int64_t, std::int64_t>{20, 12}));
-  EXPECT_TRUE(g.converged);
+  EXPECT_TRUE(g.converged());
   EXPECT_NE(g.brief_report().find("20 cells change owner"), std::string::npos) << g.brief_report();
 }
 
@@ -230,7 +230,7 @@ TEST(RebalanceGridGlobal, AnEquallyGoodPlanKeepsTheCurrentOne) {
   const auto now = rows(1, {0, 1, 3, 4});
   const std::vector<double> loads{1, 2, 1};
   const auto ref = isocost::decompose(isocost::grid_density(estimate(shape, now, loads), shape),
-                                      now.grid, Speeds::uniform(3));
+                                      now.process_grid, Speeds::uniform(3));
   ASSERT_EQ(range(ref.parts[0], 1), (Range{0, 2}));  // a different, equally good plan
   const auto g = isocost::rebalance_grid_global(shape, now, loads, Speeds::uniform(now.ranks()));
   EXPECT_EQ(g.elements_moved, 0);
@@ -339,7 +339,7 @@ TEST(RebalanceGridDiffusive, RowsKeepOrderAndReduceImbalance) {
   EXPECT_GT(brute.first, 0);
   EXPECT_EQ(d.elements_moved, brute.first);
   EXPECT_EQ(d.max_elements_received, brute.second);
-  EXPECT_TRUE(d.converged);
+  EXPECT_TRUE(d.converged());
   // Rows of whole lines are the 1-D problem on the y lines: the same cuts and
   // the same load-corrected predictions as rebalance_diffusive() on offsets
   // 0, 4, 8, 12, 16 (its cells moved are lines, 4 cells each).
@@ -468,7 +468,8 @@ TEST(RebalanceGridWeights, CutsTheGivenCellCosts) {
     for (int i = 8; i < 12; ++i) costs[static_cast<std::size_t>(i + 12 * j)] = 9;  // hot spot
   const Speeds speeds = Speeds::uniform(4);
   const auto w = isocost::rebalance_grid_weights(shape, now, costs, speeds);
-  const auto direct = isocost::decompose(isocost::grid_density(costs, shape), now.grid, speeds);
+  const auto direct =
+      isocost::decompose(isocost::grid_density(costs, shape), now.process_grid, speeds);
   ASSERT_EQ(w.decomposition.parts.size(), 4u);
   for (std::size_t r = 0; r < 4; ++r) {
     EXPECT_EQ(w.decomposition.parts[r].cell_lo, direct.parts[r].cell_lo) << r;
