@@ -20,6 +20,8 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace isocost {
@@ -87,6 +89,51 @@ class CostModel {
   double hi_;
   double total_;
 };
+
+namespace detail {
+/// Throws Error("MODEL: domain …") unless lo < hi are finite.
+void require_domain(double lo, double hi, const char* model);
+
+/// A model over any callable x → CostPoint{t(x), t'(x)}, shifted so t(lo) = 0.
+template <class F>
+class CallableModel final : public CostModelImpl {
+ public:
+  CallableModel(F f, double lo, std::string kind, std::string description)
+      : f_(std::move(f)),
+        t_lo_(f_(lo).cost),
+        kind_(std::move(kind)),
+        description_(std::move(description)) {}
+  CostPoint evaluate(double x) const override {
+    CostPoint p = f_(x);
+    p.cost -= t_lo_;
+    return p;
+  }
+  double cost(double x) const override { return f_(x).cost - t_lo_; }
+  std::string kind() const override { return kind_; }
+  std::string describe() const override { return description_; }
+
+ private:
+  F f_;
+  double t_lo_;
+  std::string kind_, description_;
+};
+}  // namespace detail
+
+/// A model over any callable `f(x)` returning CostPoint{t(x), t'(x)} on
+/// [lo, hi] (as Boost.Math's root finders take a functor returning the value
+/// and its derivative): t shifted so that t(lo) = 0. Unlike analytic_model()
+/// nothing is sampled: the caller vouches that t is nondecreasing and t' >= 0
+/// (decompose() builds its marginals this way). Throws Error if lo < hi is
+/// not finite or t(hi) <= t(lo).
+template <class F>
+requires std::is_invocable_r_v<CostPoint, const F&, double> CostModel
+callable_model(F f, double lo, double hi, std::string kind = "callable",
+               std::string description = "a callable t(x), t'(x)") {
+  detail::require_domain(lo, hi, "callable model");
+  return CostModel(std::make_shared<detail::CallableModel<F>>(std::move(f), lo, std::move(kind),
+                                                              std::move(description)),
+                   lo, hi);
+}
 
 // ---------------------------------------------------------------------------
 // Factories

@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "isocost/cost_model.hpp"
 #include "isocost/options.hpp"
 
 namespace isocost {
@@ -131,6 +132,11 @@ class Density {
   double marginal(const Box& within, int axis, double x) const;
   /// d/dx of marginal(): the integral over the cross-section at x.
   double cross_section(const Box& within, int axis, double x) const;
+  /// marginal() along `axis` of `within` as a 1-D cost model on
+  /// [within.lo[axis], within.hi[axis]], with cross_section() as its density:
+  /// each level of decompose() and shift_jagged() cuts this model. Throws
+  /// Error for a bad axis, a box outside the domain or a piece of zero mass.
+  CostModel marginal_model(const Box& within, int axis) const;
   /// One line: the kind, formula or grid shape, and the box.
   std::string describe() const { return impl_->describe(); }
 

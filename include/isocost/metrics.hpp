@@ -40,6 +40,32 @@ struct LoadStats {
   std::optional<double> kurtosis;
 };
 
+/// The one JSON form of LoadStats, written by every command and demo:
+/// nlohmann::json's to_json hook, found by argument-dependent lookup (`json j
+/// = stats;`), templated so the core needs no JSON library. Keys: ranks, min,
+/// max, mean, sum, argmin, argmax, li, le, li_fig2, efficiency, lambda, drift,
+/// sigma, skewness and kurtosis (null when σ = 0).
+template <class Json>
+void to_json(Json& j, const LoadStats& s) {
+  auto optional = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
+  j = Json{{"ranks", s.ranks},
+           {"min", s.min},
+           {"max", s.max},
+           {"mean", s.mean},
+           {"sum", s.sum},
+           {"argmin", s.argmin},
+           {"argmax", s.argmax},
+           {"li", s.li},
+           {"le", s.le},
+           {"li_fig2", s.li_fig2},
+           {"efficiency", s.efficiency},
+           {"lambda", s.lambda},
+           {"drift", s.drift},
+           {"sigma", s.sigma},
+           {"skewness", optional(s.skewness)},
+           {"kurtosis", optional(s.kurtosis)}};
+}
+
 /// Statistics of per-rank times. Throws Error if `times` is empty, holds a
 /// negative or non-finite value (naming its index), or sums to zero.
 LoadStats load_stats(std::span<const double> times);

@@ -145,8 +145,6 @@ void emit(const std::string& text, const std::string& path);
 
 /// A double for JSON: null when not finite.
 nlohmann::ordered_json number(double value);
-/// LoadStats as a JSON object (the stable "stats" shape in the README).
-nlohmann::ordered_json stats_json(const LoadStats& s);
 
 /// Parses a finite double from a whole command-line field; throws Error naming
 /// `what` otherwise.

@@ -147,6 +147,10 @@ void run(const CutArgs& a) {
                       {"termination", to_string(s.termination)}});
     }
     const auto time_stats = load_stats(part.time);
+    // The parts' times in the LoadStats form, with the makespan and speedup.
+    nlohmann::ordered_json predicted = time_stats;
+    predicted["makespan"] = time_stats.max;
+    predicted["speedup"] = part.total_cost / time_stats.max;
     nlohmann::ordered_json j = {{"command", "cut"},
                                 {"model",
                                  {{"kind", model.kind()},
@@ -159,12 +163,7 @@ void run(const CutArgs& a) {
                                 {"integer", part.integer},
                                 {"parts", parts},
                                 {"cuts", cuts},
-                                {"predicted",
-                                 {{"le", time_stats.le},
-                                  {"li", time_stats.li},
-                                  {"efficiency", time_stats.efficiency},
-                                  {"makespan", time_stats.max},
-                                  {"speedup", part.total_cost / time_stats.max}}},
+                                {"predicted", predicted},
                                 {"solver",
                                  {{"max_iterations", part.max_iterations},
                                   {"max_abs_residual", part.max_abs_residual},

@@ -93,7 +93,7 @@ void run_cuts(const Args& a, const DiffusionOptions& diffusion, const ShiftOptio
     text +=
         std::to_string(P) + " ranks in a chain; diffusion " + diffusion_line(d, diffusion.alpha);
     text += "shift: max move " + (capped ? num(shift.max_move, 6) : std::string("none")) +
-            ", min width " + num(shift.min_width, 6) + "; " + s.brief_report();
+            ", min width " + num(shift.min_width, 6) + "; " + s.brief_report() + "\n";
     text +=
         "(transfer and load moved in load units, > 0: the left rank sends, the boundary "
         "moves left; cost moved in model units)\n\n";

@@ -112,6 +112,9 @@ void run_simulate(const Args& a, const SimulationOptions& options, const Process
     }
   }
   emit(text, a.output);
+  if (!sim.converged())
+    throw NotConverged("the simulation did not reach the threshold within --max-steps " +
+                       std::to_string(options.max_steps));
 }
 
 }  // namespace isocost::cli::diffuse

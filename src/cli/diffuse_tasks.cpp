@@ -107,7 +107,7 @@ void run_tasks(const Args& a, const DiffusionOptions& options,
     text += "tasks: " + std::to_string(n_tasks) + " (" + std::to_string(immobile) +
             " immobile), total load " + num(total) + ", average " + num(avg) + "\n";
     text += diffusion_line(d, options.alpha);
-    text += s.brief_report();
+    text += s.brief_report() + "\n";
     text += "imbalance (max/avg - 1): " + num(d.initial_imbalance, 6) + " -> diffusion " +
             num(d.final_imbalance, 6) + " -> tasks " + num(after, 6) + "\n\n";
     std::vector<std::vector<std::string>> rows;

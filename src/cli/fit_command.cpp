@@ -19,7 +19,8 @@ namespace {
 
 std::string g(double v, int digits = 6) { return detail::fixed_digits(v, digits); }
 
-const char* kModels = "sieve, sieve+c, power, poly:N, exp, expr:FORMULA, pchip, makima or auto";
+const char* kModels =
+    "sieve, sieve+c, sieve+q, sieve+c+q, power, poly:N, exp, expr:FORMULA, pchip, makima or auto";
 
 FitLoss parse_loss(const std::string& text) {
   if (text.empty()) return FitLoss::none;
@@ -145,9 +146,10 @@ void run(const FitCommandArgs& a) {
 }  // namespace
 
 void add_fit_options(CLI::App* cmd, FitArgs& args) {
-  cmd->add_option("--param-guess", args.param_guess,
-                  "starting values NAME=VALUE,… (sieve A,p,c; power A,p; exp A,b; poly:N "
-                  "c1..cN; expr: the formula's parameters)");
+  cmd->add_option(
+      "--param-guess", args.param_guess,
+      "starting values NAME=VALUE,… (sieve A,p,c, and q to fix it; power A,p; exp A,b; poly:N "
+      "c1..cN; expr: the formula's parameters)");
   cmd->add_option("--loss", args.loss, "robust loss: none (default), huber or cauchy");
   cmd->add_flag("--absolute", args.absolute,
                 "absolute residuals (in units of the mean dt) instead of relative ones");
@@ -283,9 +285,11 @@ nlohmann::ordered_json fit_json(const Fitted& f) {
   j["quality"] = quality_json(s);
   j["solver"] = {{"iterations", s.iterations},
                  {"solve_seconds", s.solve_seconds},
-                 {"termination", to_string(s.termination)},
-                 {"converged", s.converged()},
-                 {"message", s.message}};
+                 // "termination" keeps its meaning (Ceres' own words); the
+                 // status is the library's Termination (result.hpp).
+                 {"termination", s.message},
+                 {"status", to_string(s.termination)},
+                 {"converged", s.converged()}};
   const auto ranks = balance_ranks(f);
   j["balance"] = {
       {"ranks", ranks ? nlohmann::ordered_json(*ranks) : nlohmann::ordered_json(nullptr)},

@@ -68,12 +68,13 @@ void run(const MetricsArgs& a) {
   std::string text;
   if (a.json) {
     nlohmann::ordered_json j = {
-        {"command", "metrics"}, {"file", a.file}, {"stats", stats_json(total)}};
+        {"command", "metrics"}, {"file", a.file}, {"stats", nlohmann::ordered_json(total)}};
     if (correlation) j["rank_correlation"] = *correlation ? number(**correlation) : nullptr;
     if (phases) {
       nlohmann::ordered_json list = nlohmann::ordered_json::array();
       for (std::size_t f = 0; f < phases->phases.size(); ++f)
-        list.push_back({{"name", phases->phases[f]}, {"stats", stats_json(phases->per_phase[f])}});
+        list.push_back(
+            {{"name", phases->phases[f]}, {"stats", nlohmann::ordered_json(phases->per_phase[f])}});
       j["phases"] = list;
       j["synchronised_time"] = phases->synchronised_time;
       j["synchronised_efficiency"] = phases->synchronised_efficiency;

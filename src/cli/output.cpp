@@ -61,28 +61,6 @@ nlohmann::ordered_json number(double value) {
   return std::isfinite(value) ? nlohmann::ordered_json(value) : nlohmann::ordered_json(nullptr);
 }
 
-nlohmann::ordered_json stats_json(const LoadStats& s) {
-  auto optional = [](const std::optional<double>& v) {
-    return v ? number(*v) : nlohmann::ordered_json(nullptr);
-  };
-  return {{"ranks", s.ranks},
-          {"min", s.min},
-          {"max", s.max},
-          {"mean", s.mean},
-          {"sum", s.sum},
-          {"argmin", s.argmin},
-          {"argmax", s.argmax},
-          {"li", s.li},
-          {"le", s.le},
-          {"li_fig2", s.li_fig2},
-          {"efficiency", s.efficiency},
-          {"lambda", s.lambda},
-          {"drift", s.drift},
-          {"sigma", s.sigma},
-          {"skewness", optional(s.skewness)},
-          {"kurtosis", optional(s.kurtosis)}};
-}
-
 double parse_double(const std::string& text, const std::string& what) {
   double value = 0;
   if (!detail::parse_number(text, value) || !std::isfinite(value))

@@ -87,6 +87,7 @@ const std::vector<double>& BlockBalancer::costs() const noexcept { return pipeli
 MPI_Comm BlockBalancer::comm() const noexcept { return pipeline_->comm(); }
 bool BlockBalancer::verify() const noexcept { return options_.pipeline.verify; }
 std::int64_t BlockBalancer::local_count() const { return distribution_.count(pipeline_->rank()); }
+std::int64_t BlockBalancer::local_begin() const { return distribution_.begin(pipeline_->rank()); }
 
 void BlockBalancer::set_costs(std::span<const double> costs) {
   costs_.assign(costs.begin(), costs.end());

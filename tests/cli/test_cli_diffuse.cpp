@@ -251,6 +251,16 @@ TEST_F(Diffuse, SimulatorOnTwoRanksFollowsTheClosedForm) {
   EXPECT_NEAR(Num(e.at("steps")[0].at("max_elements_moved")), 20.0 / 3, 1e-13);
 }
 
+TEST_F(Diffuse, SimulatorStepBudgetRunningOutIsExitThreeWithTheOutput) {
+  // 3 and 1 need 3 steps to reach the threshold (above); 2 steps are not enough.
+  const auto loads = File("loads.txt", "3\n1\n");
+  const Outcome r =
+      Isocost({"diffuse", "--mesh", "2", "--loads", loads, "--simulate", "--max-steps", "2"});
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_TRUE(Has(r.out, "NOT converged after 2 steps")) << r.out;
+  EXPECT_TRUE(Has(r.err, "--max-steps 2")) << r.err;
+}
+
 // ---------------------------------------------------------------------------
 // 4. A 1-D partition's cuts
 

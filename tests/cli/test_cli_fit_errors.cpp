@@ -64,7 +64,8 @@ TEST_F(CliFit, NotConvergedIsExitThreeWithTheResult) {
   const Outcome j = Isocost(with({"fit", f, "--json"}));
   EXPECT_EQ(j.code, 3) << j.err;
   const auto doc = nlohmann::json::parse(j.out);
-  EXPECT_EQ(doc["solver"]["termination"], "iteration_limit");
+  EXPECT_EQ(doc["solver"]["status"], "iteration_limit");
+  EXPECT_EQ(doc["solver"]["converged"], false);
   EXPECT_FALSE(doc["solver"]["converged"].get<bool>());
   const Outcome c = Isocost(with({"cut", "--fit", f, "--ranks", "2"}));
   EXPECT_EQ(c.code, 3) << c.err;

@@ -504,6 +504,42 @@ TEST(BlockBalancer, DecideAndApplyMoveSeveralArraysTogether) {
   }
 }
 
+// A code that moves its data itself (particles through exchange()): apply()
+// and maybe_rebalance() with no arrays adopt the plan's distribution.
+TEST(BlockBalancer, WithNoArraysThePlanIsAdoptedAndNothingMoves) {
+  const int P = size_of(), rank = rank_of();
+  const std::int64_t N = 60 * P;
+  BlockBalancer b(MPI_COMM_WORLD, BlockDistribution::uniform(N, P), quiet_options());
+  const Weight w = step_change(N, P, 2.0);
+  int adopted = 0;
+  for (int s = 0; s < 10; ++s) {
+    b.record_step(step_loads(b.distribution(), w, s)[rank]);
+    const auto plan = b.decide();
+    if (!plan.moves()) continue;
+    const auto summary = b.apply(plan);
+    ++adopted;
+    EXPECT_EQ(summary.elements_sent, 0);
+    EXPECT_EQ(summary.elements_received, 0);
+    EXPECT_EQ(b.distribution().offsets, plan.to.offsets);
+    EXPECT_EQ(b.local_begin(), plan.to.begin(rank));
+    EXPECT_EQ(b.local_count(), plan.to.count(rank));
+  }
+  if (P > 1) {
+    EXPECT_GE(adopted, 1);
+  }
+  // The one-line form with no arrays decides and adopts in the same way.
+  BlockBalancer m(MPI_COMM_WORLD, BlockDistribution::uniform(N, P), quiet_options());
+  int rebalanced = 0;
+  for (int s = 0; s < 10; ++s) {
+    m.record_step(step_loads(m.distribution(), w, s)[rank]);
+    const auto e = m.maybe_rebalance();
+    if (!e.moves()) continue;
+    ++rebalanced;
+    EXPECT_EQ(m.distribution().offsets, e.to.offsets);
+  }
+  EXPECT_EQ(rebalanced, adopted);
+}
+
 // Per-element costs the code knows: the plan is rebalance_weights() of them,
 // whatever the per-rank loads suggest.
 TEST(BlockBalancer, PerElementCostsShapeTheGlobalPlan) {

@@ -24,4 +24,22 @@ void expect_error(F&& f, std::initializer_list<std::string> fragments) {
   }
 }
 
+/// what() of the isocost::Error that `f()` throws; records a test failure if
+/// it throws nothing (any other exception escapes and fails the test itself).
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected isocost::Error, nothing was thrown";
+  return {};
+}
+
+/// Whether `text` contains `part`.
+inline bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
 }  // namespace isocost::testing

@@ -8,7 +8,8 @@
 //   auto samples = isocost::read_samples("timings.csv");
 //   auto fit = isocost::fit(samples, isocost::parse_fit_spec("sieve"));
 //   std::cout << fit.summary.brief_report();
-//   auto part = isocost::partition(fit.model, isocost::Speeds::uniform(16));
+//   if (fit.summary.converged())   // else fit.summary says why, and model may be empty
+//     part = isocost::partition(*fit.model, isocost::Speeds::uniform(16));
 #pragma once
 
 #include <map>

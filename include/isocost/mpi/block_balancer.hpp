@@ -25,6 +25,7 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <cstdint>
 #include <fstream>
 #include <functional>
@@ -175,19 +176,25 @@ class BlockBalancer {
   /// Carries out `plan` (from the latest decide()): every array holds this
   /// rank's elements of plan.from and is replaced by those of plan.to, all
   /// moved together in one exchange (redistribute_arrays()). Any number of
-  /// std::vector arrays of trivially copyable types, of equal lengths.
-  /// Collective when plan.moves() (no communication otherwise). Throws the
+  /// std::vector arrays of trivially copyable types, of equal lengths; with
+  /// none, the balancer adopts plan.to and the code moves its data itself
+  /// (e.g. particles with exchange()). Collective when plan.moves() (no
+  /// communication otherwise). Throws the
   /// same Error on every rank, nothing moved, for arrays of the wrong or
   /// unequal lengths, or a plan not made on the current distribution.
   template <class... T>
   RedistributeSummary apply(const BlockPlan& plan, std::vector<T>&... arrays) {
     RedistributeSummary s;
     if (!check_plan(plan)) return s;
-    RedistributeOptions o;
-    o.verify = verify();
-    const double t0 = MPI_Wtime();
-    s = redistribute_arrays(comm(), plan.from, plan.to, o, arrays...);
-    applied(plan, s, MPI_Wtime() - t0);
+    if constexpr (sizeof...(T) == 0) {
+      applied(plan, s, 0.0);  // no arrays: adopt the distribution, move nothing
+    } else {
+      RedistributeOptions o;
+      o.verify = verify();
+      const double t0 = MPI_Wtime();
+      s = redistribute_arrays(comm(), plan.from, plan.to, o, arrays...);
+      applied(plan, s, MPI_Wtime() - t0);
+    }
     return s;
   }
 
@@ -204,7 +211,7 @@ class BlockBalancer {
   /// passed to the observer).
   template <class... T>
   BlockEvent maybe_rebalance(std::vector<T>&... arrays) {
-    const std::size_t sizes[] = {arrays.size()...};
+    const std::array<std::size_t, sizeof...(T)> sizes{arrays.size()...};
     const BlockPlan plan = decide_data(static_cast<double>((sizeof(T) + ... + 0)), sizes);
     if (plan.moves()) apply(plan, arrays...);
     return last_event();
@@ -224,6 +231,8 @@ class BlockBalancer {
   const BlockDistribution& distribution() const noexcept { return distribution_; }
   /// This rank's element count in it.
   std::int64_t local_count() const;
+  /// The global index of this rank's first element in it.
+  std::int64_t local_begin() const;
   /// Latency and per-byte cost in use (given, or measured at construction).
   const CommModel& comm_model() const noexcept;
   /// Measured costs (seconds) of the rebalances so far.

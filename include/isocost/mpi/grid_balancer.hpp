@@ -23,6 +23,7 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -136,24 +137,29 @@ class GridBalancer {
   GridPlan decide(double bytes_per_cell = 8);
 
   /// Every array holds this rank's from-box cells (x fastest) and is
-  /// replaced by its to-box's, all moved together. Collective when
-  /// plan.moves(). Errors as BlockBalancer::apply().
+  /// replaced by its to-box's, all moved together; with no arrays the
+  /// balancer only adopts the plan. Collective when plan.moves(). Errors as
+  /// BlockBalancer::apply().
   template <class... T>
   RedistributeSummary apply(const GridPlan& plan, std::vector<T>&... arrays) {
     RedistributeSummary s;
     if (!check_plan(plan)) return s;
-    RedistributeOptions o;
-    o.verify = verify();
-    const double t0 = MPI_Wtime();
-    s = redistribute_arrays(comm(), plan.from, plan.to, o, arrays...);
-    applied(plan, s, MPI_Wtime() - t0);
+    if constexpr (sizeof...(T) == 0) {
+      applied(plan, s, 0.0);  // no arrays: adopt the distribution, move nothing
+    } else {
+      RedistributeOptions o;
+      o.verify = verify();
+      const double t0 = MPI_Wtime();
+      s = redistribute_arrays(comm(), plan.from, plan.to, o, arrays...);
+      applied(plan, s, MPI_Wtime() - t0);
+    }
     return s;
   }
 
   /// decide(Σ sizeof(T)), then apply() if it moves data.
   template <class... T>
   GridEvent maybe_rebalance(std::vector<T>&... arrays) {
-    const std::size_t sizes[] = {arrays.size()...};
+    const std::array<std::size_t, sizeof...(T)> sizes{arrays.size()...};
     const GridPlan plan = decide_data(static_cast<double>((sizeof(T) + ... + 0)), sizes);
     if (plan.moves()) apply(plan, arrays...);
     return last_event();

@@ -22,26 +22,6 @@ namespace {
 
 const char* kAxis[] = {"x", "y", "z"};
 
-// t(x) of a piece along one axis: its marginal, with the cross-section as
-// derivative (as decompose() solves each level).
-class Marginal final : public detail::CostModelImpl {
- public:
-  Marginal(Density d, const Box& piece, int axis) : d_(std::move(d)), piece_(piece), axis_(axis) {}
-  CostPoint evaluate(double x) const override {
-    return {cost(x), d_.cross_section(piece_, axis_, x)};
-  }
-  double cost(double x) const override { return d_.marginal(piece_, axis_, x); }
-  std::string kind() const override { return "marginal"; }
-  std::string describe() const override {
-    return std::string("marginal along ") + kAxis[axis_] + " of " + d_.describe();
-  }
-
- private:
-  Density d_;
-  Box piece_;
-  int axis_;
-};
-
 using Cells = std::array<std::int64_t, kMaxDims>;
 
 struct Slab {
@@ -77,9 +57,7 @@ std::vector<double> shift_level(const Density& d, const Slab& slab, int axis,
     sopt.min_width = std::max(1.0, std::ceil(sopt.min_width / width * (1 - 1e-12)));
     r = diffuse_and_shift(discrete_model(std::move(w)), cuts, loads, dopt, sopt);
   } else {
-    const CostModel t(std::make_shared<Marginal>(d, slab.box, axis), slab.box.lo[axis],
-                      slab.box.hi[axis]);
-    r = diffuse_and_shift(t, cuts, loads, dopt, sopt);
+    r = diffuse_and_shift(d.marginal_model(slab.box, axis), cuts, loads, dopt, sopt);
   }
   converged = converged && r.converged();
   return r.shift.cuts;

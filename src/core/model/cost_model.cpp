@@ -20,6 +20,17 @@ namespace isocost {
 
 using detail::exact;
 
+namespace detail {
+void require_domain(double lo, double hi, const char* model) {
+  for (const auto& [value, name] : {std::pair{lo, "lo"}, std::pair{hi, "hi"}})
+    if (!std::isfinite(value))
+      throw Error(std::string(model) + ": domain " + name + " must be finite, got " + exact(value));
+  if (!(lo < hi))
+    throw Error(std::string(model) + ": domain needs lo < hi, got lo=" + exact(lo) +
+                ", hi=" + exact(hi));
+}
+}  // namespace detail
+
 namespace {
 
 void require_finite(double value, const char* model, const char* name) {
@@ -27,13 +38,7 @@ void require_finite(double value, const char* model, const char* name) {
     throw Error(std::string(model) + ": " + name + " must be finite, got " + exact(value));
 }
 
-void require_domain(double lo, double hi, const char* model) {
-  require_finite(lo, model, "domain lo");
-  require_finite(hi, model, "domain hi");
-  if (!(lo < hi))
-    throw Error(std::string(model) + ": domain needs lo < hi, got lo=" + exact(lo) +
-                ", hi=" + exact(hi));
-}
+using detail::require_domain;
 
 // --------------------------------------------------------------------------
 class SieveImpl final : public detail::CostModelImpl {

@@ -243,27 +243,6 @@ std::vector<std::int64_t> bottleneck_cuts(std::span<const double> P, std::span<c
 // ---------------------------------------------------------------------------
 namespace {
 
-// t(x) of a piece along one axis: the marginal cost, with the cross-section
-// integral as its derivative (Newton works as in 1-D).
-class MarginalImpl final : public detail::CostModelImpl {
- public:
-  MarginalImpl(Density d, const Box& piece, int axis)
-      : d_(std::move(d)), piece_(piece), axis_(axis) {}
-  CostPoint evaluate(double x) const override {
-    return {cost(x), d_.cross_section(piece_, axis_, x)};
-  }
-  double cost(double x) const override { return d_.marginal(piece_, axis_, x); }
-  std::string kind() const override { return "marginal"; }
-  std::string describe() const override {
-    return std::string("marginal along ") + kAxisNames[axis_] + " of " + d_.describe();
-  }
-
- private:
-  Density d_;
-  Box piece_;
-  int axis_;
-};
-
 struct Piece {
   Box box;
   std::array<std::int64_t, kMaxDims> c0{0, 0, 0}, c1{0, 0, 0};
@@ -362,7 +341,7 @@ class Decomposer {
       for (int j = 0; j <= m; ++j) cuts[j] = j == m ? hi : lo + (hi - lo) * j / m;
       return cuts;
     }
-    const CostModel t(std::make_shared<MarginalImpl>(d_, piece.box, axis), lo, hi);
+    const CostModel t = d_.marginal_model(piece.box, axis);
     PartitionOptions po;
     po.cut = o_.cut;
     const Partition p = partition(t, Speeds::from_values(capacity), po);

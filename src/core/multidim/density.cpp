@@ -124,6 +124,20 @@ double Density::cross_section(const Box& within, int axis, double x) const {
                               std::clamp(x, within.lo[axis], within.hi[axis]));
 }
 
+CostModel Density::marginal_model(const Box& within, int axis) const {
+  if (axis < 0 || axis >= dims())
+    throw Error("axis " + std::to_string(axis) + " is outside [0, " + std::to_string(dims()) + ")");
+  check_inside(box_, within);
+  static const char* names[] = {"x", "y", "z"};
+  // The Density is a cheap shared value: the model keeps its own copy.
+  return callable_model(
+      [d = *this, within, axis](double x) {
+        return CostPoint{d.marginal(within, axis, x), d.cross_section(within, axis, x)};
+      },
+      within.lo[axis], within.hi[axis], "marginal",
+      std::string("marginal along ") + names[axis] + " of " + describe());
+}
+
 double Density::grid_line(int axis, std::int64_t k) const {
   if (!grid_) throw Error("grid_line: the density is not gridded");
   if (axis < 0 || axis >= dims() || k < 0 || k > grid_->cells[axis])

@@ -51,6 +51,28 @@ TEST(SolveCut, EveryMethodFindsTheClosedFormRoot) {
     }
 }
 
+TEST(SolveCut, AnyCallableReturningValueAndDerivative) {
+  // t = x^3 + 1 on [1, 2] (t(1) = 2 is subtracted): t(x) − 2 = target at
+  // x = cbrt(target + 1); the counts show the functor is what was solved.
+  int calls = 0;
+  const auto cube = [&calls](double x) {
+    ++calls;
+    return isocost::CostPoint{x * x * x + 1, 3 * x * x};
+  };
+  for (auto m : kMethods)
+    for (double target : {0.5, 3.0, 6.5}) {
+      calls = 0;
+      const auto s = isocost::solve_cut(cube, target, 1.0, 2.0, with(m));
+      EXPECT_NEAR(s.x, std::cbrt(target + 1), 1e-11) << to_string(m) << " " << target;
+      EXPECT_TRUE(s.converged()) << s.brief_report();
+      EXPECT_EQ(s.used, m);
+      EXPECT_GT(calls, 0);
+    }
+  // The same input checks as for a model.
+  expect_error([&] { isocost::solve_cut(cube, 8.0, 1.0, 2.0); }, {"target"});
+  expect_error([&] { isocost::solve_cut(cube, 1.0, 2.0, 1.0); }, {"callable model", "lo < hi"});
+}
+
 TEST(SolveCut, SieveCutsMeetTheCostToleranceWithEveryMethod) {
   const auto t = isocost::sieve_model({}, 6, 268435456);
   for (auto m : kMethods)

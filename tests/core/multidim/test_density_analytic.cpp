@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "isocost/cut.hpp"
 #include "isocost/density.hpp"
 #include "support/expect_error.hpp"
 
@@ -208,6 +209,28 @@ TEST(AnalyticDensityThreads, ConcurrentMasses) {
 
 // ---------------------------------------------------------------------------
 // Bad input
+
+// rho = x·y on [0, 2]x[0, 3]: the marginal along x of the piece [0, 2]x[1, 3]
+// is ∫_0^x u du · ∫_1^3 v dv = x^2/2 · 4 = 2x^2, its cross-section 4x; the
+// model's cut at half the piece's mass (8/2 = 4) is x = sqrt(2).
+TEST(AnalyticDensityMarginal, MarginalModelIsTheMarginal) {
+  const Density d = analytic_density([](std::span<const double> p) { return p[0] * p[1]; },
+                                     Box::of({0, 0}, {2, 3}));
+  const Box piece = Box::of({0, 1}, {2, 3});
+  const auto t = d.marginal_model(piece, 0);
+  EXPECT_EQ(t.lo(), 0);
+  EXPECT_EQ(t.hi(), 2);
+  EXPECT_NEAR(t.total(), 8, 1e-9);
+  for (double x : {0.25, 1.0, 1.5}) {
+    EXPECT_NEAR(t.cost(x), 2 * x * x, 1e-9) << x;
+    EXPECT_NEAR(t.density(x), 4 * x, 1e-9) << x;
+    EXPECT_EQ(t.cost(x), d.marginal(piece, 0, x));
+  }
+  EXPECT_NEAR(isocost::solve_cut(t, 4).x, std::sqrt(2.0), 1e-9);
+  EXPECT_EQ(t.kind(), "marginal");
+  expect_error([&] { (void)d.marginal_model(piece, 2); }, {"axis 2"});
+  expect_error([&] { (void)d.marginal_model(Box::of({0, 0}, {2, 4}), 0); }, {});
+}
 
 TEST(AnalyticDensityErrors, NegativeAtLatticePoint) {
   const Box box = Box::of({0, 0}, {20, 20});
