@@ -47,8 +47,8 @@ std::string BlockEvent::to_json() const {
 
 BlockBalancer::BlockBalancer(MPI_Comm comm, BlockDistribution distribution,
                              BlockBalancerOptions options)
-    : options_(std::move(options)),
-      pipeline_(std::make_unique<internal::Pipeline>(options_.pipeline)),
+    : BalancerBase(options.pipeline),
+      options_(std::move(options)),
       distribution_(std::move(distribution)) {
   std::string problem, e;
   if (comm != MPI_COMM_NULL) {
@@ -72,32 +72,8 @@ BlockBalancer::BlockBalancer(MPI_Comm comm, BlockDistribution distribution,
 
 BlockBalancer::~BlockBalancer() = default;
 
-StepScope BlockBalancer::step() { return StepScope(pipeline_->monitor()); }
-PhaseId BlockBalancer::add_phase(std::string_view name) {
-  return pipeline_->monitor().add_phase(name);
-}
-PhaseScope BlockBalancer::phase(PhaseId id) { return PhaseScope(pipeline_->monitor(), id); }
-IdleScope BlockBalancer::idle() { return IdleScope(pipeline_->monitor()); }
-void BlockBalancer::record_step(double seconds, std::span<const double> phase_seconds) {
-  pipeline_->monitor().record_step(seconds, phase_seconds);
-}
-const LoadMonitor& BlockBalancer::monitor() const noexcept { return pipeline_->monitor(); }
-const CommModel& BlockBalancer::comm_model() const noexcept { return pipeline_->comm_model(); }
-const std::vector<double>& BlockBalancer::costs() const noexcept { return pipeline_->costs(); }
-MPI_Comm BlockBalancer::comm() const noexcept { return pipeline_->comm(); }
-bool BlockBalancer::verify() const noexcept { return options_.pipeline.verify; }
-std::int64_t BlockBalancer::local_count() const { return distribution_.count(pipeline_->rank()); }
-std::int64_t BlockBalancer::local_begin() const { return distribution_.begin(pipeline_->rank()); }
-
-void BlockBalancer::set_costs(std::span<const double> costs) {
-  costs_.assign(costs.begin(), costs.end());
-  have_costs_ = true;
-}
-
-void BlockBalancer::clear_costs() noexcept {
-  costs_.clear();
-  have_costs_ = false;
-}
+std::int64_t BlockBalancer::local_count() const { return distribution_.count(rank()); }
+std::int64_t BlockBalancer::local_begin() const { return distribution_.begin(rank()); }
 
 void BlockBalancer::set_observer(std::function<void(const BlockEvent&)> observer) {
   observer_ = std::move(observer);
@@ -110,22 +86,6 @@ void BlockBalancer::finish(BlockEvent event) {
   if (observer_) observer_(event_);
 }
 
-namespace {
-
-// "" or what is wrong with this rank's per-element costs.
-std::string check_costs(const std::vector<double>& costs, std::int64_t count) {
-  if (static_cast<std::int64_t>(costs.size()) != count)
-    return "set_costs() gave " + std::to_string(costs.size()) + " costs for " +
-           std::to_string(count) + " elements";
-  for (std::size_t i = 0; i < costs.size(); ++i)
-    if (!(costs[i] >= 0) || !std::isfinite(costs[i]))
-      return "cost of local element " + std::to_string(i) + " = " + exact(costs[i]) +
-             ", expected a finite number >= 0";
-  return {};
-}
-
-}  // namespace
-
 BlockPlan BlockBalancer::decide(double bytes) { return decide_data(bytes, {}); }
 
 BlockPlan BlockBalancer::decide_data(double bytes, std::span<const std::size_t> sizes) {
@@ -135,7 +95,7 @@ BlockPlan BlockBalancer::decide_data(double bytes, std::span<const std::size_t> 
   BlockPlan plan;
   plan.step = p.monitor().steps();
   plan.from = plan.to = distribution_;
-  std::string problem = have_costs_ ? check_costs(costs_, local_count()) : std::string();
+  std::string problem = have_costs_ ? check_costs(local_count(), "element") : std::string();
   for (const std::size_t n : sizes)
     if (problem.empty() && static_cast<std::int64_t>(n) != local_count())
       problem = "holds " + std::to_string(n) + " elements, but the distribution gives it " +
@@ -266,7 +226,7 @@ void BlockBalancer::applied(const BlockPlan& plan, const RedistributeSummary& s,
 MigrateSummary BlockBalancer::apply(const BlockPlan& plan, const MigrationCallbacks& callbacks) {
   if (!check_plan(plan)) return {};
   const double t0 = MPI_Wtime();
-  const int rank = pipeline_->rank();
+  const int rank = BalancerBase::rank();
   // Every element whose owner changes, with its global index as id.
   std::vector<TaskMove> moves;
   const auto& a = plan.from.offsets;

@@ -48,8 +48,8 @@ std::string GridEvent::to_json() const {
 
 GridBalancer::GridBalancer(MPI_Comm comm, const GridShape& shape, Decomposition decomposition,
                            GridBalancerOptions options)
-    : options_(std::move(options)),
-      pipeline_(std::make_unique<internal::Pipeline>(options_.pipeline)),
+    : BalancerBase(options.pipeline),
+      options_(std::move(options)),
       shape_(shape),
       decomposition_(std::move(decomposition)) {
   std::string problem, e;
@@ -92,31 +92,7 @@ GridBalancer::GridBalancer(MPI_Comm comm, const GridShape& shape, Decomposition 
 
 GridBalancer::~GridBalancer() = default;
 
-StepScope GridBalancer::step() { return StepScope(pipeline_->monitor()); }
-PhaseId GridBalancer::add_phase(std::string_view name) {
-  return pipeline_->monitor().add_phase(name);
-}
-PhaseScope GridBalancer::phase(PhaseId id) { return PhaseScope(pipeline_->monitor(), id); }
-IdleScope GridBalancer::idle() { return IdleScope(pipeline_->monitor()); }
-void GridBalancer::record_step(double seconds, std::span<const double> phase_seconds) {
-  pipeline_->monitor().record_step(seconds, phase_seconds);
-}
-const LoadMonitor& GridBalancer::monitor() const noexcept { return pipeline_->monitor(); }
-const CommModel& GridBalancer::comm_model() const noexcept { return pipeline_->comm_model(); }
-const std::vector<double>& GridBalancer::costs() const noexcept { return pipeline_->costs(); }
-MPI_Comm GridBalancer::comm() const noexcept { return pipeline_->comm(); }
-bool GridBalancer::verify() const noexcept { return options_.pipeline.verify; }
-std::int64_t GridBalancer::local_count() const { return boxes_.count(pipeline_->rank()); }
-
-void GridBalancer::set_costs(std::span<const double> costs) {
-  costs_.assign(costs.begin(), costs.end());
-  have_costs_ = true;
-}
-
-void GridBalancer::clear_costs() noexcept {
-  costs_.clear();
-  have_costs_ = false;
-}
+std::int64_t GridBalancer::local_count() const { return boxes_.count(rank()); }
 
 void GridBalancer::set_observer(std::function<void(const GridEvent&)> observer) {
   observer_ = std::move(observer);
@@ -130,17 +106,6 @@ void GridBalancer::finish(GridEvent event) {
 }
 
 namespace {
-
-std::string check_costs(const std::vector<double>& costs, std::int64_t count) {
-  if (static_cast<std::int64_t>(costs.size()) != count)
-    return "set_costs() gave " + std::to_string(costs.size()) + " costs for the " +
-           std::to_string(count) + " cells of its box";
-  for (std::size_t i = 0; i < costs.size(); ++i)
-    if (!(costs[i] >= 0) || !std::isfinite(costs[i]))
-      return "cost of local cell " + std::to_string(i) + " = " + exact(costs[i]) +
-             ", expected a finite number >= 0";
-  return {};
-}
 
 // Every rank's box costs (gathered in rank order) placed in the grid, x fastest.
 std::vector<double> grid_costs(const BoxDistribution& boxes, const std::vector<double>& gathered,
@@ -170,7 +135,7 @@ GridPlan GridBalancer::decide_data(double bytes, std::span<const std::size_t> si
   plan.step = p.monitor().steps();
   plan.from = plan.to = boxes_;
   plan.decomposition = decomposition_;
-  std::string problem = have_costs_ ? check_costs(costs_, local_count()) : std::string();
+  std::string problem = have_costs_ ? check_costs(local_count(), "cell") : std::string();
   for (const std::size_t n : sizes)
     if (problem.empty() && static_cast<std::int64_t>(n) != local_count())
       problem =

@@ -28,9 +28,15 @@
 // next check after a rebalance also logs the measured gain.
 #pragma once
 
+#include <mpi.h>
+
+#include <cstdint>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "isocost/diffusion.hpp"
 #include "isocost/monitor.hpp"
@@ -131,6 +137,64 @@ struct Decision {
   bool moves() const noexcept { return action != Strategy::none; }
   /// One line: step, check, action and reason.
   std::string brief_report() const;
+};
+
+namespace internal {
+class Pipeline;
+}
+
+/// What BlockBalancer and GridBalancer share: measuring this rank's steps,
+/// the code's own costs, the comm model and the rebalances' measured costs.
+/// Nothing here is collective. Not used on its own.
+class BalancerBase {
+ public:
+  BalancerBase(const BalancerBase&) = delete;
+  BalancerBase& operator=(const BalancerBase&) = delete;
+
+  // -- Measuring (not collective) ---------------------------------------
+
+  /// Times one step of this rank's work (RAII; LoadMonitor::begin_step()).
+  StepScope step();
+  /// Registers a phase (the same names, in the same order, on every rank).
+  PhaseId add_phase(std::string_view name);
+  /// Times a phase inside the open step (RAII).
+  PhaseScope phase(PhaseId id);
+  /// Time inside the open step that is not load (waiting on neighbours).
+  IdleScope idle();
+  /// Records a step timed elsewhere (seconds, per-phase seconds).
+  void record_step(double seconds, std::span<const double> phase_seconds = {});
+  /// The monitor, read-only: window, loads, phases.
+  const LoadMonitor& monitor() const noexcept;
+
+  /// Costs the code measured or modelled, one per local element
+  /// (BlockBalancer: its range, in order) or cell (GridBalancer: its box, x
+  /// fastest), e.g. particles per cell: the next check that fires plans on
+  /// them instead of the per-rank loads' estimate (the trigger still uses
+  /// the measured loads). Kept until replaced, clear_costs() or a rebalance
+  /// (they describe the old ranges). Finite, >= 0; checked at decide() on
+  /// every rank (the count too), not here.
+  void set_costs(std::span<const double> costs);
+  void clear_costs() noexcept;
+
+  /// Latency and per-byte cost in use (given, or measured at construction).
+  const CommModel& comm_model() const noexcept;
+  /// Measured costs (seconds, max over ranks) of the rebalances so far.
+  const std::vector<double>& rebalance_seconds() const noexcept;
+
+ protected:
+  explicit BalancerBase(const BalancerOptions& options);
+  /// Collective through the pipeline (see the balancers' destructors).
+  ~BalancerBase();
+
+  MPI_Comm comm() const noexcept;
+  int rank() const noexcept;
+  bool verify() const noexcept;
+  /// "" or what is wrong with this rank's costs for `count` local `unit`s.
+  std::string check_costs(std::int64_t count, const char* unit) const;
+
+  std::unique_ptr<internal::Pipeline> pipeline_;
+  std::vector<double> costs_;  // the code's own, set_costs()
+  bool have_costs_ = false;
 };
 
 }  // namespace isocost::mpi

@@ -45,10 +45,6 @@
 
 namespace isocost::mpi {
 
-namespace internal {
-class Pipeline;
-}
-
 /// Settings for BlockBalancer: the pipeline's and each plan's. Every field
 /// must be the same on every rank (checked by the constructor).
 struct BlockBalancerOptions {
@@ -120,7 +116,7 @@ struct BlockEvent : BlockPlan {
 
 /// The balancing pipeline over 1-D blocks (see the file comment). Not
 /// copyable; one per communicator.
-class BlockBalancer {
+class BlockBalancer : public BalancerBase {
  public:
   /// N elements in blocks, rank r owning [o_r, o_{r+1}). Collective over
   /// `comm` (duplicated; freed by the destructor): agrees on the options and
@@ -136,30 +132,8 @@ class BlockBalancer {
   BlockBalancer(const BlockBalancer&) = delete;
   BlockBalancer& operator=(const BlockBalancer&) = delete;
 
-  // -- Measuring (not collective) ---------------------------------------
-
-  /// Times one step of this rank's work (RAII; LoadMonitor::begin_step()).
-  StepScope step();
-  /// Registers a phase (the same names, in the same order, on every rank).
-  PhaseId add_phase(std::string_view name);
-  /// Times a phase inside the open step (RAII).
-  PhaseScope phase(PhaseId id);
-  /// Time inside the open step that is not load (waiting on neighbours).
-  IdleScope idle();
-  /// Records a step timed elsewhere (seconds, per-phase seconds).
-  void record_step(double seconds, std::span<const double> phase_seconds = {});
-  /// The monitor, read-only: window, loads, phases.
-  const LoadMonitor& monitor() const noexcept;
-
-  /// Per-element costs of this rank's elements (its range, in order) that
-  /// the code measured or modelled, e.g. particles per cell: the next check
-  /// that fires plans on them (rebalance_weights(), or the diffusive shifts
-  /// on them) instead of the per-rank loads' estimate. The trigger still uses
-  /// the measured loads. Kept until replaced, clear_costs() or a rebalance
-  /// (they describe the old ranges). Finite, >= 0; checked at decide() on
-  /// every rank (the count too), not here. Not collective.
-  void set_costs(std::span<const double> costs);
-  void clear_costs() noexcept;
+  // Measuring (step(), phase(), idle(), record_step(), monitor()) and the
+  // code's own per-element costs (set_costs()): BalancerBase.
 
   // -- Deciding and moving -----------------------------------------------
 
@@ -233,10 +207,6 @@ class BlockBalancer {
   std::int64_t local_count() const;
   /// The global index of this rank's first element in it.
   std::int64_t local_begin() const;
-  /// Latency and per-byte cost in use (given, or measured at construction).
-  const CommModel& comm_model() const noexcept;
-  /// Measured costs (seconds) of the rebalances so far.
-  const std::vector<double>& costs() const noexcept;
   /// The last decision, with the migration if one followed.
   const BlockEvent& last_event() const noexcept { return event_; }
   const BlockBalancerOptions& options() const noexcept { return options_; }
@@ -250,8 +220,6 @@ class BlockBalancer {
   void set_observer(std::function<void(const BlockEvent&)> observer);
 
  private:
-  MPI_Comm comm() const noexcept;
-  bool verify() const noexcept;
   /// decide() with this rank's array lengths checked (agreed at the check).
   BlockPlan decide_data(double bytes, std::span<const std::size_t> sizes);
   bool check_plan(const BlockPlan& plan) const;
@@ -259,10 +227,7 @@ class BlockBalancer {
   void finish(BlockEvent event);
 
   BlockBalancerOptions options_;
-  std::unique_ptr<internal::Pipeline> pipeline_;
   BlockDistribution distribution_;
-  std::vector<double> costs_;
-  bool have_costs_ = false;
   std::vector<BlockRound> history_;  // the last options_.history rounds, oldest first
   std::function<void(const BlockEvent&)> observer_;
   BlockEvent event_;

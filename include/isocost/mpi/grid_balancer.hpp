@@ -42,10 +42,6 @@
 
 namespace isocost::mpi {
 
-namespace internal {
-class Pipeline;
-}
-
 /// Settings for GridBalancer: the pipeline's and each plan's. Every field
 /// must be the same on every rank (checked by the constructor).
 struct GridBalancerOptions {
@@ -101,7 +97,7 @@ struct GridEvent : GridPlan {
 
 /// The balancing pipeline over boxes of a grid of cells (see the file
 /// comment). Not copyable; one per communicator.
-class GridBalancer {
+class GridBalancer : public BalancerBase {
  public:
   /// A decomposition on grid lines of `shape` cells (e.g. decompose() of a
   /// grid_density), parts in rank order; rank r's data are its box's cells,
@@ -115,21 +111,10 @@ class GridBalancer {
   GridBalancer(const GridBalancer&) = delete;
   GridBalancer& operator=(const GridBalancer&) = delete;
 
-  // -- Measuring (not collective; see BlockBalancer) ----------------------
-  StepScope step();
-  PhaseId add_phase(std::string_view name);
-  PhaseScope phase(PhaseId id);
-  IdleScope idle();
-  void record_step(double seconds, std::span<const double> phase_seconds = {});
-  const LoadMonitor& monitor() const noexcept;
-
-  /// Per-cell costs of this rank's box, x fastest, that the code measured or
-  /// modelled: the next check that fires re-decomposes on them
-  /// (rebalance_grid_weights(), or the diffusive shifts on them). Kept until
-  /// replaced, clear_costs() or a rebalance. Checked at decide(). Not
-  /// collective.
-  void set_costs(std::span<const double> costs);
-  void clear_costs() noexcept;
+  // Measuring (step(), phase(), idle(), record_step(), monitor()) and the
+  // code's own per-cell costs, x fastest over this rank's box (set_costs()):
+  // BalancerBase. With costs the next check that fires re-decomposes on them
+  // (rebalance_grid_weights(), or the diffusive shifts on them).
 
   // -- Deciding and moving (see BlockBalancer) ---------------------------
 
@@ -177,8 +162,6 @@ class GridBalancer {
   const Decomposition& decomposition() const noexcept { return decomposition_; }
   const BoxDistribution& boxes() const noexcept { return boxes_; }
   std::int64_t local_count() const;
-  const CommModel& comm_model() const noexcept;
-  const std::vector<double>& costs() const noexcept;
   const GridEvent& last_event() const noexcept { return event_; }
   const GridBalancerOptions& options() const noexcept { return options_; }
 
@@ -186,8 +169,6 @@ class GridBalancer {
   void set_observer(std::function<void(const GridEvent&)> observer);
 
  private:
-  MPI_Comm comm() const noexcept;
-  bool verify() const noexcept;
   /// decide() with this rank's array lengths checked (agreed at the check).
   GridPlan decide_data(double bytes, std::span<const std::size_t> sizes);
   bool check_plan(const GridPlan& plan) const;
@@ -195,12 +176,9 @@ class GridBalancer {
   void finish(GridEvent event);
 
   GridBalancerOptions options_;
-  std::unique_ptr<internal::Pipeline> pipeline_;
   GridShape shape_;
   Decomposition decomposition_;
   BoxDistribution boxes_;
-  std::vector<double> costs_;
-  bool have_costs_ = false;
   std::function<void(const GridEvent&)> observer_;
   GridEvent event_;
   bool pending_ = false;
