@@ -159,6 +159,7 @@ struct Simulation {
   /// converged: the threshold was reached; iteration_limit: max_steps first.
   Termination termination = Termination::converged;
   bool converged() const noexcept { return termination == Termination::converged; }
+  SimulationOptions options;  ///< the options given
   std::vector<SimulatedStep> steps;
 };
 Simulation simulate_diffusion(const ProcessGraph& graph, std::span<const double> loads,

@@ -109,6 +109,7 @@ struct ShiftResult {
   double max_abs_residual = 0;  ///< max |t(x_new) − target| over the root finds (model units)
   /// converged, or iteration_limit when a root find ran out of iterations.
   Termination termination = Termination::converged;
+  ShiftOptions options;  ///< the options given
   bool converged() const noexcept { return termination == Termination::converged; }
 
   /// Number of ranks P.

@@ -135,6 +135,7 @@ struct TaskSelection {
   /// Σ_e |t_e| / (gain_tolerance · max_task_load) exchanges happen;
   /// iteration_limit only if max_passes ran out first.
   Termination termination = Termination::converged;
+  TaskSelectionOptions options;  ///< the options given
   bool converged() const noexcept { return termination == Termination::converged; }
 
   std::string brief_report() const;

@@ -315,6 +315,7 @@ RankDiffusionSummary diffuse(MPI_Comm cart, double my_load, const DiffusionOptio
   const char* what = "diffuse";
   const Node node = read_topology(cart, what);
   RankDiffusionSummary out;
+  out.options = options;
   out.scheme = options.scheme;
   out.rank = node.rank;
   out.dims = node.dims;

@@ -91,6 +91,7 @@ void expect_same_as_serial(MPI_Comm cart, const std::vector<double>& loads,
   const auto g = isocost::mpi::cart_graph(cart);
   const auto serial = isocost::diffuse(g, loads, o);
   const auto r = isocost::mpi::diffuse(cart, loads[static_cast<std::size_t>(rank)], o);
+  EXPECT_EQ(isocost::options_hash(r.options), isocost::options_hash(o));  // the options given
   // Collectives first: every rank's final load, for the conservation check.
   std::vector<double> after(static_cast<std::size_t>(P));
   MPI_Allgather(&r.load, 1, MPI_DOUBLE, after.data(), 1, MPI_DOUBLE, cart);

@@ -102,6 +102,7 @@ struct RankDiffusionSummary {
   double initial_imbalance = 0;  ///< u_max/u_avg − 1 before (exactly the serial value)
   double final_imbalance = 0;    ///< u_max/u_avg − 1 after (exactly the serial value)
   Termination termination = Termination::converged;  ///< as the serial summary
+  DiffusionOptions options;                          ///< the options given
   bool converged() const noexcept { return termination == Termination::converged; }
 
   long long neighbour_exchanges = 0;  ///< MPI_Neighbor_allgather calls made

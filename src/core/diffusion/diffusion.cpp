@@ -413,6 +413,7 @@ Simulation simulate_diffusion(const ProcessGraph& graph, std::span<const double>
   const double rate = o.gamma / (graph.max_degree() + 1);
   std::vector<double> L(loads.begin(), loads.end()), E(elements.begin(), elements.end());
   Simulation out;
+  out.options = o;
   out.termination = Termination::iteration_limit;  // until the threshold is reached
   while (out.steps.size() < static_cast<std::size_t>(o.max_steps)) {
     if (*std::max_element(L.begin(), L.end()) <= (1 + o.threshold) * avg) {

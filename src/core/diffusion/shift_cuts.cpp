@@ -86,6 +86,7 @@ ShiftResult shift_cuts(const CostModel& t, std::span<const double> cuts,
   for (std::size_t k = 0; k <= P; ++k) tx[k] = t.cost(cuts[k]);
 
   ShiftResult out;
+  out.options = options;
   out.ratio.resize(P);
   const double global = (tx[P] - tx[0]) / load_total;
   for (std::size_t i = 0; i < P; ++i) {

@@ -339,6 +339,7 @@ TaskSelection select_tasks(const ProcessGraph& graph, std::span<const std::vecto
     }
 
   TaskSelection s;
+  s.options = options;
   s.termination = Termination::iteration_limit;  // until a pass moves no marker
   s.initial_loads = node_loads(tasks);
   s.max_task_load = load.empty() ? 0 : *std::max_element(load.begin(), load.end());

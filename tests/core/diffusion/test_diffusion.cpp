@@ -257,6 +257,7 @@ TEST(Simulation, PearceAlgorithm2) {
   o.gamma = 0.5;
   const auto t = isocost::simulate_diffusion(m, v, el, o);
   EXPECT_TRUE(t.converged());
+  EXPECT_EQ(t.options.gamma, 0.5);  // the options given
   for (std::size_t k = 1; k < t.steps.size(); ++k)
     EXPECT_LE(t.steps[k].max_load, t.steps[k - 1].max_load + 1e-12);
   o.gamma = 1.5;

@@ -210,6 +210,7 @@ TEST(ShiftCuts, OrderIsPreservedWhateverTheTransfers) {
     o.min_width = trial % 2 ? 0 : 3 * u(rng);
     const auto r = isocost::shift_cuts(t, cuts, T, loads, o);
     SCOPED_TRACE("trial " + std::to_string(trial));
+    EXPECT_EQ(isocost::options_hash(r.options), isocost::options_hash(o));  // the options given
     ASSERT_EQ(r.cuts.size(), cuts.size());
     EXPECT_EQ(r.cuts.front(), 0);
     EXPECT_EQ(r.cuts.back(), 50);

@@ -124,6 +124,7 @@ TEST(TaskSelection, ExhaustiveIsOptimalOnLargerIntegerCases) {
     for (int v = 0; v <= 2 * total; ++v)
       if (reach[v]) want = std::min(want, std::fabs(t - (v - total)));
     const auto s = isocost::select_tasks(g, tasks, std::vector<double>{t}, o);
+    EXPECT_EQ(isocost::options_hash(s.options), isocost::options_hash(o));  // the options given
     EXPECT_NEAR(std::fabs(s.remaining[0]), want, 1e-9) << "n=" << n << " t=" << t;
     EXPECT_GT(s.exhaustive_searches, 0);
   }
