@@ -90,6 +90,11 @@ class CostModel {
   double total_;
 };
 
+/// A callable x → CostPoint{t(x), t'(x)}: what callable_model() and
+/// solve_cut() take in place of a model.
+template <class F>
+concept CostFunction = std::is_invocable_r_v<CostPoint, const F&, double>;
+
 namespace detail {
 /// Throws Error("MODEL: domain …") unless lo < hi are finite.
 void require_domain(double lo, double hi, const char* model);
@@ -125,10 +130,9 @@ class CallableModel final : public CostModelImpl {
 /// nothing is sampled: the caller vouches that t is nondecreasing and t' >= 0
 /// (decompose() builds its marginals this way). Throws Error if lo < hi is
 /// not finite or t(hi) <= t(lo).
-template <class F>
-requires std::is_invocable_r_v<CostPoint, const F&, double> CostModel
-callable_model(F f, double lo, double hi, std::string kind = "callable",
-               std::string description = "a callable t(x), t'(x)") {
+template <CostFunction F>
+CostModel callable_model(F f, double lo, double hi, std::string kind = "callable",
+                         std::string description = "a callable t(x), t'(x)") {
   detail::require_domain(lo, hi, "callable model");
   return CostModel(std::make_shared<detail::CallableModel<F>>(std::move(f), lo, std::move(kind),
                                                               std::move(description)),

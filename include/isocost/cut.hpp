@@ -132,9 +132,8 @@ CutSummary solve_cut(const CostModel& model, double target, double a, double b,
 /// root finders take a functor: the same solver, fallbacks and summary as for
 /// a CostModel, whose t is the callable's shifted to t(lo) = 0 — so `target`
 /// counts from t(lo). Throws Error as solve_cut(callable_model(f, lo, hi), …).
-template <class F>
-requires std::is_invocable_r_v<CostPoint, const F&, double> CutSummary
-solve_cut(F f, double target, double lo, double hi, const CutOptions& options = {}) {
+template <CostFunction F>
+CutSummary solve_cut(F f, double target, double lo, double hi, const CutOptions& options = {}) {
   return solve_cut(callable_model(std::move(f), lo, hi), target, options);
 }
 
