@@ -244,8 +244,18 @@ FitResult fit(const Samples& samples, const FitSpec& spec, const FitOptions& opt
     }
   }
   if (model) {
-    score(*model, samples, options, k, out);
-    balance_on_samples(*model, samples, options, out);
+    // The fit's quality is over the samples, whatever domain the model is
+    // then cut on (options.lo/hi may narrow it below the samples' span).
+    std::optional<CostModel> over_samples;
+    if (lo != samples.lo() || hi != samples.hi()) {
+      try {
+        over_samples = family.make(theta, samples.lo(), samples.hi());
+      } catch (const Error&) {  // not a model on the samples' span: score the one cut
+      }
+    }
+    const CostModel& scored = over_samples ? *over_samples : *model;
+    score(scored, samples, options, k, out);
+    balance_on_samples(scored, samples, options, out);
   }
   return {std::move(model), std::move(out)};
 }

@@ -70,6 +70,28 @@ TEST(Fit, SieveRecoversAAndP) {
   EXPECT_EQ(f.model->hi(), 1e7);
 }
 
+// A domain narrower than the samples changes where the model is cut, not how
+// well it fits them: the quality and the balance on the samples are the
+// full-span fit's, while the model lives on [lo, hi].
+TEST(Fit, NarrowedDomainKeepsTheFitsQuality) {
+  const Truth T = [](double x) { return sieve_T(x, 3.9e-7, 1.5, 1.08366); };
+  const auto s = tiling(T, 10, 1e7, 200, 0.005, true);
+  const auto full = isocost::fit(s, spec("sieve"));
+  isocost::FitOptions o;
+  o.lo = 1000;
+  o.hi = 5e6;
+  const auto narrow = isocost::fit(s, spec("sieve"), o);
+  ASSERT_TRUE(narrow.model.has_value());
+  EXPECT_EQ(narrow.model->lo(), 1000);
+  EXPECT_EQ(narrow.model->hi(), 5e6);
+  EXPECT_EQ(narrow.summary.lo_used, 1000);
+  EXPECT_EQ(narrow.summary.parameter("p"), full.summary.parameter("p"));
+  EXPECT_DOUBLE_EQ(narrow.summary.rmse, full.summary.rmse);
+  EXPECT_DOUBLE_EQ(narrow.summary.max_rel_error, full.summary.max_rel_error);
+  EXPECT_LT(narrow.summary.max_rel_error, 0.05);  // not the 100 % of unscored samples
+  EXPECT_DOUBLE_EQ(narrow.summary.r_squared, full.summary.r_squared);
+}
+
 TEST(Fit, SieveWithCRecoversAllThree) {
   const Truth T = [](double x) { return sieve_T(x, 2e-6, 1.3, 0.7); };
   const auto s = tiling(T, 8, 1e8, 300, 0.002, true, 2);
