@@ -40,6 +40,7 @@
 
 #include "isocost/diffusion.hpp"
 #include "isocost/monitor.hpp"
+#include "isocost/mpi/redistribute.hpp"
 #include "isocost/options.hpp"
 #include "isocost/strategy.hpp"
 #include "isocost/trigger.hpp"
@@ -191,6 +192,25 @@ class BalancerBase {
   bool verify() const noexcept;
   /// "" or what is wrong with this rank's costs for `count` local `unit`s.
   std::string check_costs(std::int64_t count, const char* unit) const;
+  /// apply()'s data movement for both balancers: `arrays` from `from` to `to`
+  /// in one redistribute_arrays(), `seconds` set to what it took. Without
+  /// arrays nothing moves (the balancer only adopts the plan).
+  template <class Distribution, class... T>
+  RedistributeSummary move_arrays([[maybe_unused]] const Distribution& from,
+                                  [[maybe_unused]] const Distribution& to, double& seconds,
+                                  std::vector<T>&... arrays) {
+    seconds = 0;
+    if constexpr (sizeof...(T) == 0) {
+      return {};
+    } else {
+      RedistributeOptions o;
+      o.verify = verify();
+      const double t0 = MPI_Wtime();
+      RedistributeSummary s = redistribute_arrays(comm(), from, to, o, arrays...);
+      seconds = MPI_Wtime() - t0;
+      return s;
+    }
+  }
 
   std::unique_ptr<internal::Pipeline> pipeline_;
   std::vector<double> costs_;  // the code's own, set_costs()

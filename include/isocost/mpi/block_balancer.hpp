@@ -158,17 +158,10 @@ class BlockBalancer : public BalancerBase {
   /// unequal lengths, or a plan not made on the current distribution.
   template <class... T>
   RedistributeSummary apply(const BlockPlan& plan, std::vector<T>&... arrays) {
-    RedistributeSummary s;
-    if (!check_plan(plan)) return s;
-    if constexpr (sizeof...(T) == 0) {
-      applied(plan, s, 0.0);  // no arrays: adopt the distribution, move nothing
-    } else {
-      RedistributeOptions o;
-      o.verify = verify();
-      const double t0 = MPI_Wtime();
-      s = redistribute_arrays(comm(), plan.from, plan.to, o, arrays...);
-      applied(plan, s, MPI_Wtime() - t0);
-    }
+    if (!check_plan(plan)) return {};
+    double seconds = 0;
+    const RedistributeSummary s = move_arrays(plan.from, plan.to, seconds, arrays...);
+    applied(plan, s, seconds);
     return s;
   }
 
