@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <vector>
@@ -142,6 +143,9 @@ std::string table(const std::vector<std::string>& header,
 /// temporary file in the same directory renamed over `path`, so a failure never
 /// leaves a partial file behind.
 void emit(const std::string& text, const std::string& path);
+/// As emit(), but the result is streamed by `write` (large JSON and tables
+/// never exist whole in memory).
+void emit_to(const std::string& path, const std::function<void(std::ostream&)>& write);
 
 /// A double for JSON: null when not finite.
 nlohmann::ordered_json number(double value);

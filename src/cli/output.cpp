@@ -49,12 +49,17 @@ std::string table(const std::vector<std::string>& header,
 }
 
 void emit(const std::string& text, const std::string& path) {
+  emit_to(path, [&](std::ostream& out) { out << text; });
+}
+
+void emit_to(const std::string& path, const std::function<void(std::ostream&)>& write) {
   if (path.empty()) {
-    std::cout << text << std::flush;
+    write(std::cout);
+    std::cout << std::flush;
     if (!std::cout) throw OutputFailed("cannot write the result to standard output");
     return;
   }
-  detail::write_atomically(path, [&](std::ostream& out) { out << text; });
+  detail::write_atomically(path, write);
 }
 
 nlohmann::ordered_json number(double value) {
