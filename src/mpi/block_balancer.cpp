@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <new>
 #include <numeric>
 
 #include "balancer_report.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
+#include "migrate_internal.hpp"
 #include "pipeline.hpp"
 
 namespace isocost::mpi {
@@ -121,8 +123,19 @@ BlockPlan BlockBalancer::decide_data(double bytes, std::span<const std::size_t> 
   const double t0 = MPI_Wtime();
   const std::size_t P = static_cast<std::size_t>(p.size());
   const std::size_t F = options_.balance_phases ? c.my_phases.size() : 0;
-  // Every rank's (load, elements, costs given[, phase loads]).
-  std::vector<double> mine{c.my_load, static_cast<double>(local_count()), have_costs_ ? 1.0 : 0.0};
+  // The whole cost vector, in element order (every rank needs all of it),
+  // allocated before the gather: its flag carries a failure to every rank.
+  std::vector<double> element_costs;
+  double costs_flag = have_costs_ ? 1.0 : 0.0;  // -1: no memory for them
+  if (have_costs_) {
+    try {
+      element_costs.resize(static_cast<std::size_t>(distribution_.size()));
+    } catch (const std::bad_alloc&) {
+      costs_flag = -1.0;
+    }
+  }
+  // Every rank's (load, elements, costs flag[, phase loads]).
+  std::vector<double> mine{c.my_load, static_cast<double>(local_count()), costs_flag};
   mine.insert(mine.end(), c.my_phases.begin(), c.my_phases.begin() + static_cast<long>(F));
   const std::size_t w = mine.size();
   std::vector<double> all(w * P);
@@ -130,22 +143,26 @@ BlockPlan BlockBalancer::decide_data(double bytes, std::span<const std::size_t> 
                 MPI_DOUBLE, p.comm());
   std::vector<double> loads(P), counts(P), phase_loads(P * F);
   std::size_t with_costs = 0;
+  std::vector<int> no_memory;
   for (std::size_t r = 0; r < P; ++r) {
     loads[r] = all[r * w];
     counts[r] = all[r * w + 1];
-    with_costs += all[r * w + 2] > 0 ? 1 : 0;
+    with_costs += all[r * w + 2] != 0 ? 1 : 0;
+    if (all[r * w + 2] < 0) no_memory.push_back(static_cast<int>(r));
     for (std::size_t f = 0; f < F; ++f) phase_loads[r * F + f] = all[r * w + 3 + f];
   }
+  if (!no_memory.empty())
+    throw Error(std::string(what) + ": out of memory on " +
+                (no_memory.size() == 1 ? "rank " : "ranks ") + internal::rank_list(no_memory) +
+                " (room for the " + std::to_string(distribution_.size()) +
+                " per-element costs); nothing decided");
   if (with_costs != 0 && with_costs != P)
     throw Error(std::string(what) + ": " + std::to_string(with_costs) + " of " + std::to_string(P) +
                 " ranks gave per-element costs; expected all or none");
-  // The whole cost vector, in element order (every rank needs all of it).
-  std::vector<double> element_costs;
   if (with_costs == P) {
     std::vector<int> n(P), displ(P, 0);
     for (std::size_t r = 0; r < P; ++r) n[r] = static_cast<int>(distribution_.count(int(r)));
     std::partial_sum(n.begin(), n.end() - 1, displ.begin() + 1);
-    element_costs.resize(static_cast<std::size_t>(distribution_.size()));
     MPI_Allgatherv(costs_.data(), static_cast<int>(costs_.size()), MPI_DOUBLE, element_costs.data(),
                    n.data(), displ.data(), MPI_DOUBLE, p.comm());
     plan.used_costs = true;
@@ -201,14 +218,24 @@ BlockPlan BlockBalancer::decide_data(double bytes, std::span<const std::size_t> 
   return plan;
 }
 
-bool BlockBalancer::check_plan(const BlockPlan& plan) const {
-  if (!plan.moves()) return false;
-  // Every rank holds the same plan and distribution: the same answer
-  // everywhere, without communication.
-  if (!pending_ || plan.from.offsets != distribution_.offsets || plan.step != event_.step)
-    throw Error(
-        "BlockBalancer::apply: the plan is not the latest decide()'s on the current distribution "
-        "(applied already, or from another decision); expected the plan decide() just returned");
+bool BlockBalancer::check_plan(const BlockPlan& plan, const std::function<std::string()>& prepare) {
+  const char* what = "BlockBalancer::apply";
+  const std::string stale =
+      "the plan is not the latest decide()'s on the current distribution (applied already, or "
+      "from another decision); expected the plan decide() just returned";
+  // pending_ is the same on every rank (decide() is agreed): without a
+  // pending plan no rank communicates, and a moving plan is stale everywhere.
+  if (!pending_) {
+    if (!plan.moves()) return false;
+    throw Error(std::string(what) + ": " + stale);
+  }
+  // With one, every rank enters here: agree that every rank applies it.
+  std::string problem;
+  if (!plan.moves() || plan.from.offsets != distribution_.offsets || plan.step != event_.step)
+    problem = stale;
+  else if (prepare)
+    problem = prepare();
+  internal::agree(comm(), what, problem);
   return true;
 }
 
@@ -224,30 +251,46 @@ void BlockBalancer::applied(const BlockPlan& plan, const RedistributeSummary& s,
 }
 
 MigrateSummary BlockBalancer::apply(const BlockPlan& plan, const MigrationCallbacks& callbacks) {
-  if (!check_plan(plan)) return {};
   const double t0 = MPI_Wtime();
   const int rank = BalancerBase::rank();
-  // Every element whose owner changes, with its global index as id.
+  // Every element whose owner changes, with its global index as id; built
+  // before the agreement, so that running out of memory is agreed too.
   std::vector<TaskMove> moves;
-  const auto& a = plan.from.offsets;
-  const auto& b = plan.to.offsets;
-  for (std::size_t r = 0; r + 1 < a.size(); ++r)
-    for (std::size_t q = 0; q + 1 < b.size(); ++q) {
-      if (q == r) continue;
-      for (std::int64_t i = std::max(a[r], b[q]); i < std::min(a[r + 1], b[q + 1]); ++i)
-        moves.push_back({i, static_cast<int>(r), static_cast<int>(q), 0.0});
+  std::vector<std::int64_t> held;
+  const auto prepare = [&]() -> std::string {
+    try {
+      const auto& a = plan.from.offsets;
+      const auto& b = plan.to.offsets;
+      for (std::size_t r = 0; r + 1 < a.size(); ++r)
+        for (std::size_t q = 0; q + 1 < b.size(); ++q) {
+          if (q == r) continue;
+          for (std::int64_t i = std::max(a[r], b[q]); i < std::min(a[r + 1], b[q + 1]); ++i)
+            moves.push_back({i, static_cast<int>(r), static_cast<int>(q), 0.0});
+        }
+      held.resize(static_cast<std::size_t>(plan.from.count(rank)));
+      std::iota(held.begin(), held.end(), plan.from.begin(rank));
+    } catch (const std::bad_alloc&) {
+      return "could not allocate the list of " + std::to_string(moves.size()) + "+ moves";
     }
-  std::vector<std::int64_t> held(static_cast<std::size_t>(plan.from.count(rank)));
-  std::iota(held.begin(), held.end(), plan.from.begin(rank));
+    return {};
+  };
+  if (!check_plan(plan, prepare)) return {};
   MigrateOptions o;
   o.verify = verify();
-  const MigrateSummary m = migrate(comm(), held, moves, callbacks, o);
-  if (!m.failed.empty())  // the same list on every rank
+  // All or nothing: a block distribution cannot leave an element behind, so
+  // one failure rolls every move back and the plan stays pending.
+  internal::RollBack rb;
+  const MigrateSummary m =
+      internal::migrate_elements(comm(), held, moves, callbacks, o, "BlockBalancer::apply", &rb);
+  if (rb.rolled_back)  // the same list and counts on every rank
     throw Error("BlockBalancer::apply: " + std::to_string(m.failed.size()) +
                 " elements could not move (first: element " + std::to_string(m.failed[0].id) +
                 ", rank " + std::to_string(m.failed[0].from) + " -> " +
                 std::to_string(m.failed[0].to) + ", at " + to_string(m.failed[0].stage) +
-                "); a block distribution cannot leave them behind");
+                "); every move was rolled back, the distribution is unchanged" +
+                (rb.free_errors > 0 ? " (but " + std::to_string(rb.free_errors) +
+                                          " unpacked copies could not be freed: free() threw)"
+                                    : ""));
   RedistributeSummary s;
   s.rank = m.rank;
   s.ranks = m.ranks;

@@ -4,6 +4,7 @@
 
 #include <climits>
 #include <cstring>
+#include <exception>
 #include <new>
 #include <sstream>
 
@@ -30,7 +31,11 @@ namespace detail {
 std::string owners_of(const BlockDistribution& d, std::span<const std::int64_t> keys,
                       std::vector<int>& destination) {
   if (std::string e; !d.is_valid(&e)) return "distribution: " + e;
-  destination.resize(keys.size());
+  try {
+    destination.resize(keys.size());
+  } catch (const std::bad_alloc&) {
+    return "could not allocate the destinations of " + std::to_string(keys.size()) + " elements";
+  }
   for (std::size_t i = 0; i < keys.size(); ++i) {
     if (keys[i] < 0 || keys[i] >= d.size())
       return "element " + std::to_string(i) + " has key " + std::to_string(keys[i]) +
@@ -44,7 +49,11 @@ std::string owners_of(const BoxDistribution& d, std::span<const std::int64_t> ke
                       std::vector<int>& destination) {
   if (std::string e; !d.is_valid(&e)) return "distribution: " + e;
   const CellOwners owners(d);
-  destination.resize(keys.size());
+  try {
+    destination.resize(keys.size());
+  } catch (const std::bad_alloc&) {
+    return "could not allocate the destinations of " + std::to_string(keys.size()) + " elements";
+  }
   for (std::size_t i = 0; i < keys.size(); ++i) {
     destination[i] = owners.owner(keys[i]);
     if (destination[i] < 0)
@@ -106,7 +115,7 @@ u64 checksum(const std::byte* records, std::size_t n, std::size_t record) {
 
 ExchangeSummary exchange_bytes(MPI_Comm comm, std::span<const int> destination,
                                std::span<ExchangeArray> arrays, const ExchangeOptions& options,
-                               std::string problem) {
+                               std::string problem, const ExchangeOwners* owners) {
   const char* what = "exchange";
   internal::check_comm(comm, what);
   const double t0 = MPI_Wtime();
@@ -135,6 +144,9 @@ ExchangeSummary exchange_bytes(MPI_Comm comm, std::span<const int> destination,
     if (destination[i] < 0 || destination[i] >= P)
       problem = "element " + std::to_string(i) + " goes to rank " + std::to_string(destination[i]) +
                 ", expected a rank in [0, " + std::to_string(P) + ")";
+  if (problem.empty() && owners && owners->parts != P)
+    problem = "the distribution has " + std::to_string(owners->parts) + " parts, expected " +
+              std::to_string(P) + " (one per rank of the communicator)";
   Outgoing out;
   out.count.assign(static_cast<std::size_t>(P), 0);
   if (problem.empty()) problem = pack(destination, arrays, s.rank, record, out);
@@ -142,8 +154,10 @@ ExchangeSummary exchange_bytes(MPI_Comm comm, std::span<const int> destination,
     if (out.count[q] > INT_MAX)
       problem = std::to_string(out.count[q]) + " records for rank " + std::to_string(q) +
                 ", expected at most INT_MAX";
+  // Without a distribution its slot compares a constant: equal everywhere.
   const internal::Same same[] = {internal::same_options(options),
-                                 {size_hash.h, "element sizes", "element_sizes\t" + sizes + "\n"}};
+                                 {size_hash.h, "element sizes", "element_sizes\t" + sizes + "\n"},
+                                 {owners ? owners->hash : 0, "the distribution"}};
   internal::agree(comm, what, problem, same);
 
   // Counts, then every allocation, agreed before the records move.
@@ -154,13 +168,22 @@ ExchangeSummary exchange_bytes(MPI_Comm comm, std::span<const int> destination,
   std::vector<std::byte> in_records;
   const std::size_t total = out.kept.size() + static_cast<std::size_t>(received);
   std::string memory;
+  std::size_t grown = 0;  // arrays already resized
   try {
     in_records.resize(static_cast<std::size_t>(received) * record);
-    for (auto& a : arrays) a.resize(a.vector, std::max(total, n));
-  } catch (const std::bad_alloc&) {
+    for (auto& a : arrays) {
+      a.resize(a.vector, std::max(total, n));
+      ++grown;
+    }
+  } catch (const std::exception& e) {  // std::bad_alloc, or an element's constructor
     memory = "could not allocate room for " + std::to_string(total) + " elements of " +
-             std::to_string(record) + " B";
+             std::to_string(record) + " B (" + e.what() + ")";
   }
+  // Roll back: the arrays grown so far shrink to their old length (which
+  // does not allocate; their first n elements are untouched), the one that
+  // failed is unchanged (std::vector::resize's strong guarantee).
+  if (!memory.empty())
+    for (std::size_t k = 0; k < grown; ++k) arrays[k].resize(arrays[k].vector, n);
   internal::agree(comm, what, memory, {}, "out of memory (nothing moved) on");
 
   u64 before = 0;

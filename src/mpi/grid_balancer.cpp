@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <new>
 #include <numeric>
 
 #include "balancer_report.hpp"
@@ -107,10 +108,10 @@ void GridBalancer::finish(GridEvent event) {
 
 namespace {
 
-// Every rank's box costs (gathered in rank order) placed in the grid, x fastest.
-std::vector<double> grid_costs(const BoxDistribution& boxes, const std::vector<double>& gathered,
-                               const std::vector<int>& displ) {
-  std::vector<double> grid(static_cast<std::size_t>(boxes.size()));
+// Every rank's box costs (gathered in rank order) placed in `grid` (sized to
+// the grid), x fastest.
+void grid_costs(const BoxDistribution& boxes, const std::vector<double>& gathered,
+                const std::vector<int>& displ, std::vector<double>& grid) {
   const std::int64_t nx = boxes.cells[0], ny = boxes.cells[1];
   for (std::size_t r = 0; r < boxes.boxes.size(); ++r) {
     const CellBox& b = boxes.boxes[r];
@@ -120,7 +121,6 @@ std::vector<double> grid_costs(const BoxDistribution& boxes, const std::vector<d
         for (std::int64_t i = b.lo[0]; i < b.hi[0]; ++i)
           grid[static_cast<std::size_t>(i + nx * (j + ny * k))] = gathered[at++];
   }
-  return grid;
 }
 
 }  // namespace
@@ -156,28 +156,45 @@ GridPlan GridBalancer::decide_data(double bytes, std::span<const std::size_t> si
 
   const double t0 = MPI_Wtime();
   const std::size_t P = static_cast<std::size_t>(p.size());
-  const double mine[3] = {c.my_load, static_cast<double>(local_count()), have_costs_ ? 1.0 : 0.0};
+  // The gathered costs and the grid of them, allocated before the gather:
+  // its flag carries a failure to every rank (as BlockBalancer::decide()).
+  std::vector<double> gathered, cell_costs;
+  double costs_flag = have_costs_ ? 1.0 : 0.0;  // -1: no memory for them
+  if (have_costs_) {
+    try {
+      gathered.resize(static_cast<std::size_t>(boxes_.size()));
+      cell_costs.resize(static_cast<std::size_t>(boxes_.size()));
+    } catch (const std::bad_alloc&) {
+      costs_flag = -1.0;
+    }
+  }
+  const double mine[3] = {c.my_load, static_cast<double>(local_count()), costs_flag};
   std::vector<double> all(3 * P);
   MPI_Allgather(mine, 3, MPI_DOUBLE, all.data(), 3, MPI_DOUBLE, p.comm());
   std::vector<double> loads(P), counts(P);
   std::size_t with_costs = 0;
+  std::vector<int> no_memory;
   for (std::size_t r = 0; r < P; ++r) {
     loads[r] = all[3 * r];
     counts[r] = all[3 * r + 1];
-    with_costs += all[3 * r + 2] > 0 ? 1 : 0;
+    with_costs += all[3 * r + 2] != 0 ? 1 : 0;
+    if (all[3 * r + 2] < 0) no_memory.push_back(static_cast<int>(r));
   }
+  if (!no_memory.empty())
+    throw Error(std::string(what) + ": out of memory on " +
+                (no_memory.size() == 1 ? "rank " : "ranks ") + internal::rank_list(no_memory) +
+                " (room for the " + std::to_string(boxes_.size()) +
+                " per-cell costs); nothing decided");
   if (with_costs != 0 && with_costs != P)
     throw Error(std::string(what) + ": " + std::to_string(with_costs) + " of " + std::to_string(P) +
                 " ranks gave per-cell costs; expected all or none");
-  std::vector<double> cell_costs;
   if (with_costs == P) {
     std::vector<int> n(P), displ(P, 0);
     for (std::size_t r = 0; r < P; ++r) n[r] = static_cast<int>(boxes_.count(int(r)));
     std::partial_sum(n.begin(), n.end() - 1, displ.begin() + 1);
-    std::vector<double> gathered(static_cast<std::size_t>(boxes_.size()));
     MPI_Allgatherv(costs_.data(), static_cast<int>(costs_.size()), MPI_DOUBLE, gathered.data(),
                    n.data(), displ.data(), MPI_DOUBLE, p.comm());
-    cell_costs = grid_costs(boxes_, gathered, displ);
+    grid_costs(boxes_, gathered, displ, cell_costs);
     plan.used_costs = true;
   }
   // From here every rank holds the same numbers and computes the same plan.
@@ -234,12 +251,18 @@ GridPlan GridBalancer::decide_data(double bytes, std::span<const std::size_t> si
   return plan;
 }
 
-bool GridBalancer::check_plan(const GridPlan& plan) const {
-  if (!plan.moves()) return false;
-  if (!pending_ || plan.from.hash() != boxes_.hash() || plan.step != event_.step)
-    throw Error(
-        "GridBalancer::apply: the plan is not the latest decide()'s on the current boxes "
-        "(applied already, or from another decision); expected the plan decide() just returned");
+bool GridBalancer::check_plan(const GridPlan& plan) {
+  const char* what = "GridBalancer::apply";
+  const std::string stale =
+      "the plan is not the latest decide()'s on the current boxes (applied already, or from "
+      "another decision); expected the plan decide() just returned";
+  // As BlockBalancer::check_plan(): pending_ is the same on every rank.
+  if (!pending_) {
+    if (!plan.moves()) return false;
+    throw Error(std::string(what) + ": " + stale);
+  }
+  const bool latest = plan.moves() && plan.from.hash() == boxes_.hash() && plan.step == event_.step;
+  internal::agree(comm(), what, latest ? std::string() : stale);
   return true;
 }
 

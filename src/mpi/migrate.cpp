@@ -19,6 +19,7 @@
 #include "agreement.hpp"
 #include "isocost/error.hpp"
 #include "isocost/mpi/redistribute.hpp"
+#include "migrate_internal.hpp"
 #include "transfer.hpp"
 
 namespace isocost::mpi {
@@ -116,7 +117,14 @@ std::string check_migrate_input(int rank, int P, std::span<const std::int64_t> h
 MigrateSummary migrate(MPI_Comm comm, std::span<const std::int64_t> held,
                        std::span<const TaskMove> moves, const MigrationCallbacks& callbacks,
                        const MigrateOptions& options) {
-  const char* what = "migrate";
+  return migrate_elements(comm, held, moves, callbacks, options, "migrate", nullptr);
+}
+
+MigrateSummary internal::migrate_elements(MPI_Comm comm, std::span<const std::int64_t> held,
+                                          std::span<const TaskMove> moves,
+                                          const MigrationCallbacks& callbacks,
+                                          const MigrateOptions& options, const char* what,
+                                          RollBack* all_or_nothing) {
   check_comm(comm, what);
   const double t0 = MPI_Wtime();
   MigrateSummary s;
@@ -230,6 +238,15 @@ MigrateSummary migrate(MPI_Comm comm, std::span<const std::int64_t> held,
   s.wire_bytes_sent = stotal * unit;
   Buffer staged, received;
   const std::byte* sendbuf = packed.get();
+  // The arrived records' bookkeeping (step 5), allocated here too.
+  std::unordered_map<i64, int> expected;  // id -> its sender
+  struct In {
+    i64 id;
+    i64 size;
+    const std::byte* bytes;
+  };
+  std::vector<std::vector<In>> arrived(uP);
+  std::vector<std::vector<unsigned char>> status(uP);
   {
     std::string problem;
     try {
@@ -256,26 +273,28 @@ MigrateSummary migrate(MPI_Comm comm, std::span<const std::int64_t> held,
                   " bytes for the arriving records";
       }
     }
+    if (problem.empty()) {
+      try {
+        for (const auto& m : moves)
+          if (m.to == rank && m.from != rank) expected.emplace(m.id, m.from);
+        for (std::size_t q = 0; q < uP; ++q) {
+          status[q].assign(static_cast<std::size_t>(rrecords[q]), kRejected);
+          arrived[q].reserve(static_cast<std::size_t>(rrecords[q]));
+        }
+      } catch (const std::bad_alloc&) {
+        problem = "could not allocate the bookkeeping of " + std::to_string(expected.size()) +
+                  " arriving records";
+      }
+    }
     agree(comm, what, problem, {}, "out of memory (nothing migrated) on");
   }
   alltoallv_units(comm, sendbuf, sc, sd, received.get(), rc, rd, unit);
   staged.reset();
 
   // 5. Parse the arrived records; check each id against the moves.
-  std::unordered_map<i64, int> expected;  // id -> its sender
-  for (const auto& m : moves)
-    if (m.to == rank && m.from != rank) expected.emplace(m.id, m.from);
-  struct In {
-    i64 id;
-    i64 size;
-    const std::byte* bytes;
-  };
-  std::vector<std::vector<In>> arrived(uP);
-  std::vector<std::vector<unsigned char>> status(uP);
   std::unordered_set<i64> seen;
   u64 recv_count = 0, recv_sum = 0, rejected = 0;
   for (std::size_t q = 0; q < uP; ++q) {
-    status[q].assign(static_cast<std::size_t>(rrecords[q]), kRejected);
     const std::byte* p = received.get() + rd[q] * unit;
     const std::byte* end = p + rbytes[q];
     for (i64 k = 0; k < rrecords[q]; ++k) {
@@ -342,6 +361,7 @@ MigrateSummary migrate(MPI_Comm comm, std::span<const std::int64_t> held,
   received.reset();
 
   // 8. Statuses back to the senders: one byte per record, in units of g bytes.
+  std::vector<unsigned char> moved;  // per move: its receiver unpacked it
   {
     std::vector<i64> tc(uP), td(uP), fc(uP), fd(uP);
     i64 ttotal = 0, ftotal = 0;
@@ -356,12 +376,12 @@ MigrateSummary migrate(MPI_Comm comm, std::span<const std::int64_t> held,
     std::vector<unsigned char> tbuf(static_cast<std::size_t>(std::max<i64>(ttotal * g, 1)), kOk);
     std::vector<unsigned char> fbuf(static_cast<std::size_t>(std::max<i64>(ftotal * g, 1)),
                                     kRejected);
+    moved.assign(moves.size(), 0);
     for (std::size_t q = 0; q < uP; ++q)
       std::copy(status[q].begin(), status[q].end(), tbuf.begin() + td[q] * g);
     alltoallv_units(comm, reinterpret_cast<const std::byte*>(tbuf.data()), tc, td,
                     reinterpret_cast<std::byte*>(fbuf.data()), fc, fd, g);
-    // 9. Free what arrived, in the moves' order; the rest stays here.
-    std::vector<unsigned char> moved(moves.size(), 0);
+    // 9. What arrived, in the moves' order; the rest stays here.
     for (std::size_t q = 0; q < uP; ++q)
       for (std::size_t k = 0; k < sent[q].size(); ++k) {
         const Out& o = *sent[q][k];
@@ -375,6 +395,31 @@ MigrateSummary migrate(MPI_Comm comm, std::span<const std::int64_t> held,
                st == kUnpackFailed ? MigrationStage::unpack : MigrationStage::receive);
         }
       }
+  }
+
+  // 10. Totals: every rank learns whether every element arrived before any
+  // sender frees one (the all-or-nothing mode's commit point).
+  i64 mine[3] = {s.elements_sent, s.bytes_sent, static_cast<i64>(failures.size())};
+  i64 total[3] = {};
+  MPI_Allreduce(mine, total, 3, MPI_INT64_T, MPI_SUM, comm);
+  const bool roll_back = all_or_nothing != nullptr && total[2] > 0;
+  if (roll_back) {
+    // Discard the copies unpacked here: the senders still hold every element.
+    i64 free_errors = 0;
+    for (std::size_t q = 0; q < uP; ++q)
+      for (std::size_t k = 0; k < arrived[q].size(); ++k)
+        if (status[q][k] == kOk) {
+          try {
+            callbacks.free(arrived[q][k].id);
+          } catch (...) {
+            ++free_errors;
+          }
+        }
+    MPI_Allreduce(&free_errors, &all_or_nothing->free_errors, 1, MPI_INT64_T, MPI_SUM, comm);
+    all_or_nothing->rolled_back = true;
+    s.elements_sent = s.elements_received = 0;
+    s.bytes_sent = s.bytes_received = 0;
+  } else {
     for (std::size_t i = 0; i < moves.size(); ++i)
       if (moved[i]) {
         try {
@@ -383,17 +428,13 @@ MigrateSummary migrate(MPI_Comm comm, std::span<const std::int64_t> held,
           s.free_errors.push_back(moves[i].id);
         }
       }
+    s.global_moved = total[0];
+    s.global_bytes_moved = total[1];
   }
-
-  // 10. Totals, and every rank's failures on every rank.
-  i64 mine[3] = {s.elements_sent, s.bytes_sent, static_cast<i64>(failures.size())};
-  i64 total[3] = {};
-  MPI_Allreduce(mine, total, 3, MPI_INT64_T, MPI_SUM, comm);
-  s.global_moved = total[0];
-  s.global_bytes_moved = total[1];
+  // Every rank's failures on every rank.
   if (total[2] > 0) {
     if (total[2] > INT_MAX / 4)
-      throw Error("migrate: " + std::to_string(total[2]) +
+      throw Error(std::string(what) + ": " + std::to_string(total[2]) +
                   " elements failed to move, too many to report (at most " +
                   std::to_string(INT_MAX / 4) + ")");
     const int n = 4 * static_cast<int>(failures.size());

@@ -152,10 +152,14 @@ class BlockBalancer : public BalancerBase {
   /// moved together in one exchange (redistribute_arrays()). Any number of
   /// std::vector arrays of trivially copyable types, of equal lengths; with
   /// none, the balancer adopts plan.to and the code moves its data itself
-  /// (e.g. particles with exchange()). Collective when plan.moves() (no
-  /// communication otherwise). Throws the
-  /// same Error on every rank, nothing moved, for arrays of the wrong or
-  /// unequal lengths, or a plan not made on the current distribution.
+  /// (e.g. particles with exchange()). Collective when the latest decide()
+  /// moved data: one MPI_Allreduce agrees that every rank applies that plan
+  /// (no communication when none is pending). Throws the same Error on every
+  /// rank, nothing moved, for arrays of the wrong or unequal lengths, a plan
+  /// that is not the latest decide()'s on the current distribution (on any
+  /// one rank), or an allocation that fails on any rank: all or nothing —
+  /// every rank's arrays and the distribution are then unchanged and the
+  /// plan stays pending, so the same apply() may be retried.
   template <class... T>
   RedistributeSummary apply(const BlockPlan& plan, std::vector<T>&... arrays) {
     if (!check_plan(plan)) return {};
@@ -168,9 +172,13 @@ class BlockBalancer : public BalancerBase {
   /// Carries out `plan` for elements that are not trivially copyable: every
   /// element whose owner changes moves with `callbacks` (migrate()), its id
   /// being its global index. The application keeps its elements in index
-  /// order itself. Collective when plan.moves(). Errors as migrate(); an
-  /// element whose move fails is an Error on every rank (a block
-  /// distribution cannot leave it behind).
+  /// order itself. Collective as apply(plan, arrays...). Errors as
+  /// migrate(). All or nothing (a block distribution cannot leave an element
+  /// behind): if any element's size, pack or unpack fails on any rank, every
+  /// receiver calls `free` on the copies it unpacked (the one call of `free`
+  /// on a receiver), no sender frees anything, and every rank throws the same
+  /// Error; the elements, the distribution and the pending plan are as
+  /// before.
   MigrateSummary apply(const BlockPlan& plan, const MigrationCallbacks& callbacks);
 
   /// decide(Σ sizeof(T)), then apply() if it moves data: the one-line form.
@@ -215,7 +223,11 @@ class BlockBalancer : public BalancerBase {
  private:
   /// decide() with this rank's array lengths checked (agreed at the check).
   BlockPlan decide_data(double bytes, std::span<const std::size_t> sizes);
-  bool check_plan(const BlockPlan& plan) const;
+  /// apply()'s start: false (no communication) when no plan is pending and
+  /// `plan` moves nothing; else, with a pending plan, collective: one
+  /// agreement that every rank applies it (and that `prepare`, run then,
+  /// found no problem); throws the agreed Error otherwise.
+  bool check_plan(const BlockPlan& plan, const std::function<std::string()>& prepare = {});
   void applied(const BlockPlan& plan, const RedistributeSummary& s, double seconds);
   void finish(BlockEvent event);
 

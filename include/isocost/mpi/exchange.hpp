@@ -97,11 +97,19 @@ ExchangeArray exchange_array(std::vector<T>& v) {
   return {&v, sizeof(T), v.size(), &vector_data<T>, &resize_vector<T>};
 }
 
+/// The distribution the destinations were computed from: its hash (which
+/// must be the same on every rank) and its part count (which must be P).
+struct ExchangeOwners {
+  std::uint64_t hash = 0;
+  int parts = 0;
+};
+
 /// The type-erased exchange: element i goes to rank destination[i]; `problem`
-/// is this rank's own input error ("" if none), agreed with the others.
+/// is this rank's own input error ("" if none), agreed with the others, as
+/// are `owners` when given.
 ExchangeSummary exchange_bytes(MPI_Comm comm, std::span<const int> destination,
                                std::span<ExchangeArray> arrays, const ExchangeOptions& options,
-                               std::string problem);
+                               std::string problem, const ExchangeOwners* owners = nullptr);
 
 /// Destinations from keys: owner of each 1-D index, or of each cell's linear
 /// index i + nx·(j + ny·k) (CellOwners); "" or the first key out of range.
@@ -129,14 +137,16 @@ ExchangeSummary exchange(MPI_Comm comm, std::span<const int> destination,
 /// Sends every element to the rank whose range of `d` holds its key (a global
 /// index in [0, N)): keys[i] is element i's, and `keys` itself travels with
 /// the arrays. Collective; errors as above, and for a key outside [0, N) or a
-/// distribution that is invalid or not one part per rank (named).
+/// distribution that is invalid, not one part per rank, or not the same on
+/// every rank (named).
 template <class... T>
 ExchangeSummary exchange(MPI_Comm comm, const BlockDistribution& d, std::vector<std::int64_t>& keys,
                          std::vector<T>&... arrays) {
   std::vector<int> destination;
   const std::string problem = detail::owners_of(d, keys, destination);
   detail::ExchangeArray refs[] = {detail::exchange_array(keys), detail::exchange_array(arrays)...};
-  return detail::exchange_bytes(comm, destination, refs, {}, problem);
+  const detail::ExchangeOwners owners{d.hash(), d.parts()};
+  return detail::exchange_bytes(comm, destination, refs, {}, problem, &owners);
 }
 
 /// As above for a grid of cells: the key is the cell's linear index
@@ -147,7 +157,8 @@ ExchangeSummary exchange(MPI_Comm comm, const BoxDistribution& d, std::vector<st
   std::vector<int> destination;
   const std::string problem = detail::owners_of(d, keys, destination);
   detail::ExchangeArray refs[] = {detail::exchange_array(keys), detail::exchange_array(arrays)...};
-  return detail::exchange_bytes(comm, destination, refs, {}, problem);
+  const detail::ExchangeOwners owners{d.hash(), d.parts()};
+  return detail::exchange_bytes(comm, destination, refs, {}, problem, &owners);
 }
 
 }  // namespace isocost::mpi

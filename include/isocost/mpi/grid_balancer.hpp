@@ -123,8 +123,8 @@ class GridBalancer : public BalancerBase {
 
   /// Every array holds this rank's from-box cells (x fastest) and is
   /// replaced by its to-box's, all moved together; with no arrays the
-  /// balancer only adopts the plan. Collective when plan.moves(). Errors as
-  /// BlockBalancer::apply().
+  /// balancer only adopts the plan. Collective and all or nothing as
+  /// BlockBalancer::apply(); errors as it.
   template <class... T>
   RedistributeSummary apply(const GridPlan& plan, std::vector<T>&... arrays) {
     if (!check_plan(plan)) return {};
@@ -164,7 +164,8 @@ class GridBalancer : public BalancerBase {
  private:
   /// decide() with this rank's array lengths checked (agreed at the check).
   GridPlan decide_data(double bytes, std::span<const std::size_t> sizes);
-  bool check_plan(const GridPlan& plan) const;
+  /// As BlockBalancer::check_plan(): collective when a plan is pending.
+  bool check_plan(const GridPlan& plan);
   void applied(const GridPlan& plan, const RedistributeSummary& s, double seconds);
   void finish(GridEvent event);
 

@@ -55,6 +55,9 @@ struct MigrationCallbacks {
   /// unpack has been confirmed, in the moves' order: release the element.
   /// Should not throw; an exception is caught and the id listed in
   /// MigrateSummary::free_errors (the element has moved all the same).
+  /// BlockBalancer::apply(plan, callbacks), which is all or nothing, also
+  /// calls it on a receiver, for each copy it unpacked, when the migration
+  /// is rolled back.
   std::function<void(std::int64_t id)> free;
 };
 

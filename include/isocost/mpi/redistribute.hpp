@@ -17,7 +17,10 @@
 // (of an error flag and a hash of the inputs that must agree across ranks)
 // tells every rank whether any input was bad, and then all ranks throw the
 // same isocost::Error naming the bad ranks — no rank is left waiting, nothing
-// moves.
+// moves. redistribute_arrays() (and so the balancers' apply()) is all or
+// nothing: the caller's arrays are replaced only after the exchange succeeded
+// on every rank (a failed allocation on one rank leaves every rank's arrays
+// as they were).
 //
 // Communication per redistribute(): that MPI_Allreduce, one MPI_Alltoallv of
 // exactly the elements that change owner (skipped when the distributions are
@@ -38,8 +41,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <new>
 #include <ranges>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -185,6 +190,24 @@ std::byte* resize_vector(void* vector, std::size_t count) {
   return reinterpret_cast<std::byte*>(v.data());
 }
 
+/// The arriving records of redistribute_arrays() and the new arrays they are
+/// unpacked into, allocated together before the agreement (so that a failed
+/// allocation is agreed and the caller's arrays stay as they were).
+template <class... T>
+struct StagedArrays {
+  Records records;
+  std::tuple<std::vector<T>...> arrays;
+};
+
+/// Resizes a StagedArrays<T...> (passed as `staged`) to `count` records and
+/// elements. May throw (std::bad_alloc, or an element's constructor).
+template <class... T>
+std::byte* resize_staged(void* staged, std::size_t count) {
+  auto& s = *static_cast<StagedArrays<T...>*>(staged);
+  std::apply([count](auto&... a) { (a.resize(count), ...); }, s.arrays);
+  return resize_records(&s.records, count);
+}
+
 template <class R, class T, class Distribution>
 RedistributeSummary redistribute_into(MPI_Comm comm, const Distribution& from,
                                       const Distribution& to, const R& local, std::vector<T>& out,
@@ -215,7 +238,12 @@ RedistributeSummary redistribute_into(MPI_Comm comm, const Distribution& from,
 ///
 /// Collective over `comm`. Errors as redistribute() (the same Error on every
 /// rank, nothing moved), and for arrays of different lengths on any rank.
-/// Memory: the records are staged, so about twice the arrays' bytes on top.
+/// All or nothing: the records and the new arrays are allocated before the
+/// agreement and the arrays are swapped in only after the exchange (and its
+/// verification) succeeded everywhere, so on any Error — a failed allocation
+/// on one rank included — every rank's arrays are exactly as they were.
+/// Memory: records staged out and in, and the new arrays: about three times
+/// the arrays' bytes on top.
 template <class Distribution, class... T>
 RedistributeSummary redistribute_arrays(MPI_Comm comm, const Distribution& from,
                                         const Distribution& to, const RedistributeOptions& options,
@@ -226,13 +254,27 @@ RedistributeSummary redistribute_arrays(MPI_Comm comm, const Distribution& from,
                 "copyable; use migrate() with pack/unpack callbacks otherwise");
   std::size_t count = 0;
   std::string problem = detail::check_arrays(count, arrays...);
-  detail::Records in = problem.empty() ? detail::pack_records(count, arrays...) : detail::Records{};
-  detail::Records out;
-  out.record_size = (sizeof(T) + ...);
+  detail::Records in;
+  if (problem.empty()) {
+    try {
+      in = detail::pack_records(count, arrays...);
+    } catch (const std::bad_alloc&) {
+      problem = "could not allocate " + std::to_string(count) + " records of " +
+                std::to_string((sizeof(T) + ...)) + " bytes to stage the outgoing elements";
+    }
+  }
+  detail::StagedArrays<T...> out;
+  out.records.record_size = (sizeof(T) + ...);
   const RedistributeSummary s = detail::redistribute_bytes(
-      comm, from, to, in.bytes.data(), problem.empty() ? count : 0, out.record_size, &out,
-      &detail::resize_records, false, options, std::move(problem));
-  detail::unpack_records(out, arrays...);
+      comm, from, to, in.bytes.data(), problem.empty() ? count : 0, out.records.record_size, &out,
+      &detail::resize_staged<T...>, false, options, std::move(problem));
+  // Commit: the new arrays were allocated above, so nothing here can fail.
+  std::apply(
+      [&](auto&... fresh) {
+        detail::unpack_records(out.records, fresh...);
+        (arrays.swap(fresh), ...);
+      },
+      out.arrays);
   return s;
 }
 
