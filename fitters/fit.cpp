@@ -57,26 +57,55 @@ void score(const CostModel& model, const Samples& s, const FitOptions& options, 
       n * std::log(rss / n) + 2 * k + (n - k - 1 > 0 ? 2.0 * k * (k + 1) / (n - k - 1) : kInf);
 }
 
-// L_E of the samples' own partition, and of the fitted model's partition
-// costed on a monotone interpolant of the samples (only for one tiling run).
+// Per-rank costs of `cuts` costed on the samples: the measured dt of the
+// intervals a rank covers whole, and for an interval a cut splits, the share
+// the monotone interpolant `truth` of the cumulative samples gives each side
+// (cumulative differences at the knots are the measured dt exactly). A range
+// beyond the samples' span is added to the first or last rank.
+std::vector<double> costs_on_samples(const CostModel& truth, const std::vector<double>& cuts) {
+  const std::size_t P = cuts.size() - 1;
+  std::vector<double> cost(P);
+  for (std::size_t i = 0; i < P; ++i) {
+    const double a = std::clamp(cuts[i], truth.lo(), truth.hi());
+    const double b = std::clamp(cuts[i + 1], truth.lo(), truth.hi());
+    cost[i] = truth.cost(a, b);
+  }
+  if (cuts.front() > truth.lo()) cost.front() += truth.cost(truth.lo(), cuts.front());
+  if (cuts.back() < truth.hi()) cost.back() += truth.cost(cuts.back(), truth.hi());
+  return cost;
+}
+
+// L_E over P ranks of the fitted model's partition and of the samples' own
+// partition, both costed on the samples (one tiling run only), and the L_E
+// the model claims for its partition. The samples' own partition for P ranks
+// puts cut i at knot i·n/P of the run (linear in x between knots), so with
+// P = n it is the measured run itself and its L_E that of the measured dt.
 void balance_on_samples(const CostModel& model, const Samples& s, const FitOptions& options,
                         FitSummary& out) {
   if (!s.tiles()) return;
-  std::vector<double> dt;
-  for (const auto& iv : s.intervals()) dt.push_back(iv.dt);
-  out.le_of_samples = load_stats(dt).le;
-  const int P = options.ranks > 0 ? options.ranks : static_cast<int>(s.size());
-  const auto truth = tabulate(s, s.size() + 1 >= 4 ? Interpolation::pchip : Interpolation::linear);
-  const auto part = partition(model, Speeds::uniform(P));
-  std::vector<double> cost(static_cast<std::size_t>(P));
-  for (int i = 0; i < P; ++i) {
-    const double a = std::clamp(part.cuts[i], truth.lo(), truth.hi());
-    const double b = std::clamp(part.cuts[i + 1], truth.lo(), truth.hi());
-    cost[i] = truth.cost(a, b);
+  std::vector<double> x, t;
+  s.cumulative_points(x, t);
+  const std::size_t n = x.size() - 1;
+  const int P = options.ranks > 0 ? options.ranks : static_cast<int>(n);
+  const auto truth = tabulate(s, n + 1 >= 4 ? Interpolation::pchip : Interpolation::linear);
+  std::vector<double> own(static_cast<std::size_t>(P) + 1);
+  for (int i = 0; i <= P; ++i) {
+    const double at = static_cast<double>(i) * static_cast<double>(n) / P;
+    const auto k = std::min(static_cast<std::size_t>(at), n - 1);
+    const double frac = at - static_cast<double>(k);
+    own[static_cast<std::size_t>(i)] = frac == 0 ? x[k] : x[k] + frac * (x[k + 1] - x[k]);
   }
-  if (part.cuts.front() > truth.lo()) cost.front() += truth.cost(truth.lo(), part.cuts.front());
-  if (part.cuts.back() < truth.hi()) cost.back() += truth.cost(part.cuts.back(), truth.hi());
-  out.le_on_samples = load_stats(cost).le;
+  own.back() = x.back();
+  if (P == static_cast<int>(n)) {  // exact: the measured dt, no interpolation
+    std::vector<double> dt(n);
+    for (std::size_t k = 0; k < n; ++k) dt[k] = t[k + 1] - t[k];
+    out.le_of_samples = load_stats(dt).le;
+  } else {
+    out.le_of_samples = load_stats(costs_on_samples(truth, own)).le;
+  }
+  const auto part = partition(model, Speeds::uniform(P));
+  out.le_on_samples = load_stats(costs_on_samples(truth, part.cuts)).le;
+  out.le_model_claim = part.predicted_le;
 }
 
 FitResult fit_tabulated(const Samples& samples, const FitSpec& spec, const FitOptions& options) {

@@ -147,7 +147,30 @@ std::string FitSummary::brief_report() const {
   if (le_on_samples) out << ", L_E on the samples " << fixed_digits(*le_on_samples, 4) << " %";
   out << ", " << to_string(termination);
   if (!converged()) out << " (" << message << ")";
+  if (const auto why = untrusted_reason(); converged() && !why.empty())
+    out << "; NOT TRUSTED: " << why;
   return out.str();
+}
+
+// Thresholds of the verdict (fit.hpp: untrusted_reason()).
+namespace {
+constexpr double kMinRSquared = 0.9;
+constexpr double kMissedSample = 0.1;  // R^2 is only a verdict if a sample is missed by more
+constexpr double kTiePoints = 0.01;    // L_E points: rounding of the cuts, not a difference
+}  // namespace
+
+std::string FitSummary::untrusted_reason() const {
+  if (!converged()) return "the fit did not converge: " + message;
+  std::string why;
+  if (le_on_samples && le_of_samples && *le_on_samples < *le_of_samples + kTiePoints &&
+      !(*le_on_samples > *le_of_samples - kTiePoints && *le_of_samples >= 100 - kTiePoints))
+    why = "the model's partition, costed on the samples, reaches L_E " +
+          fixed_digits(*le_on_samples, 4) + " %, not better than the samples' own " +
+          fixed_digits(*le_of_samples, 4) + " %";
+  if (r_squared < kMinRSquared && max_rel_error > kMissedSample)
+    why += (why.empty() ? "" : "; ") + std::string("R^2 ") + fixed_digits(r_squared, 4) +
+           " < 0.9 and a sample is missed by " + fixed_digits(100 * max_rel_error, 3) + " %";
+  return why;
 }
 
 std::string FitSummary::full_report() const {
@@ -171,6 +194,10 @@ std::string FitSummary::full_report() const {
   if (le_on_samples)
     out << "L_E of the fitted partition, costed on the samples " << fixed_digits(*le_on_samples, 6)
         << " %\n";
+  if (le_model_claim)
+    out << "L_E the model predicts for its own partition (its own claim) "
+        << fixed_digits(*le_model_claim, 6) << " %\n";
+  if (const auto why = untrusted_reason(); !why.empty()) out << "NOT TRUSTED: " << why << "\n";
   return out.str();
 }
 

@@ -1,11 +1,10 @@
-// Model selection (AICc or k-fold cross-validation) and repartitioning from
-// measurements.
+// Model selection (chain-keeping cross-validation or AICc, the interpolants
+// competing with the parametric forms) and repartitioning from measurements.
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numeric>
-#include <random>
 
+#include "cross_validation.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/fitters/fit.hpp"
@@ -14,52 +13,21 @@ namespace isocost {
 
 namespace {
 
-std::vector<FitSpec> default_candidates(SelectBy criterion) {
+using detail::fixed_digits;
+
+std::vector<FitSpec> default_candidates() {
   std::vector<FitSpec> c;
-  for (const char* name : {"sieve", "sieve+c", "sieve+q", "power", "poly:2", "poly:3", "exp"})
+  for (const char* name :
+       {"sieve", "sieve+c", "sieve+q", "power", "poly:2", "poly:3", "exp", "pchip", "makima"})
     c.push_back(parse_fit_spec(name));
-  // Interpolation has no parameter count for AICc; held-out error scores it.
-  if (criterion == SelectBy::cross_validation) c.push_back(parse_fit_spec("pchip"));
   return c;
 }
 
-// Mean squared held-out residual (relative) over k folds. Folds are a fixed
-// shuffle, so the score is reproducible.
-double cross_validate(const Samples& samples, const FitSpec& spec, const FitOptions& options,
-                      int folds) {
-  const std::size_t n = samples.size();
-  if (static_cast<std::size_t>(folds) > n)
-    throw Error("cross-validation: " + std::to_string(folds) +
-                " folds need at least as many samples, got " + std::to_string(n));
-  std::vector<std::size_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  std::shuffle(order.begin(), order.end(), std::mt19937_64(12345));
-  FitOptions train_options = options;
-  train_options.lo = options.lo.value_or(samples.lo());  // held-out intervals stay inside
-  train_options.hi = options.hi.value_or(samples.hi());
-  train_options.covariance = false;
-  double sum = 0;
-  std::size_t count = 0;
-  for (int f = 0; f < folds; ++f) {
-    std::vector<IntervalSample> train, test;
-    for (std::size_t i = 0; i < n; ++i)
-      (static_cast<int>(i % static_cast<std::size_t>(folds)) == f ? test : train)
-          .push_back(samples.intervals()[order[i]]);
-    const auto fitted = fit(Samples(train), spec, train_options);
-    if (!fitted.converged())
-      throw Error("the fit of fold " + std::to_string(f) +
-                  " did not converge: " + fitted.summary.message);
-    const CostModel& model = *fitted.model;
-    for (const auto& iv : test) {
-      const double lo = std::clamp(iv.lo, model.lo(), model.hi());
-      const double hi = std::clamp(iv.hi, model.lo(), model.hi());
-      const double r = (model.cost(lo, hi) - iv.dt) / iv.dt;
-      sum += r * r;
-      ++count;
-    }
-  }
-  return sum / static_cast<double>(count);
+bool interpolant(const FitSpec& spec) {
+  return spec.form == FitForm::pchip || spec.form == FitForm::makima;
 }
+
+std::string cv_text(double e) { return fixed_digits(e, 4); }
 
 }  // namespace
 
@@ -67,43 +35,116 @@ Selection select_model(const Samples& samples, const SelectOptions& select,
                        const FitOptions& options) {
   if (select.criterion == SelectBy::cross_validation && select.folds < 2)
     throw Error("cross-validation needs at least 2 folds, got " + std::to_string(select.folds));
-  const auto candidates =
-      select.candidates.empty() ? default_candidates(select.criterion) : select.candidates;
+  const auto candidates = select.candidates.empty() ? default_candidates() : select.candidates;
+  const bool by_cv = select.criterion == SelectBy::cross_validation;
+  const auto chain = detail::sample_chain(samples);
+  auto cv = [&](const FitSpec& spec) {
+    return chain ? detail::chain_cross_validate(*chain, spec, options, select.folds)
+                 : detail::interval_cross_validate(samples, spec, options, select.folds);
+  };
+
   std::vector<Candidate> table;
-  std::optional<FitResult> best_fit;
-  std::optional<std::size_t> best;
+  std::vector<FitResult> fits;  // parallel to table
   for (const auto& spec : candidates) {
     Candidate c;
     c.model = spec.name();
+    FitResult fitted;
     try {
-      auto fitted = fit(samples, spec, options);
+      if (interpolant(spec)) {
+        if (!chain)
+          throw Error("interpolates one run of samples (tiling or cumulative); these are not one");
+        if ((options.lo && *options.lo != samples.lo()) ||
+            (options.hi && *options.hi != samples.hi()))
+          throw Error("interpolates the samples and lives on their span, not the fit's domain");
+      }
+      fitted = fit(samples, spec, options);
       c.summary = fitted.summary;
       if (!fitted.converged())  // only converged fits compete
         throw Error("did not converge: " + fitted.summary.message);
-      c.score = select.criterion == SelectBy::aicc
-                    ? fitted.summary.aicc
-                    : cross_validate(samples, spec, options, select.folds);
-      if (!std::isfinite(c.score))
-        throw Error(select.criterion == SelectBy::aicc
-                        ? "AICc undefined (too few samples for its parameter count)"
-                        : "held-out error is not finite");
-      c.summary = fitted.summary;
-      c.ok = true;
-      if (!best || c.score < table[*best].score) {
-        best = table.size();
-        best_fit = std::move(fitted);
+      if (by_cv) {
+        c.cv_error = cv(spec);
+        c.score = *c.cv_error;
+      } else {
+        c.score =
+            interpolant(spec) ? std::numeric_limits<double>::quiet_NaN() : fitted.summary.aicc;
+        if (interpolant(spec)) c.cv_error = cv(spec);
       }
+      if (!interpolant(spec) && !std::isfinite(c.score))
+        throw Error(by_cv ? "held-out error is not finite"
+                          : "AICc undefined (too few samples for its parameter count)");
+      if (c.cv_error && !std::isfinite(*c.cv_error)) throw Error("held-out error is not finite");
+      c.ok = true;
     } catch (const Error& e) {
       c.error = e.what();
     }
     table.push_back(std::move(c));
+    fits.push_back(std::move(fitted));
   }
-  if (!best) {
+
+  // The best parametric form by the criterion, and the best interpolant.
+  std::optional<std::size_t> form, interp;
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    if (!table[i].ok) continue;
+    auto& best = interpolant(candidates[i]) ? interp : form;
+    const double key = interpolant(candidates[i]) ? *table[i].cv_error : table[i].score;
+    const double best_key = !best                            ? 0
+                            : interpolant(candidates[*best]) ? *table[*best].cv_error
+                                                             : table[*best].score;
+    if (!best || key < best_key) best = i;
+  }
+  if (!form && !interp) {
     std::string why;
     for (const auto& c : table) why += "; " + c.model + ": " + c.error;
     throw Error("no candidate model could be fitted" + why);
   }
-  return Selection{std::move(*best_fit), std::move(table)};
+  // Under AICc the winner meets the interpolants on held-out error too.
+  if (form && interp && !table[*form].cv_error) {
+    try {
+      table[*form].cv_error = cv(candidates[*form]);
+    } catch (const Error& e) {
+      table[*form].note = std::string("no held-out error (") + e.what() + ")";
+    }
+  }
+
+  std::size_t winner;
+  std::string reason;
+  const std::string rule = by_cv ? "lowest held-out error" : "lowest AICc";
+  if (form && interp) {
+    const Candidate& q = table[*form];
+    const Candidate& p = table[*interp];
+    const double limit = kParametricMargin * *p.cv_error;
+    if (q.cv_error && *q.cv_error <= limit) {
+      winner = *form;
+      reason = q.model + " (" + rule + " of the parametric forms) predicts held-out splits with " +
+               "error " + cv_text(*q.cv_error) + " <= " + fixed_digits(kParametricMargin, 2) +
+               " x " + p.model + "'s " + cv_text(*p.cv_error);
+    } else {
+      winner = *interp;
+      reason = p.model + ": no parametric form predicts held-out splits really better (best " +
+               q.model + (q.cv_error ? " " + cv_text(*q.cv_error) : std::string(" (none)")) +
+               " vs " + cv_text(*p.cv_error) + "; a form must reach " +
+               fixed_digits(kParametricMargin, 2) + " x)";
+    }
+  } else {
+    winner = form ? *form : *interp;
+    reason = table[winner].model + " (" + (form ? rule : "lowest held-out error") +
+             (form ? "; no interpolant could compete" : "; no parametric form fitted") + ")";
+  }
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    Candidate& c = table[i];
+    if (!c.ok || !c.note.empty()) continue;
+    if (i == winner)
+      c.note = "chosen";
+    else if (form && i == *form)
+      c.note = "best form, but not " + fixed_digits(kParametricMargin, 2) + " x " +
+               table[winner].model + "'s held-out error";
+    else if (interp && i == *interp)
+      c.note = "best interpolant, but " + table[winner].model + " predicts better";
+    else
+      c.note =
+          "worse " + std::string(by_cv || interpolant(candidates[i]) ? "held-out error" : "AICc");
+  }
+  return Selection{std::move(fits[winner]), std::move(table), std::move(reason)};
 }
 
 Repartition repartition(const Samples& samples, const std::vector<double>& current_cuts,

@@ -8,8 +8,18 @@
 //
 // Guarantee (post-condition): the returned x lies in [a, b], is a point where t
 // was evaluated, and `residual` = t(x) − target exactly as evaluated. Either a
-// tolerance held (`converged()`), or the iteration budget ran out and
-// `termination` says so.
+// tolerance held (`converged()`), or the iteration budget ran out or the claim
+// could not be confirmed, and `termination` says so. A claimed tolerance is
+// checked against the points evaluated before it is reported: |residual| within
+// the cost tolerance, or a sign change of t − target within the x tolerance of
+// x (a Newton or secant step below it counts when the local slope is finite).
+// A non-finite t inside the domain is an Error naming x and the value.
+//
+// Plateaus: where t is flat at the target (zero density over an interval, e.g.
+// a run of zero weights or repeated tabulated values), every point of the flat
+// stretch solves t(x) = target. The cut is then the plateau's left end (to the
+// x tolerance, within the bracket), whatever the method; discrete models take
+// the smallest such boundary.
 //
 //   isocost::CutOptions opt;              // Newton from the linear guess
 //   auto s = isocost::solve_cut(model, 0.5 * model.total(), opt);
@@ -17,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,6 +59,8 @@ enum class CutTermination : std::uint8_t {
                     ///< step fell below 4ε·|x|
   nearest_integer,  ///< discrete model: the integer boundary closest to the target
   iteration_limit,  ///< max_iterations used up: x is the best point seen, not converged
+  failed,           ///< no tolerance could be confirmed at the best point seen (e.g.
+                    ///< a discontinuous t); x is that point, not converged
 };
 std::string_view to_string(CutTermination termination);
 
@@ -61,6 +74,9 @@ enum class CutFallback : std::uint8_t {
 };
 std::string_view to_string(CutFallback fallback);
 
+/// The smallest nonzero relative cost tolerance CutOptions accepts: 4ε.
+inline constexpr double kMinCostTolerance = 4 * std::numeric_limits<double>::epsilon();
+
 /// Settings for one cut (Ceres-style: plain struct, documented defaults).
 struct CutOptions {
   /// Root finder to use.
@@ -68,8 +84,10 @@ struct CutOptions {
   /// Stop once |t(x) − target| <= cost_tolerance · scale, where scale is TT for
   /// solve_cut and, inside partition()/rank_range(), the target cost of the
   /// smaller of the two parts the cut separates (so every part's cost is within
-  /// 2·cost_tolerance of its own target, whatever P). Must be >= 0. Below what
-  /// double precision can reach, solves stop at the x tolerance instead.
+  /// 2·cost_tolerance of its own target, whatever P). Must be 0 (solve to the
+  /// x tolerance) or >= kMinCostTolerance = 4ε: a relative tolerance of a few
+  /// ulps is the most double precision can reach. Where the scale makes it
+  /// unreachable (tiny parts), solves stop at the x tolerance instead.
   double cost_tolerance = 1e-12;
   /// Stop once the root is bracketed in an interval no wider than
   /// max(x_tolerance, 4ε·|x|). Must be >= 0; 0 means machine precision.
@@ -109,8 +127,10 @@ struct CutSummary {
   CutFallback fallback = CutFallback::none;
   CutTermination termination = CutTermination::exact;
 
-  /// True unless the iteration budget ran out.
-  bool converged() const noexcept { return termination != CutTermination::iteration_limit; }
+  /// True unless the iteration budget ran out or the solve failed.
+  bool converged() const noexcept {
+    return termination != CutTermination::iteration_limit && termination != CutTermination::failed;
+  }
   /// One line: x, residual, method requested/used, iterations, termination.
   std::string brief_report() const;
 };

@@ -38,10 +38,13 @@ LoadFile read_load_file(std::istream& in, const std::string& name);
 
 /// Reads one number per line (optional one-word header). With `nonnegative`,
 /// negative values are errors. Throws ParseError if the file holds no value.
-std::vector<double> read_column(const std::string& path, const std::string& what, bool nonnegative);
+/// With `lines`, each value's line number (from 1) is stored there, for
+/// messages about a value that the caller checks further.
+std::vector<double> read_column(const std::string& path, const std::string& what, bool nonnegative,
+                                std::vector<std::size_t>* lines = nullptr);
 /// As read_column, from a stream.
 std::vector<double> read_column(std::istream& in, const std::string& name, const std::string& what,
-                                bool nonnegative);
+                                bool nonnegative, std::vector<std::size_t>* lines = nullptr);
 
 /// A process graph as an edge list: "i j" per line (node numbers, integers
 /// >= 0), with the common rules. `nodes` (from the loads) bounds the node

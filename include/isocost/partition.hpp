@@ -127,8 +127,9 @@ struct Partition {
   std::size_t fallbacks = 0;          ///< cuts whose fallback is not none
   bool integer = false;               ///< cuts are integers (used: discrete models force it)
   PartitionOptions options;           ///< the options given
-  /// converged, or iteration_limit when some cut ran out of iterations
-  /// (its summary says which).
+  /// converged; failed when some cut's tolerance could not be confirmed;
+  /// else iteration_limit when some cut ran out of iterations (its summary
+  /// says which).
   Termination termination = Termination::converged;
   bool converged() const noexcept { return termination == Termination::converged; }
 

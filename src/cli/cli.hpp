@@ -29,6 +29,10 @@ struct OutputFailed : Error {
   using Error::Error;
 };
 
+/// The isocost command: builds the app, parses argv, runs the chosen command
+/// and returns the process exit code (app.cpp; main() only calls it).
+int run(int argc, char** argv);
+
 /// Adds `isocost cut` to the app; the callback runs the command.
 void add_cut_command(CLI::App& app);
 /// Adds `isocost metrics` to the app.
@@ -110,7 +114,8 @@ struct Fitted {
   FitOptions options;
   bool repair = false;
   FitResult result;
-  std::vector<Candidate> candidates;  ///< the table of --model auto, best first
+  std::vector<Candidate> candidates;  ///< the table of --model auto, the winner first
+  std::string selection_reason;       ///< --model auto: why the winner won
 };
 
 /// Checks the model and fit options (before any file is read), reads the
@@ -124,12 +129,22 @@ Fitted fit_samples(const std::string& file, const std::string& model, const FitA
 nlohmann::ordered_json fit_json(const Fitted& f);
 /// The full human report of `isocost fit`.
 std::string fit_report(const Fitted& f);
-/// One line naming the fitted model and its parameters (for `cut --fit`).
+/// One line naming the fitted model, its parameters and its quality on the
+/// samples, and a second with the verdict when it is not trusted (for `cut --fit`).
 std::string fit_line(const Fitted& f);
+/// The label of the model's predicted L_E in `cut`'s text: with a fitted
+/// model (`f` not null) it says that this is the model's own claim.
+std::string model_claim_label(const Fitted* f);
+/// Throws NotConverged (exit 3, after the result was written) when the
+/// converged fit is not trusted (FitSummary::untrusted_reason()).
+void check_fit_trusted(const Fitted& f);
 
 /// Parses an integer >= min from a whole command-line field; throws Error
 /// naming `what` otherwise.
 int parse_int(const std::string& text, const std::string& what, int min);
+/// Parses a count of parts or ranks, an integer in [1, kMaxParts] (limits.hpp);
+/// above the limit the Error names the value, the limit and `unit`.
+int parse_count(const std::string& text, const std::string& what, const std::string& unit);
 
 /// Adds -o/--output (bound to `output`) and sets the command's callback to
 /// `run`, rejecting an empty file name first.

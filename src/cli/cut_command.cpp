@@ -1,6 +1,7 @@
 // isocost cut: one-dimensional partition of a cost model over P ranks.
 #include <cmath>
 #include <memory>
+#include <new>
 #include <optional>
 
 #include "cli.hpp"
@@ -9,6 +10,7 @@
 #include "isocost/error.hpp"
 #include "isocost/io.hpp"
 #include "isocost/partition.hpp"
+#include "json_stream.hpp"
 
 namespace isocost::cli {
 
@@ -47,13 +49,13 @@ CostModel build_model(const CutArgs& a) {
 Speeds build_speeds(const CutArgs& a) {
   const std::optional<Speeds> s = parse_speeds(a.speeds, a.node_types);
   if (s) {
-    if (!a.ranks.empty() && parse_int(a.ranks, "--ranks", 1) != s->ranks())
+    if (!a.ranks.empty() && parse_count(a.ranks, "--ranks", "parts") != s->ranks())
       throw Error("--ranks " + a.ranks + " does not match the " + std::to_string(s->ranks()) +
                   " ranks given by " + (a.speeds.empty() ? "--node-types" : "--speeds"));
     return *s;
   }
   if (a.ranks.empty()) throw Error("--ranks is required (or give --speeds / --node-types)");
-  return Speeds::uniform(parse_int(a.ranks, "--ranks", 1));
+  return Speeds::uniform(parse_count(a.ranks, "--ranks", "parts"));
 }
 
 int converged_cuts(const Partition& part) {
@@ -115,70 +117,80 @@ void run(const CutArgs& a) {
     throw Error("the fit of " + fitted->result.summary.model +
                 " failed: " + fitted->result.summary.message);
   const CostModel model = fitted ? *fitted->result.model : *given;
-  const Partition part = partition(model, speeds, options);
+  const Partition part = [&] {
+    try {
+      return partition(model, speeds, options);
+    } catch (const std::bad_alloc&) {
+      throw Error("out of memory for a partition into " + std::to_string(speeds.ranks()) +
+                  " parts (--ranks/--speeds/--node-types)");
+    }
+  }();
   const int P = part.ranks();
   const bool show_speed = !speeds.is_uniform();
 
   std::string text;
   if (a.json) {
-    nlohmann::ordered_json parts = nlohmann::ordered_json::array(),
-                           cuts = nlohmann::ordered_json::array();
-    for (int i = 0; i < P; ++i)
-      parts.push_back({{"rank", i},
-                       {"lo", part.cuts[i]},
-                       {"hi", part.cuts[i + 1]},
-                       {"speed", speeds.speed(i)},
-                       {"cost", part.cost[i]},
-                       {"share", part.cost[i] / part.total_cost},
-                       {"time", part.time[i]},
-                       {"iterations", part.summaries[i + 1].iterations}});
-    for (int i = 0; i <= P; ++i) {
-      const auto& s = part.summaries[i];
-      cuts.push_back({{"index", i},
-                      {"x", part.cuts[i]},
-                      {"solved_x", s.x},
-                      {"target", s.target},
-                      {"residual", s.residual},
-                      {"iterations", s.iterations},
-                      {"evaluations", s.evaluations},
-                      {"method", to_string(s.used)},
-                      {"fallback", to_string(s.fallback)},
-                      {"bisection_steps", s.bisection_steps},
-                      {"termination", to_string(s.termination)}});
-    }
+    // Streamed: the per-part arrays are written one element at a time.
     const auto time_stats = load_stats(part.time);
     // The parts' times in the LoadStats form, with the makespan and speedup.
     nlohmann::ordered_json predicted = time_stats;
     predicted["makespan"] = time_stats.max;
     predicted["speedup"] = part.total_cost / time_stats.max;
-    nlohmann::ordered_json j = {{"command", "cut"},
-                                {"model",
-                                 {{"kind", model.kind()},
-                                  {"description", model.describe()},
-                                  {"lo", model.lo()},
-                                  {"hi", model.hi()},
-                                  {"total_cost", model.total()}}},
-                                {"ranks", P},
-                                {"method", to_string(options.cut.method)},
-                                {"integer", part.integer},
-                                {"parts", parts},
-                                {"cuts", cuts},
-                                {"predicted", predicted},
-                                {"solver",
-                                 {{"max_iterations", part.max_iterations},
-                                  {"max_abs_residual", part.max_abs_residual},
-                                  {"fallbacks", part.fallbacks},
-                                  {"converged", part.converged()}}}};
-    if (fitted) {
-      // "fit" goes right after "model".
-      nlohmann::ordered_json with_fit;
-      for (auto& [key, value] : j.items()) {
-        with_fit[key] = value;
-        if (key == "model") with_fit["fit"] = fit_json(*fitted);
-      }
-      j = std::move(with_fit);
-    }
-    text = j.dump(2) + "\n";
+    const auto write = [&](std::ostream& out) {
+      JsonStream j(out);
+      j.member("command", "cut");
+      j.member("model", {{"kind", model.kind()},
+                         {"description", model.describe()},
+                         {"lo", model.lo()},
+                         {"hi", model.hi()},
+                         {"total_cost", model.total()}});
+      if (fitted) j.member("fit", fit_json(*fitted));  // "fit" goes right after "model"
+      j.member("ranks", P);
+      j.member("method", to_string(options.cut.method));
+      j.member("integer", part.integer);
+      // One element object, refilled per part: its keys are allocated once.
+      nlohmann::ordered_json e = {{"rank", 0},   {"lo", 0.0},    {"hi", 0.0},   {"speed", 0.0},
+                                  {"cost", 0.0}, {"share", 0.0}, {"time", 0.0}, {"iterations", 0}};
+      j.array("parts", static_cast<std::size_t>(P),
+              [&](std::size_t i) -> const nlohmann::ordered_json& {
+                e["rank"] = i;
+                e["lo"] = part.cuts[i];
+                e["hi"] = part.cuts[i + 1];
+                e["speed"] = speeds.speed(static_cast<int>(i));
+                e["cost"] = part.cost[i];
+                e["share"] = part.cost[i] / part.total_cost;
+                e["time"] = part.time[i];
+                e["iterations"] = part.summaries[i + 1].iterations;
+                return e;
+              });
+      e = {{"index", 0},           {"x", 0.0},         {"solved_x", 0.0},
+           {"target", 0.0},        {"residual", 0.0},  {"iterations", 0},
+           {"evaluations", 0},     {"method", ""},     {"fallback", ""},
+           {"bisection_steps", 0}, {"termination", ""}};
+      j.array("cuts", static_cast<std::size_t>(P) + 1,
+              [&](std::size_t i) -> const nlohmann::ordered_json& {
+                const auto& s = part.summaries[i];
+                e["index"] = i;
+                e["x"] = part.cuts[i];
+                e["solved_x"] = s.x;
+                e["target"] = s.target;
+                e["residual"] = s.residual;
+                e["iterations"] = s.iterations;
+                e["evaluations"] = s.evaluations;
+                e["method"] = to_string(s.used);
+                e["fallback"] = to_string(s.fallback);
+                e["bisection_steps"] = s.bisection_steps;
+                e["termination"] = to_string(s.termination);
+                return e;
+              });
+      j.member("predicted", predicted);
+      j.member("solver", {{"max_iterations", part.max_iterations},
+                          {"max_abs_residual", part.max_abs_residual},
+                          {"fallbacks", part.fallbacks},
+                          {"converged", part.converged()}});
+      j.finish();
+    };
+    emit_to(a.output, write);
   } else {
     std::vector<std::string> header{"rank", "lo", "hi"};
     if (show_speed) header.push_back("speed");
@@ -204,15 +216,16 @@ void run(const CutArgs& a) {
             ", total cost TT = " + detail::fixed_digits(part.total_cost, 10) + "\n\n";
     text += table(header, rows) + "\n";
     const auto time_stats = load_stats(part.time);
-    text += "predicted L_E = " + detail::fixed_digits(time_stats.le, 10) +
+    text += model_claim_label(fitted ? &*fitted : nullptr) + " = " +
+            detail::fixed_digits(time_stats.le, 10) +
             " %, speedup = " + detail::fixed_digits(part.total_cost / time_stats.max, 8) + "\n";
     text += "solver: max |t(x_i) - target_i| = " +
             detail::fixed_digits(part.max_abs_residual / part.total_cost, 3) +
             " TT, max iterations " + std::to_string(part.max_iterations) + ", fallbacks " +
             std::to_string(part.fallbacks) +
             (part.converged() ? ", all cuts converged" : ", NOT ALL CUTS CONVERGED") + "\n";
+    emit(text, a.output);
   }
-  emit(text, a.output);
   if (fitted && !fitted->result.converged())
     throw NotConverged("the fit of " + fitted->result.summary.model +
                        " did not converge: " + fitted->result.summary.message);
@@ -220,6 +233,7 @@ void run(const CutArgs& a) {
     throw NotConverged(std::to_string(part.ranks() + 1 - converged_cuts(part)) +
                        " cut(s) did not reach the tolerance within --max-iterations " +
                        a.max_iterations + "; see \"termination\" in --json");
+  if (fitted) check_fit_trusted(*fitted);
 }
 
 }  // namespace

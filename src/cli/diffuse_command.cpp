@@ -3,6 +3,7 @@
 // transfers of a chain of ranks applied to a 1-D partition (shift.hpp), and
 // task selection (tasks.hpp). This file checks which options go together and
 // dispatches; each mode is its own diffuse_*.cpp (diffuse.hpp).
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
@@ -128,11 +129,19 @@ void run(const Args& a) {
   std::optional<std::vector<int>> dims;
   if (!a.mesh.empty()) dims = parse_mesh(a.mesh);
   if (tasks_mode) return run_tasks(a, options, dims);
+  // All-zero loads are an error of the file: name it (the library's message
+  // cannot).
+  auto read_loads = [&] {
+    auto times = read_load_file(a.loads).times;
+    if (std::all_of(times.begin(), times.end(), [](double t) { return t == 0; }))
+      throw Error(a.loads + ": all loads are zero; expected a positive total");
+    return times;
+  };
   if (cuts_mode) {
     const CostModel model = build_cost_model(m);
-    return run_cuts(a, options, shift, model, read_load_file(a.loads).times);
+    return run_cuts(a, options, shift, model, read_loads());
   }
-  const std::vector<double> loads = read_load_file(a.loads).times;
+  const std::vector<double> loads = read_loads();
   const ProcessGraph g = process_graph(a, dims, static_cast<int>(loads.size()));
   if (a.simulate) return run_simulate(a, simulation, g, loads);
   run_graph(a, options, g, loads);

@@ -6,13 +6,15 @@
 #include "isocost/detail/text.hpp"
 #include "isocost/io.hpp"
 #include "isocost/metrics.hpp"
+#include "json_stream.hpp"
 
 namespace isocost::cli::diffuse {
 
 void run_cuts(const Args& a, const DiffusionOptions& diffusion, const ShiftOptions& shift,
               const CostModel& model, const std::vector<double>& loads) {
   std::string text;
-  const std::vector<double> cuts = read_column(a.cuts, "cut", false);
+  std::vector<std::size_t> lines;  // each cut's line, for the checks below
+  const std::vector<double> cuts = read_column(a.cuts, "cut", false, &lines);
   if (cuts.size() < 2)
     throw Error(a.cuts + ": expected at least 2 cuts (one rank), got " +
                 std::to_string(cuts.size()));
@@ -24,7 +26,8 @@ void run_cuts(const Args& a, const DiffusionOptions& diffusion, const ShiftOptio
   // Check the cuts against the model before diffusing.
   for (int k = 0; k <= P; ++k)
     if (cuts[k] < model.lo() || cuts[k] > model.hi() || (k > 0 && cuts[k] < cuts[k - 1]))
-      throw Error(a.cuts + ": cut " + std::to_string(k) + " = " + detail::exact(cuts[k]) +
+      throw Error(a.cuts + ":" + std::to_string(lines[k]) + ": cut " + std::to_string(k) + " = " +
+                  detail::exact(cuts[k]) +
                   (k > 0 && cuts[k] < cuts[k - 1]
                        ? " is below the cut before it; cuts must be nondecreasing"
                        : " lies outside the model's domain [" + detail::exact(model.lo()) + ", " +
@@ -39,54 +42,54 @@ void run_cuts(const Args& a, const DiffusionOptions& diffusion, const ShiftOptio
   // converts ground taken from another old range with that range's ratio.
   const double imbalance_after = isocost::imbalance(s.predicted_load);
   if (a.json) {
-    json boundaries = json::array(), parts = json::array();
-    for (int b = 0; b + 1 < P; ++b)
-      boundaries.push_back({{"index", b + 1},
-                            {"left_rank", b},
-                            {"right_rank", b + 1},
-                            {"x_old", cuts[b + 1]},
-                            {"x_new", s.cuts[b + 1]},
-                            {"transfer", s.requested[b]},
-                            {"load_moved", s.applied[b]},
-                            {"cost_moved", s.cost_moved[b]},
-                            {"capped", static_cast<bool>(s.capped[b])},
-                            {"conflict", static_cast<bool>(s.conflict[b])},
-                            {"iterations", s.iterations[b]}});
-    for (int i = 0; i < P; ++i)
-      parts.push_back({{"rank", i},
-                       {"lo", s.cuts[i]},
-                       {"hi", s.cuts[i + 1]},
-                       {"load", loads[i]},
-                       {"ratio", s.ratio[i]},
-                       {"cost_before", before[i]},
-                       {"cost_after", s.cost[i]},
-                       {"predicted_load", s.predicted_load[i]}});
-    const json j = {
-        {"command", "diffuse"},
-        {"mode", "cuts"},
-        {"model",
-         {{"kind", model.kind()},
-          {"description", model.describe()},
-          {"lo", model.lo()},
-          {"hi", model.hi()},
-          {"total_cost", model.total()}}},
-        {"ranks", P},
-        {"scheme", to_string(diffusion.scheme)},
-        {"alpha", diffusion.alpha},
-        {"max_move", capped ? json(shift.max_move) : json(nullptr)},
-        {"min_width", shift.min_width},
-        {"diffusion", diffusion_json(d)},
-        {"boundaries", boundaries},
-        {"parts", parts},
-        {"cuts", s.cuts},
-        {"predicted",
-         {{"imbalance_before", d.initial_imbalance}, {"imbalance_after", imbalance_after}}},
-        {"solver",
-         {{"max_abs_residual", s.max_abs_residual},
-          {"capped", s.capped_count()},
-          {"conflicts", s.conflict_count()},
-          {"converged", s.converged()}}}};
-    text = j.dump(2) + "\n";
+    // Streamed: the per-boundary and per-rank arrays are written one element at a time.
+    emit_to(a.output, [&](std::ostream& out) {
+      JsonStream j(out);
+      j.member("command", "diffuse");
+      j.member("mode", "cuts");
+      j.member("model", {{"kind", model.kind()},
+                         {"description", model.describe()},
+                         {"lo", model.lo()},
+                         {"hi", model.hi()},
+                         {"total_cost", model.total()}});
+      j.member("ranks", P);
+      j.member("scheme", to_string(diffusion.scheme));
+      j.member("alpha", diffusion.alpha);
+      j.member("max_move", capped ? json(shift.max_move) : json(nullptr));
+      j.member("min_width", shift.min_width);
+      j.member("diffusion", diffusion_json(d));
+      j.array("boundaries", static_cast<std::size_t>(P - 1), [&](std::size_t b) {
+        return json{{"index", b + 1},
+                    {"left_rank", b},
+                    {"right_rank", b + 1},
+                    {"x_old", cuts[b + 1]},
+                    {"x_new", s.cuts[b + 1]},
+                    {"transfer", s.requested[b]},
+                    {"load_moved", s.applied[b]},
+                    {"cost_moved", s.cost_moved[b]},
+                    {"capped", static_cast<bool>(s.capped[b])},
+                    {"conflict", static_cast<bool>(s.conflict[b])},
+                    {"iterations", s.iterations[b]}};
+      });
+      j.array("parts", static_cast<std::size_t>(P), [&](std::size_t i) {
+        return json{{"rank", i},
+                    {"lo", s.cuts[i]},
+                    {"hi", s.cuts[i + 1]},
+                    {"load", loads[i]},
+                    {"ratio", s.ratio[i]},
+                    {"cost_before", before[i]},
+                    {"cost_after", s.cost[i]},
+                    {"predicted_load", s.predicted_load[i]}};
+      });
+      j.array("cuts", s.cuts.size(), [&](std::size_t k) { return json(s.cuts[k]); });
+      j.member("predicted",
+               {{"imbalance_before", d.initial_imbalance}, {"imbalance_after", imbalance_after}});
+      j.member("solver", {{"max_abs_residual", s.max_abs_residual},
+                          {"capped", s.capped_count()},
+                          {"conflicts", s.conflict_count()},
+                          {"converged", s.converged()}});
+      j.finish();
+    });
   } else {
     text = "model: " + model.describe() + " on [" + num(model.lo(), 12) + ", " +
            num(model.hi(), 12) + "]\n";
@@ -116,8 +119,8 @@ void run_cuts(const Args& a, const DiffusionOptions& diffusion, const ShiftOptio
     text += table({"rank", "lo", "hi", "load", "ratio", "cost", "predicted load"}, rows) + "\n";
     text += "predicted imbalance (max/avg - 1): " + num(d.initial_imbalance, 6) + " -> " +
             num(imbalance_after, 6) + "\n";
+    emit(text, a.output);
   }
-  emit(text, a.output);
   if (!d.converged())
     throw NotConverged("diffusion did not reach alpha within --max-steps " +
                        std::to_string(diffusion.max_steps));

@@ -5,6 +5,7 @@
 
 #include "diffuse.hpp"
 #include "isocost/io.hpp"
+#include "json_stream.hpp"
 
 namespace isocost::cli::diffuse {
 
@@ -16,26 +17,29 @@ void run_graph(const Args& a, const DiffusionOptions& options, const ProcessGrap
   std::string text;
   const DiffusionSummary d = isocost::diffuse(g, loads, options);
   if (a.json) {
-    json transfers = json::array(), rows = json::array();
-    for (std::size_t e = 0; e < g.edges.size(); ++e)
-      transfers.push_back({{"edge", e},
-                           {"i", g.edges[e].i},
-                           {"j", g.edges[e].j},
-                           {"weight", g.edges[e].weight},
-                           {"transfer", d.transfers[e]}});
-    for (std::size_t i = 0; i < loads.size(); ++i)
-      rows.push_back({{"rank", i}, {"initial", loads[i]}, {"final", d.loads[i]}});
-    json j = {{"command", "diffuse"},
-              {"mode", "diffuse"},
-              {"graph", graph_json(g, a.graph)},
-              {"scheme", to_string(options.scheme)},
-              {"alpha", alpha}};
-    j["diffusion"] = diffusion_json(d);
-    j["total_load"] = total;
-    j["average_load"] = avg;
-    j["transfers"] = transfers;
-    j["loads"] = rows;
-    text = j.dump(2) + "\n";
+    // Streamed: the per-edge and per-rank arrays are written one element at a time.
+    emit_to(a.output, [&](std::ostream& out) {
+      JsonStream j(out);
+      j.member("command", "diffuse");
+      j.member("mode", "diffuse");
+      j.member("graph", graph_json(g, a.graph));
+      j.member("scheme", to_string(options.scheme));
+      j.member("alpha", alpha);
+      j.member("diffusion", diffusion_json(d));
+      j.member("total_load", total);
+      j.member("average_load", avg);
+      j.array("transfers", g.edges.size(), [&](std::size_t e) {
+        return json{{"edge", e},
+                    {"i", g.edges[e].i},
+                    {"j", g.edges[e].j},
+                    {"weight", g.edges[e].weight},
+                    {"transfer", d.transfers[e]}};
+      });
+      j.array("loads", loads.size(), [&](std::size_t i) {
+        return json{{"rank", i}, {"initial", loads[i]}, {"final", d.loads[i]}};
+      });
+      j.finish();
+    });
   } else {
     text = graph_line(g, a.graph);
     text += diffusion_line(d, alpha);
@@ -53,8 +57,8 @@ void run_graph(const Args& a, const DiffusionOptions& options, const ProcessGrap
     for (std::size_t i = 0; i < loads.size(); ++i)
       rows.push_back({std::to_string(i), num(loads[i]), num(d.loads[i])});
     text += table({"rank", "load", "final"}, rows);
+    emit(text, a.output);
   }
-  emit(text, a.output);
   if (!d.converged())
     throw NotConverged("diffusion did not reach alpha within --max-steps " +
                        std::to_string(options.max_steps) + " (final imbalance " +

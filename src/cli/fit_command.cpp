@@ -110,6 +110,12 @@ std::string samples_line(const Fitted& f) {
          (f.repair ? ", repaired by isotonic regression where needed" : "") + "\n";
 }
 
+std::string verdict_line(const FitSummary& s) {
+  const std::string why = s.untrusted_reason();
+  return why.empty() ? "verdict: trusted (R^2 and the balance on the samples)\n"
+                     : "verdict: NOT TRUSTED: " + why + "\n";
+}
+
 std::optional<int> balance_ranks(const Fitted& f) {
   if (!f.result.summary.le_on_samples) return std::nullopt;
   return f.options.ranks > 0 ? f.options.ranks : static_cast<int>(f.samples.size());
@@ -126,7 +132,7 @@ struct FitCommandArgs {
 
 void run(const FitCommandArgs& a) {
   FitOptions options;
-  if (!a.ranks.empty()) options.ranks = parse_int(a.ranks, "--ranks", 1);
+  if (!a.ranks.empty()) options.ranks = parse_count(a.ranks, "--ranks", "parts");
   const Fitted f = fit_samples(a.file, a.model, a.fit, options);
   std::string text;
   if (a.json) {
@@ -141,6 +147,7 @@ void run(const FitCommandArgs& a) {
   if (!f.result.converged())
     throw NotConverged("the fit of " + f.result.summary.model +
                        " did not converge: " + f.result.summary.message);
+  check_fit_trusted(f);
 }
 
 }  // namespace
@@ -158,8 +165,9 @@ void add_fit_options(CLI::App* cmd, FitArgs& args) {
   cmd->add_option("--fit-iterations", args.iterations,
                   "Ceres iteration budget of each fit (default 200)");
   cmd->add_option("--select", args.select,
-                  "how --model auto ranks candidates: aicc (default) or cv (5-fold "
-                  "cross-validation)");
+                  "how --model auto ranks candidates: cv (default: 5-fold cross-validation "
+                  "of how each merged pair of samples splits; pchip and makima compete) or "
+                  "aicc (parametric forms by AICc, the winner then meets pchip and makima)");
 }
 
 Fitted fit_samples(const std::string& file, const std::string& model, const FitArgs& args,
@@ -197,13 +205,13 @@ Fitted fit_samples(const std::string& file, const std::string& model, const FitA
   if (!args.iterations.empty())
     options.max_iterations = parse_int(args.iterations, "--fit-iterations", 1);
   options.relative = !args.absolute;
-  SelectBy criterion = SelectBy::aicc;
+  SelectBy criterion = SelectBy::cross_validation;
   if (!args.select.empty()) {
     if (!automatic)
       throw Error("--select " + args.select + ": only used with --model auto, not " + model);
-    if (args.select == "cv")
-      criterion = SelectBy::cross_validation;
-    else if (args.select != "aicc")
+    if (args.select == "aicc")
+      criterion = SelectBy::aicc;
+    else if (args.select != "cv")
       throw Error("--select: unknown criterion '" + args.select + "', expected aicc or cv");
   }
   if (!automatic && tabulated(spec)) {
@@ -218,6 +226,7 @@ Fitted fit_samples(const std::string& file, const std::string& model, const FitA
 
   Samples samples = read_samples(file, args.repair);
   std::vector<Candidate> candidates;
+  std::string selection_reason;
   auto in_file = [&](const Error& e) {
     const std::string what = e.what();
     return what.rfind(file, 0) == 0 ? what : file + ": " + what;
@@ -235,10 +244,18 @@ Fitted fit_samples(const std::string& file, const std::string& model, const FitA
       }
     }();
     candidates = std::move(sel.candidates);
-    std::stable_sort(candidates.begin(), candidates.end(), [](const auto& x, const auto& y) {
-      if (x.ok != y.ok) return x.ok;
-      return x.ok && x.score < y.score;
+    // The winner first (the margin rule may choose an interpolant over a form
+    // with a lower score), then by score; rows without a score (interpolants
+    // under AICc) after those with one; failures last.
+    const std::string winner = sel.best.summary.model;
+    auto rank = [&](const Candidate& c) {
+      return !c.ok ? 3 : c.model == winner ? 0 : std::isfinite(c.score) ? 1 : 2;
+    };
+    std::stable_sort(candidates.begin(), candidates.end(), [&](const auto& x, const auto& y) {
+      if (rank(x) != rank(y)) return rank(x) < rank(y);
+      return rank(x) == 1 && x.score < y.score;
     });
+    selection_reason = sel.reason;
     return Fitted{file,
                   std::move(samples),
                   true,
@@ -246,7 +263,8 @@ Fitted fit_samples(const std::string& file, const std::string& model, const FitA
                   options,
                   args.repair,
                   std::move(sel.best),
-                  std::move(candidates)};
+                  std::move(candidates),
+                  std::move(selection_reason)};
   }
   FitResult result = [&] {
     try {
@@ -258,7 +276,7 @@ Fitted fit_samples(const std::string& file, const std::string& model, const FitA
     }
   }();
   return Fitted{file,        std::move(samples), false, criterion, options,
-                args.repair, std::move(result),  {}};
+                args.repair, std::move(result),  {},    {}};
 }
 
 nlohmann::ordered_json fit_json(const Fitted& f) {
@@ -291,17 +309,29 @@ nlohmann::ordered_json fit_json(const Fitted& f) {
                  {"status", to_string(s.termination)},
                  {"converged", s.converged()}};
   const auto ranks = balance_ranks(f);
+  auto optional = [](const std::optional<double>& v) {
+    return v ? number(*v) : nlohmann::ordered_json(nullptr);
+  };
   j["balance"] = {
       {"ranks", ranks ? nlohmann::ordered_json(*ranks) : nlohmann::ordered_json(nullptr)},
-      {"le_of_samples", s.le_of_samples ? number(*s.le_of_samples) : nullptr},
-      {"le_on_samples", s.le_on_samples ? number(*s.le_on_samples) : nullptr}};
+      {"le_of_samples", optional(s.le_of_samples)},
+      {"le_on_samples", optional(s.le_on_samples)},
+      {"le_model_claim", optional(s.le_model_claim)}};
+  // The verdict and the measurements it rests on (FitSummary::untrusted_reason()).
+  j["verdict"] = {{"trusted", s.trusted()},
+                  {"reason", s.untrusted_reason()},
+                  {"r_squared", number(s.r_squared)},
+                  {"le_on_samples", optional(s.le_on_samples)},
+                  {"le_of_samples", optional(s.le_of_samples)}};
   if (f.automatic) {
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
     for (const auto& c : f.candidates) {
       nlohmann::ordered_json row = {{"model", c.model},
                                     {"ok", c.ok},
                                     {"winner", c.ok && c.model == s.model},
-                                    {"score", c.ok ? number(c.score) : nullptr}};
+                                    {"score", c.ok ? number(c.score) : nullptr},
+                                    {"cv_error", c.cv_error ? number(*c.cv_error) : nullptr},
+                                    {"note", c.note}};
       if (c.summary) {
         row["parameters"] = parameters_json(*c.summary);
         row["quality"] = quality_json(*c.summary);
@@ -309,8 +339,10 @@ nlohmann::ordered_json fit_json(const Fitted& f) {
       row["error"] = c.error;
       list.push_back(row);
     }
-    j["selection"] = {
-        {"criterion", criterion_name(f.criterion)}, {"winner", s.model}, {"candidates", list}};
+    j["selection"] = {{"criterion", criterion_name(f.criterion)},
+                      {"winner", s.model},
+                      {"reason", f.selection_reason},
+                      {"candidates", list}};
   }
   return j;
 }
@@ -350,29 +382,41 @@ std::string fit_report(const Fitted& f) {
             g(s.solve_seconds * 1e3, 3) + " ms, " + std::string(to_string(s.termination)) + ": " +
             s.message + "\n";
   if (!s.converged()) text += "NOT CONVERGED: the fit stopped short of its tolerance\n";
-  if (s.le_of_samples)
-    text += "L_E of the samples' own partition: " + g(*s.le_of_samples, 6) + " %\n";
-  if (const auto ranks = balance_ranks(f))
-    text += "L_E of the fitted model's partition over " + std::to_string(*ranks) +
-            " ranks, costed on the samples: " + g(*s.le_on_samples, 6) + " %\n";
+  if (const auto ranks = balance_ranks(f)) {
+    const std::string over = " over " + std::to_string(*ranks) + " ranks";
+    text += "L_E of the samples' own partition" + over + ": " + g(*s.le_of_samples, 6) + " %\n";
+    text += "L_E of the fitted model's partition" + over +
+            ", costed on the samples: " + g(*s.le_on_samples, 6) + " %\n";
+    if (s.le_model_claim)
+      text += "model-predicted L_E of that partition (the model's own claim, not a measurement): " +
+              g(*s.le_model_claim, 6) + " %\n";
+  } else {
+    text +=
+        "L_E on the samples: not measured (the samples are not one run that tiles the "
+        "domain)\n";
+  }
+  text += verdict_line(s);
   if (f.automatic) {
     std::vector<std::vector<std::string>> rows;
     std::string failed;
     for (const auto& c : f.candidates) {
       const std::string mark = c.ok && c.model == s.model ? "*" : "";
+      const std::string score = std::isfinite(c.score) ? g(c.score, 8) : "-";
+      const std::string cv = c.cv_error ? g(*c.cv_error, 4) : "-";
       if (c.ok && c.summary)
-        rows.push_back({mark, c.model, g(c.score, 8), std::to_string(free_parameters(*c.summary)),
+        rows.push_back({mark, c.model, score, cv, std::to_string(free_parameters(*c.summary)),
                         g(c.summary->rmse, 4), g(100 * c.summary->max_rel_error, 4),
-                        g(c.summary->r_squared, 8)});
+                        g(c.summary->r_squared, 8), c.note});
       else if (c.ok)
-        rows.push_back({mark, c.model, g(c.score, 8), "", "", "", ""});
+        rows.push_back({mark, c.model, score, cv, "", "", "", "", c.note});
       else
         failed += "  " + c.model + ": " + c.error + "\n";
     }
     text += std::string("\ncandidates by ") +
-            (f.criterion == SelectBy::aicc ? "AICc" : "5-fold cross-validation (held-out MSE)") +
-            ", lower is better (* = chosen):\n";
-    text += table({"", "model", "score", "k", "RMSE", "max rel %", "R^2"}, rows);
+            (f.criterion == SelectBy::aicc ? "AICc" : "5-fold cross-validation (held-out error)") +
+            ", lower is better (* = chosen); held-out error: how each merged pair's cost splits:\n";
+    text += table({"", "model", "score", "held-out", "k", "RMSE", "max rel %", "R^2", "why"}, rows);
+    text += "chosen: " + f.selection_reason + "\n";
     if (!failed.empty()) text += "failed candidates:\n" + failed;
   }
   return text;
@@ -386,8 +430,25 @@ std::string fit_line(const Fitted& f) {
             std::string(f.criterion == SelectBy::aicc ? "AICc" : "cross-validation") + ")";
   text += " to " + std::to_string(f.samples.size()) + " samples from " + f.file;
   if (!s.parameters.empty()) text += ": " + parameters_inline(s);
-  text += "; RMSE " + g(s.rmse, 4) + ", max relative error " + g(100 * s.max_rel_error, 4) + " %\n";
+  text += "; RMSE " + g(s.rmse, 4) + ", max relative error " + g(100 * s.max_rel_error, 4) +
+          " %, R^2 " + g(s.r_squared, 6);
+  if (s.le_on_samples && s.le_of_samples)
+    text += ", L_E of its partition costed on the samples " + g(*s.le_on_samples, 6) +
+            " % (the samples' own: " + g(*s.le_of_samples, 6) + " %)";
+  text += "\n";
+  if (s.converged() && !s.trusted()) text += verdict_line(s);
   return text;
+}
+
+std::string model_claim_label(const Fitted* f) {
+  return f ? "model-predicted L_E (the model's own claim, not a measurement)" : "predicted L_E";
+}
+
+void check_fit_trusted(const Fitted& f) {
+  const auto& s = f.result.summary;
+  if (s.converged() && !s.trusted())
+    throw NotConverged("the fitted model " + s.model +
+                       " is not trustworthy: " + s.untrusted_reason());
 }
 
 void add_fit_command(CLI::App& app) {

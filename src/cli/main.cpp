@@ -1,51 +1,5 @@
-// The isocost command. Exit codes: 0 success; 2 bad input (one line on
-// stderr, nothing on stdout, no output file); 3 result written but some cut
-// did not converge; 1 the result could not be written, or an internal error.
-#include <iostream>
-
+// The process entry of the isocost command; the command itself is
+// isocost::cli::run() (app.cpp).
 #include "cli.hpp"
-#include "isocost/error.hpp"
 
-int main(int argc, char** argv) {
-  CLI::App app{"isocost: cost-balanced domain partitioning (cuts where every rank gets equal cost)",
-               "isocost"};
-  // At most one command; "no command" is reported after parsing, so that an
-  // unknown word is named as such by CLI11 first.
-  app.require_subcommand(0, 1);
-  app.set_version_flag("--version", "isocost 0.1.0");
-  isocost::cli::add_fit_command(app);
-  isocost::cli::add_cut_command(app);
-  isocost::cli::add_partition_command(app);
-  isocost::cli::add_plot_command(app);
-  isocost::cli::add_metrics_command(app);
-  isocost::cli::add_diffuse_command(app);
-  try {
-    app.parse(argc, argv);
-    if (app.get_subcommands().empty())
-      throw isocost::Error(
-          "a subcommand is required: fit, cut, partition, plot, metrics or diffuse (see isocost "
-          "--help)");
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "isocost: error: " << e.what() << " (see isocost --help)\n";
-    return 2;
-  } catch (const isocost::cli::NotConverged& e) {
-    std::cerr << "isocost: warning: " << e.what() << "\n";
-    return 3;
-  } catch (const isocost::cli::OutputFailed& e) {
-    std::cerr << "isocost: error: " << e.what() << "\n";
-    return 1;
-  } catch (const isocost::Error& e) {
-    std::cerr << "isocost: error: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "isocost: internal error: " << e.what() << "\n";
-    return 1;
-  }
-  return 0;
-}
+int main(int argc, char** argv) { return isocost::cli::run(argc, argv); }

@@ -14,13 +14,15 @@
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/io.hpp"
+#include "isocost/limits.hpp"
 #include "isocost/partition.hpp"
 
 namespace isocost::cli {
 
 void add_output_and_run(CLI::App* cmd, std::string& output, std::function<void()> run) {
-  auto* option =
-      cmd->add_option("-o,--output", output, "write the result to this file (atomically)");
+  auto* option = cmd->add_option("-o,--output", output,
+                                 "write the result to this file (atomically; a device, FIFO or '-' "
+                                 "is written directly)");
   cmd->callback([option, &output, run = std::move(run)] {
     if (option->count() > 0 && output.empty())
       throw Error("--output: expected a file name, got ''");
@@ -53,13 +55,27 @@ void emit(const std::string& text, const std::string& path) {
 }
 
 void emit_to(const std::string& path, const std::function<void(std::ostream&)>& write) {
-  if (path.empty()) {
+  if (path.empty() || path == "-") {  // "-o -": standard output, as for most tools
     write(std::cout);
     std::cout << std::flush;
     if (!std::cout) throw OutputFailed("cannot write the result to standard output");
     return;
   }
-  detail::write_atomically(path, write);
+  // A path that cannot be written at all (no such directory, a directory) is
+  // bad input, exit 2; a write that fails once the result is being written
+  // (disk full, I/O error) lost a result, exit 1.
+  bool written = false;
+  try {
+    detail::write_atomically(path, [&](std::ostream& out) {
+      write(out);
+      written = true;
+    });
+  } catch (const OutputFailed&) {
+    throw;
+  } catch (const Error& e) {
+    if (written) throw OutputFailed(e.what());
+    throw;
+  }
 }
 
 nlohmann::ordered_json number(double value) {
@@ -69,15 +85,27 @@ nlohmann::ordered_json number(double value) {
 double parse_double(const std::string& text, const std::string& what) {
   double value = 0;
   if (!detail::parse_number(text, value) || !std::isfinite(value))
-    throw Error(what + ": expected a finite number, got '" + text + "'");
+    throw Error(what + ": expected a finite number, got " + detail::quote(text));
   return value;
 }
 
 int parse_int(const std::string& text, const std::string& what, int min) {
   const double v = parse_double(text, what);
   if (v != std::floor(v) || v < min || v > 2147483647.0)
-    throw Error(what + ": expected an integer in [" + std::to_string(min) + ", 2147483647], got '" +
-                text + "'");
+    throw Error(what + ": expected an integer in [" + std::to_string(min) + ", 2147483647], got " +
+                detail::quote(text));
+  return static_cast<int>(v);
+}
+
+int parse_count(const std::string& text, const std::string& what, const std::string& unit) {
+  const double v = parse_double(text, what);
+  if (v != std::floor(v) || v < 1)
+    throw Error(what + ": expected an integer >= 1, got " + detail::quote(text));
+  if (v > static_cast<double>(kMaxParts))  // checked before anything is allocated for them
+    throw Error(what + ": " +
+                (v < 9e18 ? above_limit(static_cast<std::int64_t>(v), kMaxParts, unit)
+                          : detail::exact(v) + " is above the limit of " +
+                                std::to_string(kMaxParts) + " " + unit));
   return static_cast<int>(v);
 }
 
@@ -112,9 +140,11 @@ std::optional<Speeds> parse_speeds(const std::string& speeds, const std::string&
     for (const auto& item : split(node_types, ',')) {
       const auto x = item.find('x');
       if (x == std::string::npos)
-        throw Error("--node-types: expected COUNTxRATIO (e.g. 7x1,4x3), got '" + item + "'");
-      types.push_back({parse_int(item.substr(0, x), "--node-types count in '" + item + "'", 1),
-                       parse_double(item.substr(x + 1), "--node-types ratio in '" + item + "'")});
+        throw Error("--node-types: expected COUNTxRATIO (e.g. 7x1,4x3), got " +
+                    detail::quote(item));
+      types.push_back(
+          {parse_count(item.substr(0, x), "--node-types count in " + detail::quote(item), "ranks"),
+           parse_double(item.substr(x + 1), "--node-types ratio in " + detail::quote(item))});
     }
     return Speeds::from_node_types(types);
   }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <new>
 #include <optional>
 #include <set>
 
@@ -14,6 +15,7 @@
 #include "isocost/error.hpp"
 #include "isocost/fitters/expression.hpp"
 #include "isocost/metrics.hpp"
+#include "json_stream.hpp"
 
 namespace isocost::cli {
 
@@ -132,45 +134,49 @@ void run(const PartitionArgs& a) {
     if (gridded) shape = cells(density.grid()->cells, dims);
     auto axes = nlohmann::ordered_json::array();
     for (const int axis : dec.process_grid.axes) axes.push_back(axis);
-    auto parts = nlohmann::ordered_json::array();
-    for (const auto& p : dec.parts)
-      parts.push_back({{"rank", p.rank},
-                       {"lo", coords(p.box.lo, dims)},
-                       {"hi", coords(p.box.hi, dims)},
-                       {"cells_lo", gridded ? cells(p.cell_lo, dims) : nlohmann::ordered_json()},
-                       {"cells_hi", gridded ? cells(p.cell_hi, dims) : nlohmann::ordered_json()},
-                       {"speed", speeds.speed(p.rank)},
-                       {"cost", number(p.cost)},
-                       {"share", number(p.cost / dec.total_cost)},
-                       {"time", number(p.time)},
-                       {"volume", number(p.volume)},
-                       {"surface", number(p.surface)}});
-    const nlohmann::ordered_json j = {
-        {"command", "partition"},
-        {"density",
-         {{"kind", gridded ? "weights" : "formula"},
-          {"source", gridded ? a.d.weights : a.d.formula},
-          {"description", density.describe()},
-          {"dims", dims},
-          {"box", {{"lo", coords(density.box().lo, dims)}, {"hi", coords(density.box().hi, dims)}}},
-          {"total", number(density.total())},
-          {"shape", shape}}},
-        {"grid",
-         {{"counts", dec.process_grid.counts},
-          {"axes", axes},
-          {"name", dec.process_grid.name()},
-          {"ranks", P},
-          {"chosen_by", req.automatic ? "auto" : "--grid"},
-          {"candidates", candidates}}},
-        {"parts", parts},
-        {"predicted",
-         {{"le", number(dec.predicted_le)},
-          {"max_time", number(dec.max_time)},
-          {"heaviest_rank", heaviest},
-          {"cut_surface", number(dec.cut_surface)},
-          {"total_cost", number(dec.total_cost)},
-          {"on_grid_lines", dec.on_grid_lines}}}};
-    text = j.dump(2) + "\n";
+    const auto write = [&](std::ostream& out) {
+      // Streamed: the parts are written one at a time.
+      JsonStream j(out);
+      j.member("command", "partition");
+      j.member("density",
+               {{"kind", gridded ? "weights" : "formula"},
+                {"source", gridded ? a.d.weights : a.d.formula},
+                {"description", density.describe()},
+                {"dims", dims},
+                {"box",
+                 {{"lo", coords(density.box().lo, dims)}, {"hi", coords(density.box().hi, dims)}}},
+                {"total", number(density.total())},
+                {"shape", shape}});
+      j.member("grid", {{"counts", dec.process_grid.counts},
+                        {"axes", axes},
+                        {"name", dec.process_grid.name()},
+                        {"ranks", P},
+                        {"chosen_by", req.automatic ? "auto" : "--grid"},
+                        {"candidates", candidates}});
+      j.array("parts", dec.parts.size(), [&](std::size_t i) {
+        const Part& p = dec.parts[i];
+        return nlohmann::ordered_json{
+            {"rank", p.rank},
+            {"lo", coords(p.box.lo, dims)},
+            {"hi", coords(p.box.hi, dims)},
+            {"cells_lo", gridded ? cells(p.cell_lo, dims) : nlohmann::ordered_json()},
+            {"cells_hi", gridded ? cells(p.cell_hi, dims) : nlohmann::ordered_json()},
+            {"speed", speeds.speed(p.rank)},
+            {"cost", number(p.cost)},
+            {"share", number(p.cost / dec.total_cost)},
+            {"time", number(p.time)},
+            {"volume", number(p.volume)},
+            {"surface", number(p.surface)}};
+      });
+      j.member("predicted", {{"le", number(dec.predicted_le)},
+                             {"max_time", number(dec.max_time)},
+                             {"heaviest_rank", heaviest},
+                             {"cut_surface", number(dec.cut_surface)},
+                             {"total_cost", number(dec.total_cost)},
+                             {"on_grid_lines", dec.on_grid_lines}});
+      j.finish();
+    };
+    emit_to(a.output, write);
   } else {
     std::vector<std::string> header{"rank"};
     for (int a = 0; a < dims; ++a) {
@@ -212,8 +218,8 @@ void run(const PartitionArgs& a) {
             (show_speed ? "time (cost/speed) " : "cost ") + g(dec.max_time) + "\n";
     text += "total cut surface: " + g(dec.cut_surface) + "\n";
     text += "grid: " + grid_line + "\n";
+    emit(text, a.output);
   }
-  emit(text, a.output);
   if (!dec.converged())
     throw NotConverged(
         "some cuts did not reach their tolerance; the parts shown are the best found");
@@ -324,7 +330,7 @@ DensityRequest parse_density_request(const DensityArgs& a, bool need_partition) 
   }
   std::optional<Speeds> speeds = parse_speeds(a);
   std::optional<int> ranks;
-  if (!a.ranks.empty()) ranks = parse_int(a.ranks, "--ranks", 1);
+  if (!a.ranks.empty()) ranks = parse_count(a.ranks, "--ranks", "parts");
   if (ranks && speeds && *ranks != speeds->ranks())
     throw Error("--ranks " + a.ranks + " does not match the " + std::to_string(speeds->ranks()) +
                 " ranks given by " + speeds_source(a));
@@ -381,8 +387,13 @@ Density build_density(const DensityArgs& a, const DensityRequest& r) {
 
 Decomposition partition_density(const Density& density, const DensityRequest& r) {
   if (!r.partition || !r.speeds) throw Error("no partition was asked for (--grid or --ranks)");
-  if (r.automatic) return choose_process_grid(density, *r.speeds, r.options);
-  return decompose(density, r.grid, *r.speeds, r.options);
+  try {
+    if (r.automatic) return choose_process_grid(density, *r.speeds, r.options);
+    return decompose(density, r.grid, *r.speeds, r.options);
+  } catch (const std::bad_alloc&) {
+    throw Error("out of memory for a decomposition into " + std::to_string(r.speeds->ranks()) +
+                " parts (--ranks/--grid/--speeds/--node-types)");
+  }
 }
 
 void add_partition_command(CLI::App& app) {

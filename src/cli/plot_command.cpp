@@ -53,6 +53,27 @@ bool wide(const std::vector<double>& v) {
   return lo > 0 && hi / lo >= 1e3;
 }
 
+// At most this many cut lines or part boxes are drawn: beyond it a PNG shows
+// only ink (and gnuplot takes minutes), so every k-th is drawn and the plot
+// says so.
+constexpr std::int64_t kMaxDrawn = 1000;
+
+// The stride k that keeps n items at or under kMaxDrawn.
+std::int64_t stride(std::int64_t n) { return (n + kMaxDrawn - 1) / kMaxDrawn; }
+
+// "" or ", showing every 100th of 99999 cuts".
+std::string showing(std::int64_t n, const std::string& what) {
+  const std::int64_t k = stride(n);
+  if (k <= 1) return "";
+  const std::int64_t last = k % 100;
+  const char* suffix = (last / 10 == 1) ? "th"
+                       : last % 10 == 1 ? "st"
+                       : last % 10 == 2 ? "nd"
+                       : last % 10 == 3 ? "rd"
+                                        : "th";
+  return ", showing every " + std::to_string(k) + suffix + " of " + std::to_string(n) + " " + what;
+}
+
 // Pixels of the heat map along one axis and the cells each covers (grids:
 // whole cells, at most kMaxPixels pixels; formulas: kFormulaPixels along the
 // longer side).
@@ -153,18 +174,23 @@ void run_heat_map(const PlotArgs& a) {
   map.title = req.gridded ? a.d.weights + ": " + std::to_string(density.grid()->cells[0]) + "x" +
                                 std::to_string(density.grid()->cells[1]) + " cells"
                           : "rho = " + a.d.formula;
+  std::string shown;
   if (dec) {
-    for (const auto& p : dec->parts)
+    const auto k = static_cast<std::size_t>(stride(dec->ranks()));
+    for (std::size_t i = 0; i < dec->parts.size(); i += k) {
+      const auto& p = dec->parts[i];
       map.rectangles.push_back({p.box.lo[0], p.box.lo[1], p.box.hi[0], p.box.hi[1],
                                 dec->ranks() <= 256 ? std::to_string(p.rank) : std::string()});
+    }
+    shown = showing(dec->ranks(), "parts");
     map.title += "; " + std::to_string(dec->ranks()) + " parts, grid " + dec->process_grid.name() +
-                 ", predicted L_E " + g(dec->predicted_le, 6) + " %";
+                 ", predicted L_E " + g(dec->predicted_le, 6) + " %" + shown;
   }
   plot::render_heat_map_png(map, out);
   emit("wrote " + out + ": heat map of " + (req.gridded ? a.d.weights : "rho = " + a.d.formula) +
            " (" + std::to_string(map.nx) + "x" + std::to_string(map.ny) + " pixels)" +
            (dec ? ", " + std::to_string(dec->ranks()) + " parts, grid " + dec->process_grid.name() +
-                      ", predicted L_E " + g(dec->predicted_le, 6) + " %"
+                      ", predicted L_E " + g(dec->predicted_le, 6) + " %" + shown
                 : std::string()) +
            "\n",
        "");
@@ -199,7 +225,7 @@ void run(const PlotArgs& a) {
   }
   // Command line first, then gnuplot, then the data.
   std::optional<int> ranks;
-  if (!a.d.ranks.empty()) ranks = parse_int(a.d.ranks, "--ranks", 1);
+  if (!a.d.ranks.empty()) ranks = parse_count(a.d.ranks, "--ranks", "parts");
   if (a.log != "auto" && a.log != "none" && a.log != "x" && a.log != "y" && a.log != "xy")
     throw Error("--log: expected auto, none, x, y or xy, got '" + a.log + "'");
   FitOptions options;
@@ -281,11 +307,15 @@ void run(const PlotArgs& a) {
   }
   fig.series = {points, curve};
 
+  std::string shown;
   if (ranks) {
     const Partition part = partition(model, Speeds::uniform(*ranks));
-    fig.vertical_lines.assign(part.cuts.begin() + 1, part.cuts.end() - 1);
+    const std::int64_t inner = *ranks - 1, k = stride(inner);
+    for (std::int64_t i = 1; i <= inner; i += k)
+      fig.vertical_lines.push_back(part.cuts[static_cast<std::size_t>(i)]);
+    shown = showing(inner, "cuts");
     fig.vertical_label = "cuts for " + std::to_string(*ranks) + " ranks (predicted L_E " +
-                         g(part.predicted_le, 6) + " %)";
+                         g(part.predicted_le, 6) + " %" + shown + ")";
   }
   fig.title = f.file + ": " + summary.model +
               (f.automatic ? " (chosen by --model auto)" : std::string()) + ", RMSE " +
@@ -293,7 +323,8 @@ void run(const PlotArgs& a) {
               " %";
   plot::render_png(fig, out);
   emit("wrote " + out + ": " + std::to_string(f.samples.size()) + " samples, " + summary.model +
-           (ranks ? ", cuts for " + std::to_string(*ranks) + " ranks" : std::string()) + "\n",
+           (ranks ? ", cuts for " + std::to_string(*ranks) + " ranks" + shown : std::string()) +
+           "\n",
        "");
   if (!summary.converged())
     throw NotConverged("the fit of " + summary.model + " did not converge: " + summary.message);

@@ -333,12 +333,18 @@ RankDiffusionSummary diffuse(MPI_Comm cart, double my_load, const DiffusionOptio
   const internal::Same same[] = {internal::same_options(options)};
   agree(cart, what, problem, out.allreduces, "invalid input on", same);
 
-  // The average exactly as the serial code sums it: in node (= rank) order.
+  // The average exactly as the serial code sums it: in node (= rank) order,
+  // on the loads scaled by the power of two that brings the largest into
+  // [1, 2) (exact, as serial diffuse(): loads near the double limit no longer
+  // sum to inf, tiny ones no longer go subnormal).
   std::vector<double> loads(static_cast<std::size_t>(node.size));
   MPI_Allgather(&my_load, 1, MPI_DOUBLE, loads.data(), 1, MPI_DOUBLE, cart);
+  const double largest = *std::max_element(loads.begin(), loads.end());
+  if (!(largest > 0)) throw Error("diffuse: all loads are zero; nothing to balance");
+  const int scale = -std::ilogb(largest);
+  for (double& l : loads) l = std::ldexp(l, scale);
   double total = 0;
   for (double l : loads) total += l;
-  if (!(total > 0)) throw Error("diffuse: all loads are zero; nothing to balance");
   const double avg = total / node.size;
   const double initial_max = *std::max_element(loads.begin(), loads.end());
   out.initial_imbalance = initial_max / avg - 1;
@@ -363,7 +369,7 @@ RankDiffusionSummary diffuse(MPI_Comm cart, double my_load, const DiffusionOptio
         options.scheme == DiffusionScheme::explicit_euler
             ? 0
             : (options.sweeps > 0 ? options.sweeps : detail::watts_sweeps(options.scheme, a, n));
-    double u = my_load;
+    double u = std::ldexp(my_load, scale);
     double umax = initial_max;  // the first test needs no reduction: the gathered loads
     std::vector<double> ubuf;   // Crank–Nicolson: the neighbours' u, kept through the sweeps
     while (!(umax <= (1 + a) * avg) && out.steps < options.max_steps) {
@@ -407,19 +413,28 @@ RankDiffusionSummary diffuse(MPI_Comm cart, double my_load, const DiffusionOptio
 
   // The loads the transfers imply, in the serial graph's edge order; the
   // transfer volume counts each edge once, from its lower-numbered end.
-  double load = my_load, volume = 0;
+  double load = std::ldexp(my_load, scale), volume = 0;
   for (int j : node.edge_order) load -= T[static_cast<std::size_t>(j)];
   for (std::size_t j = 0; j < k; ++j)
     if (node.nb_rank[j] > node.rank) volume += std::abs(T[j]);
   const auto [final_max, total_volume] = allreduce_max_and_sum(cart, {load, volume});
   ++out.allreduces;
-  out.load = load;
-  out.transfer_volume = total_volume;
+  // The claim is judged on the loads the transfers actually produce, as in
+  // serial diffuse(): a shortfall is failed, or iteration_limit when the step
+  // budget ran out.
   out.final_imbalance = final_max / avg - 1;
-  out.termination = options.scheme == DiffusionScheme::least_squares ||
-                            out.final_imbalance <= options.alpha * (1 + 1e-9)
-                        ? Termination::converged
-                        : Termination::iteration_limit;
+  const bool balanced = out.final_imbalance <= options.alpha * (1 + 1e-9);
+  out.termination =
+      balanced ? Termination::converged
+      : options.scheme != DiffusionScheme::least_squares && out.steps >= options.max_steps
+          ? Termination::iteration_limit
+          : Termination::failed;
+  out.load = std::ldexp(load, -scale);
+  out.transfer_volume = std::ldexp(total_volume, -scale);
+  if (!std::isfinite(out.transfer_volume))  // the same sum on every rank: the same Error
+    throw Error("diffuse: the transfer volume " + exact(out.transfer_volume) +
+                " exceeds the double range; scale the loads down");
+  for (double& t : T) t = std::ldexp(t, -scale);
 
   for (std::size_t j = 0; j < k; ++j)
     out.neighbours.push_back({node.nb_rank[j], node.nb_weight[j], T[j]});

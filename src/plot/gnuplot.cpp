@@ -1,6 +1,6 @@
-// PNG plots through gnuplot: data and script go to a private temporary
-// directory, gnuplot (pngcairo) renders into a temporary file next to the
-// target, and only a complete, valid PNG is renamed over the target.
+// PNG plots through gnuplot: data, script and the rendered PNG go to a private
+// temporary directory, and only a complete, valid PNG is written to the target
+// (atomically, detail::write_atomically).
 #include "plot/gnuplot.hpp"
 
 #include <fcntl.h>
@@ -20,6 +20,7 @@
 #include <iterator>
 #include <sstream>
 
+#include "isocost/detail/file.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 
@@ -87,24 +88,6 @@ class TempDir {
 
  private:
   fs::path path_;
-};
-
-// A file that is removed on scope exit unless released.
-class RemoveOnExit {
- public:
-  explicit RemoveOnExit(fs::path p) : path_(std::move(p)) {}
-  RemoveOnExit(const RemoveOnExit&) = delete;
-  RemoveOnExit& operator=(const RemoveOnExit&) = delete;
-  ~RemoveOnExit() {
-    if (!armed_) return;
-    std::error_code ignored;
-    fs::remove(path_, ignored);
-  }
-  void release() noexcept { armed_ = false; }
-
- private:
-  fs::path path_;
-  bool armed_ = true;
 };
 
 std::string read_text(const fs::path& path) {
@@ -201,26 +184,15 @@ int run_gnuplot(const fs::path& script, const fs::path& err) {
   return status;
 }
 
-// Renders a PNG: a temporary file next to the target (created first, so that
-// an unwritable directory is reported by name), a script of the terminal
-// settings and `body` in `work`, gnuplot, a check that a PNG came out, and a
-// rename over the target.
+// Renders a PNG: a script of the terminal settings and `body` in `work`,
+// gnuplot writing into `work`, a check that a PNG came out, and then
+// write_atomically() onto the target, which keeps devices, FIFOs and symbolic
+// links what they are (a rename onto `-o /dev/null` would replace the device).
 void render_script(const std::string& path, const TempDir& work, int width, int height,
                    const std::function<void(std::ostream&)>& body) {
   const fs::path script = work.path() / "plot.gp";
   const fs::path err = work.path() / "stderr.txt";
-  const fs::path target(path);
-  const fs::path temp = target.parent_path() / (".isocost-" + std::to_string(::getpid()) + "-" +
-                                                target.filename().string() + ".tmp");
-  {
-    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0)
-      throw Error("cannot write '" + path + "': cannot create " + temp.string() + ": " +
-                  std::strerror(errno));
-    ::close(fd);
-  }
-  RemoveOnExit remove_temp(temp);
-
+  const fs::path temp = work.path() / "plot.png";
   {
     std::ofstream gp(script, std::ios::binary);
     gp << "set terminal pngcairo noenhanced size " << width << "," << height
@@ -247,10 +219,7 @@ void render_script(const std::string& path, const TempDir& work, int width, int 
     throw Error("cannot write '" + path + "': gnuplot produced no PNG (" +
                 one_line_message(read_text(err), script.string()) + ")");
 
-  std::error_code ec;
-  fs::rename(temp, target, ec);
-  if (ec) throw Error("cannot write '" + path + "': " + ec.message());
-  remove_temp.release();
+  detail::write_atomically(path, [&](std::ostream& out) { out << png; });
 }
 
 }  // namespace

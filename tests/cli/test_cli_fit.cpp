@@ -305,9 +305,12 @@ TEST_P(AutoPicks, TheTrueFamily) {
   ASSERT_TRUE(sel["candidates"].is_array());
   ASSERT_GE(sel["candidates"].size(), 4u);
   // Best first: scores ascending among those that fitted, failures last; the
-  // winner is the first row and the only one marked.
+  // winner is the first row and the only one marked. Under AICc the
+  // interpolants have no score (no parameter count): they follow the scored
+  // rows, with their held-out error. Every default candidate is listed.
+  EXPECT_EQ(sel["candidates"].size(), 9u);
   int winners = 0;
-  bool failed_seen = false;
+  bool failed_seen = false, unscored_seen = false;
   double previous = -std::numeric_limits<double>::infinity();
   for (std::size_t k = 0; k < sel["candidates"].size(); ++k) {
     const json& c = sel["candidates"][k];
@@ -319,8 +322,18 @@ TEST_P(AutoPicks, TheTrueFamily) {
     }
     if (c.value("ok", false)) {
       EXPECT_FALSE(failed_seen) << "a candidate that fitted comes after one that failed";
-      EXPECT_GE(Num(c["score"]), previous);
-      previous = Num(c["score"]);
+      const std::string model = c.value("model", "");
+      if (c["score"].is_null()) {
+        EXPECT_EQ(std::string(criterion), "aicc");
+        EXPECT_TRUE(model == "pchip" || model == "makima") << model;
+        EXPECT_GT(Num(c["cv_error"]), 0.0);
+        unscored_seen = true;
+      } else {
+        EXPECT_FALSE(unscored_seen) << "a scored candidate comes after an unscored one";
+        EXPECT_GE(Num(c["score"]), previous);
+        previous = Num(c["score"]);
+      }
+      EXPECT_FALSE(c.value("note", "").empty());
       EXPECT_TRUE(c.contains("parameters"));
     } else {
       failed_seen = true;
@@ -347,7 +360,8 @@ TEST_F(CliFit, AutoPrintsTheCandidateTableWithTheWinnerMarked) {
   const auto f = File("power.csv", IntervalCsv(kPower, 10, 1e6, 40, true));
   const std::string text = Ok({"fit", f, "--model", "auto"});
   EXPECT_TRUE(Has(text, "model: power (chosen by --model auto)")) << text;
-  EXPECT_TRUE(Has(text, "candidates by AICc")) << text;
+  EXPECT_TRUE(Has(text, "candidates by 5-fold cross-validation")) << text;  // the default
+  EXPECT_TRUE(Has(text, "chosen: power (lowest held-out error")) << text;
   int marked = 0;
   bool power_marked = false, sieve_listed = false;
   for (const auto& line : Lines(text)) {

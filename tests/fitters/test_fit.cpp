@@ -246,6 +246,47 @@ TEST(Fit, BalanceOnTheSamples) {
   EXPECT_GT(*f.summary.le_on_samples, 98);
 }
 
+// Over P ranks the samples' own partition takes every (n/P)-th knot: with 16
+// intervals and 8 ranks, the sums of adjacent pairs, measured exactly.
+TEST(Fit, BalanceOfTheSamplesOwnPartitionOverFewerRanks) {
+  const Truth T = [](double x) { return x + 3 * x * x * x; };
+  const auto s = tiling(T, 0, 1, 16, 0.01, false, 31);
+  isocost::FitOptions o;
+  o.ranks = 8;
+  const auto f = isocost::fit(s, spec("poly:3"), o);
+  std::vector<double> pairs;
+  for (std::size_t k = 0; k < 16; k += 2)
+    pairs.push_back(s.intervals()[k].dt + s.intervals()[k + 1].dt);
+  ASSERT_TRUE(f.summary.le_of_samples.has_value());
+  EXPECT_NEAR(*f.summary.le_of_samples, isocost::load_stats(pairs).le, 1e-9);
+  EXPECT_GT(*f.summary.le_on_samples, *f.summary.le_of_samples);
+  EXPECT_TRUE(f.summary.trusted()) << f.summary.untrusted_reason();
+  EXPECT_NEAR(*f.summary.le_model_claim, 100, 1e-6);
+}
+
+// A hot spot no parametric form follows: chain-keeping cross-validation lets
+// an interpolant win, and the forms the table rejects are untrusted on their own.
+TEST(SelectModel, AnInterpolantBeatsFormsThatMissAHotSpot) {
+  const Truth T = [](double x) {
+    const double w = 0.12, s = 10 * w * std::sqrt(std::acos(-1.0)) / 2;
+    return x + s * (std::erf((x - 0.63) / w) - std::erf(-0.63 / w));
+  };
+  const auto s = tiling(T, 0, 1, 16, 0.01, false, 32);
+  isocost::FitOptions o;
+  o.ranks = 8;
+  for (const auto criterion : {isocost::SelectBy::cross_validation, isocost::SelectBy::aicc}) {
+    isocost::SelectOptions select;
+    select.criterion = criterion;
+    const auto sel = isocost::select_model(s, select, o);
+    const std::string picked = sel.best.summary.model;
+    EXPECT_TRUE(picked == "pchip" || picked == "makima") << picked << ": " << sel.reason;
+    for (const auto& c : sel.candidates)
+      if (c.ok && c.model == "power") {
+        EXPECT_FALSE(c.summary->trusted());
+      }
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Model selection picks the family the data came from.
 struct FamilyCase {
@@ -270,17 +311,20 @@ TEST(SelectModel, AiccPicksTheTrueFamily) {
   unsigned seed = 10;
   for (const auto& c : cases) {
     const auto s = tiling(c.T, c.lo, c.hi, 120, 0.003, c.log_spaced, seed++);
-    const auto sel = isocost::select_model(s, {});
+    isocost::SelectOptions aicc;
+    aicc.criterion = isocost::SelectBy::aicc;
+    const auto sel = isocost::select_model(s, aicc);
     std::string table;
     for (const auto& cand : sel.candidates)
       table += cand.model +
-               (cand.ok ? " " + std::to_string(cand.score) : " failed: " + cand.error) + "\n";
+               (cand.ok ? " " + std::to_string(cand.score) : " failed: " + cand.error) + " " +
+               (cand.cv_error ? std::to_string(*cand.cv_error) : "") + " " + cand.note + "\n";
     const std::string picked = sel.best.summary.model;
     // sieve+c and sieve+q contain the truth too (c = 1.08366, q = 1).
     const bool ok =
         picked == c.truth || (c.truth == "sieve" && (picked == "sieve+c" || picked == "sieve+q"));
     EXPECT_TRUE(ok) << "truth " << c.truth << ", picked " << picked << "\n" << table;
-    EXPECT_EQ(sel.candidates.size(), 7u);
+    EXPECT_EQ(sel.candidates.size(), 9u);  // with pchip and makima
   }
 }
 
@@ -290,7 +334,7 @@ TEST(SelectModel, CrossValidationPicksTheTrueFamilyToo) {
   cv.criterion = isocost::SelectBy::cross_validation;
   const auto sel = isocost::select_model(tiling(T, 10, 1e6, 100, 0.003, true, 20), cv);
   EXPECT_EQ(sel.best.summary.model, "power");
-  EXPECT_EQ(sel.candidates.size(), 8u);  // with pchip
+  EXPECT_EQ(sel.candidates.size(), 9u);  // with pchip and makima
 }
 
 // ---------------------------------------------------------------------------

@@ -1,7 +1,8 @@
-// isocost/detail/text.hpp — number formatting shared by messages and output.
-// Internal: not part of the stable API.
+// isocost/detail/text.hpp — number formatting and field quoting shared by
+// messages and output. Internal: not part of the stable API.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -12,6 +13,13 @@ std::string exact(double value);
 
 /// `value` with `significant` significant digits, %g style ("1.5", "2.68e+08").
 std::string fixed_digits(double value, int significant);
+
+/// A field from a file or the command line, for a one-line error message: in
+/// single quotes, with control bytes, DEL and bytes that are not UTF-8 escaped
+/// (\r, \n, \t, \xNN), and cut after about `max` characters of display with
+/// "..." and the field's full length: "'abc...' (10000 bytes)". A message
+/// quoting a field therefore stays one short line whatever the input holds.
+std::string quote(std::string_view field, std::size_t max = 60);
 
 /// Parses all of `text` as a double (a leading '+' allowed; "nan" and "inf"
 /// parse too, callers check finiteness). False if any character is left over.

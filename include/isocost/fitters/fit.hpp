@@ -155,12 +155,21 @@ struct FitSummary {
   Termination termination = Termination::converged;
   /// Ceres' termination type and message, or why the fit failed.
   std::string message;
-  /// L_E (percent) the partition of the fitted model would reach, with its
-  /// per-rank costs measured on a monotone interpolant of the samples
-  /// themselves; set when the samples tile the domain.
+  /// L_E (percent) the partition of the fitted model over P ranks
+  /// (options.ranks, default one per sample) reaches when costed on the
+  /// samples: a rank's cost is the sum of the measured dt of the intervals
+  /// it covers whole, plus, for the (at most two) intervals a cut splits,
+  /// the share the monotone pchip interpolant of the cumulative samples
+  /// gives each side (linear below 4 points). A measurement, not the
+  /// model's claim. Set when the samples tile the domain (one run).
   std::optional<double> le_on_samples;
-  /// The same for the partition the samples came from (their own L_E).
+  /// The same for the samples' own partition over P ranks: its cuts at every
+  /// (n/P)-th knot of the run (linear in x between knots when P does not
+  /// divide n). With P = n, exactly the L_E of the measured dt.
   std::optional<double> le_of_samples;
+  /// The L_E the model predicts for its own partition (costed on the model
+  /// itself): the model's own claim, not a measurement.
+  std::optional<double> le_model_claim;
 
   /// Parameter by name; throws Error if absent.
   double parameter(const std::string& name) const;
@@ -168,8 +177,16 @@ struct FitSummary {
   /// One line: model, parameters, R², L_E on the samples, termination.
   std::string brief_report() const;
   /// Several lines: model, parameters ± errors, RMSE, R², AICc, the solve,
-  /// the L_E of the measured and the fitted partitions.
+  /// the L_E of the measured and the fitted partitions, the verdict.
   std::string full_report() const;
+  /// Why the model's partition should not be trusted, or "" when it can be:
+  /// it did not converge; or its partition, costed on the samples, is not
+  /// better than the samples' own by at least 0.01 point (samples already
+  /// balanced to 100 % need only be matched); or R^2 < 0.9 while some sample
+  /// is missed by more than 10 % (R^2 alone says little when the dt barely
+  /// vary, as in a balanced run, where any model's R^2 is near 0).
+  std::string untrusted_reason() const;
+  bool trusted() const { return untrusted_reason().empty(); }
 };
 
 /// A fitted model and its summary.
@@ -192,17 +209,19 @@ struct FitResult {
 /// (fewer than parameters + 1), samples that cannot determine a shape.
 FitResult fit(const Samples& samples, const FitSpec& spec, const FitOptions& options = {});
 
-/// How select_model() ranks candidates.
+/// How select_model() ranks candidates. Both compare the interpolants (pchip,
+/// makima) with the parametric forms by chain-keeping cross-validation (see
+/// select_model()).
 enum class SelectBy { aicc, cross_validation };
 /// "aicc", "cv".
 std::string_view to_string(SelectBy criterion);
 
 /// Settings for select_model().
 struct SelectOptions {
-  SelectBy criterion = SelectBy::aicc;
+  SelectBy criterion = SelectBy::cross_validation;
   int folds = 5;  ///< for cross-validation, >= 2
-  /// Candidates; default: sieve, sieve+c, sieve+q, power, poly:2, poly:3, exp
-  /// (and pchip with cross-validation, where it can be scored).
+  /// Candidates; default: sieve, sieve+c, sieve+q, power, poly:2, poly:3, exp,
+  /// pchip, makima.
   std::vector<FitSpec> candidates;
 
   /// The field list (options.hpp): validation, JSON and the agreement hash.
@@ -221,20 +240,43 @@ struct SelectOptions {
 struct Candidate {
   std::string model;
   bool ok = false;
-  double score = 0;  ///< AICc, or mean squared held-out residual for CV (lower is better)
+  /// The criterion's score, lower is better: AICc (NaN for an interpolant,
+  /// which has no parameter count), or the cross-validation error.
+  double score = 0;
+  /// Chain-keeping cross-validation error (mean squared held-out error, see
+  /// select_model()); set for every candidate under cross-validation, and
+  /// under AICc for the AICc winner and the interpolants it is compared with.
+  std::optional<double> cv_error;
   std::optional<FitSummary> summary;
   std::string error;  ///< why the candidate failed, if it did
+  std::string note;   ///< why it won, or why it lost to the winner
 };
 
 /// The winner and the table that explains the choice.
 struct Selection {
   FitResult best;
   std::vector<Candidate> candidates;
+  std::string reason;  ///< one line: why the winner won
 };
 
-/// Fits every candidate and keeps the best by the criterion; only fits that
-/// converged compete (the others are listed with why). Throws Error if no
-/// candidate fits.
+/// A parametric form beats the best interpolant only when its
+/// cross-validation error is at most this fraction of the interpolant's.
+inline constexpr double kParametricMargin = 0.75;
+
+/// Fits every candidate and keeps the best; only fits that converged compete
+/// (the others are listed with why). Candidates are scored by chain-keeping
+/// cross-validation when the samples form one chain (they tile the domain or
+/// are cumulative): fold f merges the two intervals at every interior knot
+/// j with j ≡ f (mod folds) into one (never two adjacent knots, so the chain
+/// stays whole), fits the merged run, and predicts how each merged cost splits
+/// at its knot; the error is the misplaced cost in units of the pair's mean
+/// interval cost (relative residuals) or of the run's (absolute). Leaving an
+/// interval out instead would open a gap no interpolant can bridge. Under
+/// AICc the parametric forms are ranked by AICc and the winner meets the
+/// interpolants on that error. A parametric form wins over the best
+/// interpolant only with kParametricMargin (it must predict really better);
+/// samples of several runs cannot be tabulated, and then cross-validation
+/// holds out whole intervals in k folds. Throws Error if no candidate fits.
 Selection select_model(const Samples& samples, const SelectOptions& select,
                        const FitOptions& options = {});
 

@@ -8,32 +8,29 @@
 #include <string_view>
 
 #include "data/records.hpp"
+#include "isocost/detail/file.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
+#include "isocost/limits.hpp"
 
 namespace isocost {
 
 using detail::is_header;
 using detail::lower;
+using detail::quote;
 using detail::read_records;
 using detail::Record;
 
 namespace {
 
-std::ifstream open(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error("cannot open '" + path + "' for reading");
-  return in;
-}
-
 double number(const Record& r, std::size_t k, const std::string& name, const std::string& what,
               bool nonnegative) {
   double v;
   if (!detail::parse_number(r.fields[k], v) || !std::isfinite(v))
-    throw ParseError(name, r.line, what + ": expected a finite number, got '" + r.fields[k] + "'");
+    throw ParseError(name, r.line, what + ": expected a finite number, got " + quote(r.fields[k]));
   if (nonnegative && v < 0)
-    throw ParseError(name, r.line, what + ": expected a number >= 0, got '" + r.fields[k] + "'");
-  return v;
+    throw ParseError(name, r.line, what + ": expected a number >= 0, got " + quote(r.fields[k]));
+  return v == 0 ? 0.0 : v;  // -0 is 0 (it would print as "-0")
 }
 
 void expect_fields(const Record& r, std::size_t n, const std::string& name,
@@ -52,22 +49,24 @@ void expect_header(const Record& r, const std::vector<std::string>& names,
     std::string layout;
     for (const auto& n : names) layout += (layout.empty() ? "" : ",") + n;
     throw ParseError(name, r.line,
-                     "expected numbers or the header '" + layout + "', got '" + r.fields[0] +
-                         (r.fields.size() > 1 ? ",…'" : "'"));
+                     "expected numbers or the header '" + layout + "', got " +
+                         quote(r.fields[0] + (r.fields.size() > 1 ? ",…" : "")));
   }
 }
 
 }  // namespace
 
 std::vector<double> read_column(std::istream& in, const std::string& name, const std::string& what,
-                                bool nonnegative) {
-  auto records = read_records(in);
+                                bool nonnegative, std::vector<std::size_t>* lines) {
+  auto records = read_records(in, name);
   std::vector<double> values;
+  if (lines) lines->clear();
   for (std::size_t i = 0; i < records.size(); ++i) {
     const auto& r = records[i];
     if (i == 0 && is_header(r) && r.fields.size() == 1) continue;  // one-word header
     expect_fields(r, 1, name, what);
     values.push_back(number(r, 0, name, what, nonnegative));
+    if (lines) lines->push_back(r.line);
   }
   if (values.empty())
     throw ParseError(name, records.empty() ? 1 : records.back().line,
@@ -75,14 +74,14 @@ std::vector<double> read_column(std::istream& in, const std::string& name, const
   return values;
 }
 
-std::vector<double> read_column(const std::string& path, const std::string& what,
-                                bool nonnegative) {
-  auto in = open(path);
-  return read_column(in, path, what, nonnegative);
+std::vector<double> read_column(const std::string& path, const std::string& what, bool nonnegative,
+                                std::vector<std::size_t>* lines) {
+  auto in = detail::open_for_reading(path);
+  return read_column(in, path, what, nonnegative, lines);
 }
 
 LoadFile read_load_file(std::istream& in, const std::string& name) {
-  auto records = read_records(in);
+  auto records = read_records(in, name);
   if (records.empty()) throw ParseError(name, 1, "no loads in the file");
   std::size_t start = 0;
   bool vector_format = records[0].fields.size() == 3;
@@ -91,8 +90,8 @@ LoadFile read_load_file(std::istream& in, const std::string& name) {
       expect_header(records[0], {"rank", "phase", "time"}, name);
     else if (records[0].fields.size() != 1)
       throw ParseError(name, records[0].line,
-                       "expected one time per line or 'rank,phase,time' rows, got '" +
-                           records[0].fields[0] + "…'");
+                       "expected one time per line or 'rank,phase,time' rows, got " +
+                           quote(records[0].fields[0] + "…"));
     start = 1;
   }
   LoadFile out;
@@ -113,8 +112,14 @@ LoadFile read_load_file(std::istream& in, const std::string& name) {
     const auto& r = records[i];
     expect_fields(r, 3, name, "rank,phase,time");
     const double rank = number(r, 0, name, "rank", true);
-    if (rank != std::floor(rank) || rank > 1e9)
-      throw ParseError(name, r.line, "rank: expected an integer >= 0, got '" + r.fields[0] + "'");
+    if (rank != std::floor(rank))
+      throw ParseError(name, r.line, "rank: expected an integer >= 0, got " + quote(r.fields[0]));
+    if (rank > static_cast<double>(kMaxRankIndex))  // every rank below it gets a row
+      throw ParseError(
+          name, r.line,
+          "rank: " +
+              (rank < 9e18 ? std::to_string(static_cast<std::int64_t>(rank)) : quote(r.fields[0])) +
+              " is above the limit of " + std::to_string(kMaxRankIndex));
     const auto k = static_cast<std::size_t>(rank);
     const std::string& phase = r.fields[1];
     if (phase.empty()) throw ParseError(name, r.line, "phase: expected a name, got an empty field");
@@ -127,12 +132,27 @@ LoadFile read_load_file(std::istream& in, const std::string& name) {
         cells.emplace(std::make_pair(k, phase_index[phase]), std::make_pair(t, r.line));
     if (!inserted)
       throw ParseError(name, r.line,
-                       "rank " + std::to_string(k) + ", phase '" + phase +
-                           "' appears twice (first on line " + std::to_string(it->second.second) +
+                       "rank " + std::to_string(k) + ", phase " + quote(phase) +
+                           " appears twice (first on line " + std::to_string(it->second.second) +
                            ")");
     max_rank = std::max(max_rank, k);
   }
   if (cells.empty()) throw ParseError(name, records.back().line, "no loads in the file");
+  // A missing (rank, phase) pair is found before the table is allocated, so the
+  // memory follows the file's size, not its largest rank.
+  if (cells.size() != (max_rank + 1) * phases.size()) {
+    std::size_t k = 0, f = 0;
+    for (const auto& [key, value] : cells) {  // sorted by rank, then phase
+      if (key != std::make_pair(k, f)) break;
+      if (++f == phases.size()) {
+        f = 0;
+        ++k;
+      }
+    }
+    throw ParseError(name, records.back().line,
+                     "rank " + std::to_string(k) + " has no time for phase " + quote(phases[f]) +
+                         " (every rank 0.." + std::to_string(max_rank) + " needs every phase)");
+  }
   PhaseLoads loads;
   loads.phases = phases;
   loads.ranks = max_rank + 1;
@@ -142,8 +162,8 @@ LoadFile read_load_file(std::istream& in, const std::string& name) {
       auto it = cells.find({k, f});
       if (it == cells.end())
         throw ParseError(name, records.back().line,
-                         "rank " + std::to_string(k) + " has no time for phase '" + phases[f] +
-                             "' (every rank 0.." + std::to_string(max_rank) +
+                         "rank " + std::to_string(k) + " has no time for phase " +
+                             quote(phases[f]) + " (every rank 0.." + std::to_string(max_rank) +
                              " needs every phase)");
       loads.times[k * phases.size() + f] = it->second.first;
     }
@@ -155,7 +175,7 @@ LoadFile read_load_file(std::istream& in, const std::string& name) {
 }
 
 LoadFile read_load_file(const std::string& path) {
-  auto in = open(path);
+  auto in = detail::open_for_reading(path);
   return read_load_file(in, path);
 }
 

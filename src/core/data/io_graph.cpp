@@ -5,21 +5,18 @@
 #include <map>
 
 #include "data/records.hpp"
+#include "isocost/detail/file.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/io.hpp"
+#include "isocost/limits.hpp"
 
 namespace isocost {
 
+using detail::quote;
 using detail::Record;
 
 namespace {
-
-std::ifstream open_text(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error("cannot open '" + path + "' for reading");
-  return in;
-}
 
 // The record's fields as one line: "0 1 2".
 std::string text_of(const Record& r) {
@@ -28,12 +25,16 @@ std::string text_of(const Record& r) {
   return s;
 }
 
-// A whole number in [0, limit), or ParseError naming `what`.
+// A whole number in [0, limit], or ParseError naming `what` (and the limit:
+// the lists indexed by it are allocated before anything else is checked).
 long long parse_index(const std::string& name, std::size_t line, const std::string& field,
-                      const std::string& what, double limit) {
+                      const std::string& what, std::int64_t limit) {
   double v = 0;
-  if (!detail::parse_number(field, v) || v != std::floor(v) || v < 0 || v >= limit)
-    throw ParseError(name, line, "expected " + what + " (an integer >= 0), got '" + field + "'");
+  if (!detail::parse_number(field, v) || v != std::floor(v) || v < 0)
+    throw ParseError(name, line, "expected " + what + " (an integer >= 0), got " + quote(field));
+  if (v > static_cast<double>(limit))
+    throw ParseError(name, line,
+                     what + " " + quote(field) + " is above the limit of " + std::to_string(limit));
   return static_cast<long long>(v);
 }
 
@@ -42,16 +43,17 @@ long long parse_index(const std::string& name, std::size_t line, const std::stri
 ProcessGraph read_graph(std::istream& in, const std::string& name, int nodes) {
   std::vector<std::pair<int, int>> edges;
   int highest = -1;
-  for (const Record& r : detail::read_records(in)) {
+  for (const Record& r : detail::read_records(in, name)) {
     if (r.fields.size() != 2)
       throw ParseError(name, r.line,
-                       "expected an edge as two node numbers 'i j', got '" + text_of(r) + "'");
+                       "expected an edge as two node numbers 'i j', got " + quote(text_of(r)));
     int ends[2] = {0, 0};
     for (int k = 0; k < 2; ++k) {
-      ends[k] = static_cast<int>(parse_index(name, r.line, r.fields[k], "a node number", 1e8));
+      ends[k] =
+          static_cast<int>(parse_index(name, r.line, r.fields[k], "a node number", kMaxParts - 1));
       if (nodes >= 0 && ends[k] >= nodes)
         throw ParseError(name, r.line,
-                         "node " + r.fields[k] + " does not exist: the loads give " +
+                         "node " + std::to_string(ends[k]) + " does not exist: the loads give " +
                              std::to_string(nodes) + " ranks, nodes 0.." +
                              std::to_string(nodes - 1));
       highest = std::max(highest, ends[k]);
@@ -73,14 +75,14 @@ ProcessGraph read_graph(std::istream& in, const std::string& name, int nodes) {
 }
 
 ProcessGraph read_graph(const std::string& path, int nodes) {
-  auto in = open_text(path);
+  auto in = detail::open_for_reading(path);
   return read_graph(in, path, nodes);
 }
 
 std::vector<std::vector<Task>> read_tasks(std::istream& in, const std::string& name) {
   std::vector<std::vector<Task>> tasks;
   std::map<std::int64_t, std::size_t> seen;  // id → line
-  const auto records = detail::read_records(in);
+  const auto records = detail::read_records(in, name);
   for (std::size_t i = 0; i < records.size(); ++i) {
     const Record& r = records[i];
     const auto& f = r.fields;
@@ -89,27 +91,27 @@ std::vector<std::vector<Task>> read_tasks(std::istream& in, const std::string& n
       throw ParseError(
           name, r.line,
           "expected 'rank,id,load[,immobile]', got " + std::to_string(f.size()) + " fields");
-    const auto rank = parse_index(name, r.line, f[0], "a rank", 1e8);
+    const auto rank = parse_index(name, r.line, f[0], "a rank", kMaxRankIndex);
     double id = 0;
     if (!detail::parse_number(f[1], id) || id != std::floor(id) || std::fabs(id) > 9e15)
-      throw ParseError(name, r.line, "expected a task id (an integer), got '" + f[1] + "'");
+      throw ParseError(name, r.line, "expected a task id (an integer), got " + quote(f[1]));
+    // The id as parsed: the field may spell it with any number of digits.
+    const std::string task = "task " + std::to_string(static_cast<std::int64_t>(id));
     double load = 0;
     if (!detail::parse_number(f[2], load) || !std::isfinite(load) || load < 0)
-      throw ParseError(
-          name, r.line,
-          "task " + f[1] + ": expected a load (a finite number >= 0), got '" + f[2] + "'");
+      throw ParseError(name, r.line,
+                       task + ": expected a load (a finite number >= 0), got " + quote(f[2]));
     bool immobile = false;
     if (f.size() == 4) {
       if (f[3] != "0" && f[3] != "1")
-        throw ParseError(name, r.line,
-                         "task " + f[1] + ": expected immobile 0 or 1, got '" + f[3] + "'");
+        throw ParseError(name, r.line, task + ": expected immobile 0 or 1, got " + quote(f[3]));
       immobile = f[3] == "1";
     }
     const auto key = static_cast<std::int64_t>(id);
     if (const auto it = seen.find(key); it != seen.end())
-      throw ParseError(
-          name, r.line,
-          "task id " + f[1] + " given twice (first on line " + std::to_string(it->second) + ")");
+      throw ParseError(name, r.line,
+                       "task id " + std::to_string(key) + " given twice (first on line " +
+                           std::to_string(it->second) + ")");
     seen[key] = r.line;
     if (tasks.size() <= static_cast<std::size_t>(rank)) tasks.resize(rank + 1);
     tasks[rank].push_back({key, load, immobile});
@@ -119,7 +121,7 @@ std::vector<std::vector<Task>> read_tasks(std::istream& in, const std::string& n
 }
 
 std::vector<std::vector<Task>> read_tasks(const std::string& path) {
-  auto in = open_text(path);
+  auto in = detail::open_for_reading(path);
   return read_tasks(in, path);
 }
 

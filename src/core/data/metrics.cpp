@@ -87,7 +87,13 @@ double imbalance(std::span<const double> loads, double mean) {
 double imbalance(std::span<const double> loads) {
   if (loads.empty()) return 0;
   const double sum = std::accumulate(loads.begin(), loads.end(), 0.0);
-  return imbalance(loads, sum / static_cast<double>(loads.size()));
+  if (std::isfinite(sum)) return imbalance(loads, sum / static_cast<double>(loads.size()));
+  // Loads near the double limit sum to inf (which gave −1): max/mean − 1 as
+  // 1/mean(l/max) − 1 instead.
+  const double max = *std::max_element(loads.begin(), loads.end());
+  double scaled = 0;
+  for (double l : loads) scaled += l / max;
+  return static_cast<double>(loads.size()) / scaled - 1;
 }
 
 std::vector<double> fractional_ranks(std::span<const double> values) {
@@ -142,7 +148,7 @@ PhaseStats phase_stats(const PhaseLoads& loads) {
       column[r] = loads.at(r, f);
       total[r] += column[r];
     }
-    check_loads(column, "phase '" + loads.phases[f] + "'", 0, "rank", true);
+    check_loads(column, "phase " + detail::quote(loads.phases[f]), 0, "rank", true);
     out.per_phase.push_back(stats_of(column));
     out.synchronised_time += out.per_phase.back().max;  // Watts §4.2
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 
 namespace isocost::detail {
@@ -31,10 +32,11 @@ std::vector<std::string> split_blanks(const std::string& text) {
 
 }  // namespace
 
-std::vector<Record> read_records(std::istream& in) {
+std::vector<Record> read_records(std::istream& in, const std::string& name) {
   std::vector<Record> records;
   std::string text;
   for (std::size_t line = 1; std::getline(in, text); ++line) {
+    if (line == 1) strip_bom(text);
     if (!text.empty() && text.back() == '\r') text.pop_back();
     const auto first = text.find_first_not_of(" \t");
     if (first == std::string::npos || text[first] == '#') continue;
@@ -47,8 +49,14 @@ std::vector<Record> read_records(std::istream& in) {
     }
     records.push_back(std::move(r));
   }
-  if (in.bad()) throw Error("read error");
+  if (in.bad()) throw Error(quote(name, std::string::npos) + ": read error");
   return records;
+}
+
+bool strip_bom(std::string& text) {
+  if (text.rfind("\xEF\xBB\xBF", 0) != 0) return false;
+  text.erase(0, 3);
+  return true;
 }
 
 std::string lower(std::string s) {

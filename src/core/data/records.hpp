@@ -1,7 +1,8 @@
 // Internal: the line/field splitting shared by the text readers (io.cpp,
 // samples.cpp). One record per non-blank, non-comment line; commas and/or
 // runs of blanks separate fields; an empty field between two commas is kept
-// (and rejected where a value is expected); CRLF is accepted.
+// (and rejected where a value is expected); CRLF is accepted, and so is a
+// UTF-8 byte order mark before the first line.
 #pragma once
 
 #include <cstddef>
@@ -17,8 +18,12 @@ struct Record {
   std::vector<std::string> fields;
 };
 
-/// All records of a stream; throws Error on a read error.
-std::vector<Record> read_records(std::istream& in);
+/// All records of a stream; throws Error naming `name` on a read error.
+std::vector<Record> read_records(std::istream& in, const std::string& name);
+
+/// Removes a UTF-8 byte order mark from the start of `text` (what editors on
+/// Windows put before the first line); true if there was one.
+bool strip_bom(std::string& text);
 
 /// ASCII lower case.
 std::string lower(std::string s);

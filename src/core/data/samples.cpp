@@ -12,7 +12,9 @@
 #include <numeric>
 #include <utility>
 
+#include "data/records.hpp"
 #include "data/samples_internal.hpp"
+#include "isocost/detail/file.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 
@@ -200,7 +202,7 @@ Samples samples_from_partition(std::span<const double> cuts, std::span<const dou
 Samples read_samples(std::istream& in, const std::string& name, bool repair) {
   std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   if (in.bad()) throw Error(name + ": read error");
-  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);  // UTF-8 byte order mark
+  detail::strip_bom(text);
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first == std::string::npos) throw ParseError(name, 1, "no samples in the file");
   if (text[first] == '{' || text[first] == '[')
@@ -209,8 +211,7 @@ Samples read_samples(std::istream& in, const std::string& name, bool repair) {
 }
 
 Samples read_samples(const std::string& path, bool repair) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot open '" + path + "' for reading");
+  auto in = detail::open_for_reading(path);
   return read_samples(in, path, repair);
 }
 

@@ -214,12 +214,61 @@ std::string json_error_text(const json::exception& e) {
   if (what.rfind("parse error", 0) == 0) {
     if (const auto colon = what.find(": "); colon != std::string::npos) what.erase(0, colon + 2);
   }
+  // The token nlohmann quotes can be a whole (huge) string literal.
+  const std::string last = "; last read: '";
+  if (const auto at = what.find(last); at != std::string::npos && what.back() == '\'') {
+    const std::string token = what.substr(at + last.size(), what.size() - at - last.size() - 1);
+    what = what.substr(0, at + last.size() - 1) + quote(token);
+  }
   return what;
 }
 
+// A JSON value for a message: its first ~40 characters of JSON text, then
+// "...", and its type: "[[[[[[[[[...] (array)". Built without recursion and
+// stopped once long enough: nlohmann's dump() recurses, and a 100 000-deep
+// array would overflow the stack while the message is formatted.
 std::string json_value_text(const json& v) {
-  std::string text = v.dump();
-  if (text.size() > 40) text = text.substr(0, 37) + "...";
+  constexpr std::size_t kMax = 40;
+  // Scalars alone (a string cut first, so a huge one costs nothing).
+  auto scalar = [&](const json& x) {
+    return x.is_string() ? json(x.get_ref<const std::string&>().substr(0, kMax + 1)).dump()
+                         : x.dump();
+  };
+  struct Frame {
+    const json* node;
+    json::const_iterator next;
+  };
+  std::string text;
+  std::vector<Frame> open;
+  const json* value = &v;
+  while (text.size() <= kMax) {
+    if (value != nullptr) {
+      if (value->is_structured()) {
+        text += value->is_array() ? '[' : '{';
+        open.push_back({value, value->cbegin()});
+      } else {
+        text += scalar(*value);
+      }
+      value = nullptr;
+      continue;
+    }
+    if (open.empty()) break;
+    Frame& f = open.back();
+    if (f.next == f.node->cend()) {
+      text += f.node->is_array() ? ']' : '}';
+      open.pop_back();
+      continue;
+    }
+    if (f.next != f.node->cbegin()) text += ',';
+    if (f.node->is_object()) text += json(f.next.key().substr(0, kMax + 1)).dump() + ':';
+    value = &*f.next;
+    ++f.next;
+  }
+  if (text.size() > kMax) {
+    std::size_t cut = kMax - 3;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // UTF-8
+    text = text.substr(0, cut) + "...";
+  }
   return text + " (" + v.type_name() + ")";
 }
 

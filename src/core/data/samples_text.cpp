@@ -29,7 +29,7 @@ double text_number(const Record& r, std::size_t k, const char* what, const std::
   double v;
   if (!detail::parse_number(r.fields[k], v) || !std::isfinite(v))
     throw ParseError(name, r.line,
-                     std::string(what) + ": expected a finite number, got '" + r.fields[k] + "'");
+                     std::string(what) + ": expected a finite number, got " + quote(r.fields[k]));
   return v;
 }
 
@@ -68,7 +68,7 @@ Samples cumulative_from_file(std::vector<double> x, std::vector<double> t,
 
 Samples read_samples_text(const std::string& text, const std::string& name, bool repair) {
   std::istringstream stream(text);
-  const auto records = detail::read_records(stream);
+  const auto records = detail::read_records(stream, name);
   std::size_t start = 0;
   std::size_t columns = 0;  // 2: cumulative x,t; 3: intervals lo,hi,dt
   std::size_t layout_line = 0;
@@ -88,7 +88,7 @@ Samples read_samples_text(const std::string& text, const std::string& name, bool
     else
       throw ParseError(
           name, h.line,
-          "expected numbers or a header 'x,t', 'lo,hi,dt' or 'x_lo,x_hi,dt', got '" + joined + "'");
+          "expected numbers or a header 'x,t', 'lo,hi,dt' or 'x_lo,x_hi,dt', got " + quote(joined));
     start = 1;
     layout_line = h.line;
   }

@@ -60,28 +60,31 @@ void ProcessGraph::validate() const {
     return x;
   };
   for (const auto& e : edges) parent[find(e.i)] = find(e.j);
-  std::vector<std::vector<int>> components;
+  // Count the components; list the first few nodes of the first four only
+  // (a graph of 10^7 nodes and one edge has 10^7 components).
+  std::size_t count = 0;
+  std::vector<std::vector<int>> shown;  // the first four components, up to 7 nodes each
   std::vector<int> index(static_cast<std::size_t>(nodes), -1);
   for (int v = 0; v < nodes; ++v) {
     const int r = find(v);
-    if (index[r] < 0) {
-      index[r] = static_cast<int>(components.size());
-      components.emplace_back();
+    if (index[r] < 0) index[r] = static_cast<int>(count++);
+    if (index[r] < 4) {
+      if (shown.size() <= static_cast<std::size_t>(index[r])) shown.resize(index[r] + 1);
+      if (shown[index[r]].size() < 7) shown[index[r]].push_back(v);
     }
-    components[index[r]].push_back(v);
   }
-  if (components.size() > 1) {
+  if (count > 1) {
     std::string list;
-    for (std::size_t c = 0; c < components.size() && c < 4; ++c) {
+    for (std::size_t c = 0; c < shown.size(); ++c) {
       list += c ? ", {" : "{";
-      for (std::size_t k = 0; k < components[c].size() && k < 6; ++k)
-        list += (k ? ", " : "") + std::to_string(components[c][k]);
-      if (components[c].size() > 6) list += ", …";
+      for (std::size_t k = 0; k < shown[c].size() && k < 6; ++k)
+        list += (k ? ", " : "") + std::to_string(shown[c][k]);
+      if (shown[c].size() > 6) list += ", …";
       list += "}";
     }
-    if (components.size() > 4) list += ", …";
-    throw Error("process graph is disconnected: " + std::to_string(components.size()) +
-                " components " + list + "; diffusion cannot move work between them");
+    if (count > 4) list += ", …";
+    throw Error("process graph is disconnected: " + std::to_string(count) + " components " + list +
+                "; diffusion cannot move work between them");
   }
 }
 
@@ -295,13 +298,20 @@ DiffusionSummary diffuse(const ProcessGraph& graph, std::span<const double> load
                          const DiffusionOptions& options) {
   options.validate();
   graph.validate();
-  double total = 0;
-  total = check_loads(loads, "diffusion", static_cast<std::size_t>(graph.nodes), "node");
-  const double avg = total / graph.nodes;
+  check_loads(loads, "diffusion", static_cast<std::size_t>(graph.nodes), "node");
+  // Work on the loads scaled by a power of two that brings the largest into
+  // [1, 2): exact, so ordinary loads give the same transfers bit for bit (as the
+  // distributed version), while loads near the double limit no longer sum to
+  // inf (which made every imbalance −1) and tiny ones no longer go subnormal.
+  const int k = -std::ilogb(*std::max_element(loads.begin(), loads.end()));
+  std::vector<double> scaled(loads.size());
+  for (std::size_t v = 0; v < loads.size(); ++v) scaled[v] = std::ldexp(loads[v], k);
+  const std::span<const double> u0(scaled);
+  const double avg = std::accumulate(scaled.begin(), scaled.end(), 0.0) / graph.nodes;
   DiffusionSummary out;
   out.options = options;
   out.scheme = options.scheme;
-  out.initial_imbalance = imbalance(loads, avg);
+  out.initial_imbalance = imbalance(u0, avg);
   const double n = graph.max_degree();
   if (options.scheme == DiffusionScheme::explicit_euler && n > 0 && options.alpha > 1 / n)
     throw Error("explicit diffusion: alpha=" + exact(options.alpha) +
@@ -309,10 +319,20 @@ DiffusionSummary diffuse(const ProcessGraph& graph, std::span<const double> load
                 " neighbours; Watts's footnote gives the stricter 2^-d); use a smaller alpha or "
                 "an implicit scheme");
 
-  if (options.scheme == DiffusionScheme::least_squares) {
-    least_squares(graph, loads, avg, options, out);
+  // Balanced already (within alpha; exactly, for least squares, which
+  // equalises): nothing moves, so neither a stencil nor a solve is built.
+  const double u_max = *std::max_element(u0.begin(), u0.end());
+  const bool lsq = options.scheme == DiffusionScheme::least_squares;
+  if (lsq ? u_max == *std::min_element(u0.begin(), u0.end()) : u_max <= (1 + options.alpha) * avg) {
+    out.transfers.assign(graph.edges.size(), 0.0);
+    if (!lsq && options.scheme != DiffusionScheme::explicit_euler)  // what a step would use
+      out.sweeps_per_step = options.sweeps > 0
+                                ? options.sweeps
+                                : detail::watts_sweeps(options.scheme, options.alpha, n);
+  } else if (lsq) {
+    least_squares(graph, u0, avg, options, out);
   } else {
-    detail::DiffusionState state(graph, loads, options);
+    detail::DiffusionState state(graph, u0, options);
     while (!state.balanced(avg) && out.steps < options.max_steps) {
       state.step();
       ++out.steps;
@@ -321,13 +341,24 @@ DiffusionSummary diffuse(const ProcessGraph& graph, std::span<const double> load
     out.sweeps_per_step = state.sweeps_per_step();
     out.jacobi_sweeps = static_cast<long long>(out.steps) * out.sweeps_per_step;
   }
-  out.loads = applied(graph, loads, out.transfers);
-  for (double t : out.transfers) out.transfer_volume += std::abs(t);
-  out.final_imbalance = imbalance(out.loads, avg);
-  out.termination = options.scheme == DiffusionScheme::least_squares ||
-                            out.final_imbalance <= options.alpha * (1 + 1e-9)
-                        ? Termination::converged
-                        : Termination::iteration_limit;
+  const std::vector<double> u = applied(graph, u0, out.transfers);
+  // The claim is judged on the loads the transfers actually produce.
+  out.final_imbalance = imbalance(u, avg);
+  const bool balanced = out.final_imbalance <= options.alpha * (1 + 1e-9);
+  out.termination =
+      balanced ? Termination::converged
+      : options.scheme != DiffusionScheme::least_squares && out.steps >= options.max_steps
+          ? Termination::iteration_limit
+          : Termination::failed;
+  double volume = 0;
+  for (double t : out.transfers) volume += std::abs(t);
+  out.transfer_volume = std::ldexp(volume, -k);
+  for (double& t : out.transfers) t = std::ldexp(t, -k);
+  out.loads.resize(u.size());
+  for (std::size_t v = 0; v < u.size(); ++v) out.loads[v] = std::ldexp(u[v], -k);
+  if (!std::isfinite(out.transfer_volume))
+    throw Error("diffusion: the transfer volume " + exact(out.transfer_volume) +
+                " exceeds the double range; scale the loads down");
   return out;
 }
 
@@ -399,8 +430,7 @@ void DiffusionState::step() {
 Simulation simulate_diffusion(const ProcessGraph& graph, std::span<const double> loads,
                               std::span<const double> elements, const SimulationOptions& o) {
   graph.validate();
-  double total = 0;
-  total = check_loads(loads, "diffusion", static_cast<std::size_t>(graph.nodes), "node");
+  check_loads(loads, "diffusion", static_cast<std::size_t>(graph.nodes), "node");
   if (elements.size() != loads.size())
     throw Error("simulation: " + std::to_string(elements.size()) + " element counts for " +
                 std::to_string(loads.size()) + " loads");
@@ -409,9 +439,13 @@ Simulation simulate_diffusion(const ProcessGraph& graph, std::span<const double>
       throw Error("simulation: element count of node " + std::to_string(i) + " = " +
                   exact(elements[i]) + ", expected a finite number >= 0");
   o.validate();
-  const double avg = total / graph.nodes;
+  // Loads scaled by a power of two as in diffuse(), so totals near the double
+  // limit do not overflow; elements per unit load are scale-free.
+  const int k = -std::ilogb(*std::max_element(loads.begin(), loads.end()));
+  std::vector<double> L(loads.size()), E(elements.begin(), elements.end());
+  for (std::size_t v = 0; v < L.size(); ++v) L[v] = std::ldexp(loads[v], k);
+  const double avg = std::accumulate(L.begin(), L.end(), 0.0) / graph.nodes;
   const double rate = o.gamma / (graph.max_degree() + 1);
-  std::vector<double> L(loads.begin(), loads.end()), E(elements.begin(), elements.end());
   Simulation out;
   out.options = o;
   out.termination = Termination::iteration_limit;  // until the threshold is reached
@@ -436,8 +470,8 @@ Simulation simulate_diffusion(const ProcessGraph& graph, std::span<const double>
       L[v] += dL[v];
       E[v] += dE[v];
     }
-    out.steps.push_back(
-        {*std::max_element(L.begin(), L.end()), *std::max_element(in.begin(), in.end())});
+    out.steps.push_back({std::ldexp(*std::max_element(L.begin(), L.end()), -k),
+                         *std::max_element(in.begin(), in.end())});
   }
   out.convergence_steps = static_cast<int>(out.steps.size());
   return out;

@@ -8,6 +8,7 @@
 
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
+#include "model/compensated_sum.hpp"
 #include "model/polynomial.hpp"
 
 // pchip.hpp in Boost 1.74 uses isnan unqualified: fpclassify must come first.
@@ -179,13 +180,34 @@ class AnalyticImpl final : public detail::CostModelImpl {
 };
 
 // --------------------------------------------------------------------------
+// Tabulated models interpolate samples scaled by powers of two (u = x·2^kx,
+// τ = t·2^kt) that bring the largest |x| and |t| into [1, 2). The scaling is
+// exact, so ordinary data gives the same interpolant bit for bit, while totals
+// near the double limit or subnormal x spacing no longer overflow inside the
+// interpolation (slopes Δt/Δx, Hermite basis products).
+struct SampleScale {
+  int kx = 0, kt = 0;
+  double u(double x) const { return std::ldexp(x, kx); }
+  double cost(double tau) const { return std::ldexp(tau, -kt); }
+  double density(double dtau_du) const { return std::ldexp(dtau_du, kx - kt); }
+};
+
+int unit_exponent(const std::vector<double>& v) {
+  double m = 0;
+  for (double e : v) m = std::max(m, std::abs(e));
+  return m > 0 ? -std::ilogb(m) : 0;
+}
+
 template <class Interpolant>
 class HermiteImpl final : public detail::CostModelImpl {
  public:
-  HermiteImpl(Interpolant f, double t0, std::string kind)
-      : f_(std::move(f)), t0_(t0), kind_(std::move(kind)) {}
-  CostPoint evaluate(double x) const override { return {f_(x) - t0_, f_.prime(x)}; }
-  double cost(double x) const override { return f_(x) - t0_; }
+  HermiteImpl(Interpolant f, double tau0, SampleScale scale, std::string kind)
+      : f_(std::move(f)), tau0_(tau0), scale_(scale), kind_(std::move(kind)) {}
+  CostPoint evaluate(double x) const override {
+    const double u = scale_.u(x);
+    return {scale_.cost(f_(u) - tau0_), scale_.density(f_.prime(u))};
+  }
+  double cost(double x) const override { return scale_.cost(f_(scale_.u(x)) - tau0_); }
   std::string kind() const override { return kind_; }
   std::string describe() const override {
     return kind_ + " interpolation of cumulative samples (Boost.Math)";
@@ -193,17 +215,21 @@ class HermiteImpl final : public detail::CostModelImpl {
 
  private:
   Interpolant f_;
-  double t0_;
+  double tau0_;
+  SampleScale scale_;
   std::string kind_;
 };
 
 class LinearImpl final : public detail::CostModelImpl {
  public:
-  LinearImpl(std::vector<double> x, std::vector<double> t) : x_(std::move(x)), t_(std::move(t)) {}
+  // x and t are the scaled samples u and τ.
+  LinearImpl(std::vector<double> x, std::vector<double> t, SampleScale scale)
+      : x_(std::move(x)), t_(std::move(t)), scale_(scale) {}
   CostPoint evaluate(double x) const override {
-    const std::size_t k = segment(x);
+    const double u = scale_.u(x);
+    const std::size_t k = segment(u);
     const double slope = (t_[k + 1] - t_[k]) / (x_[k + 1] - x_[k]);
-    return {t_[k] - t_[0] + slope * (x - x_[k]), slope};
+    return {scale_.cost(t_[k] - t_[0] + slope * (u - x_[k])), scale_.density(slope)};
   }
   double cost(double x) const override { return evaluate(x).cost; }
   std::string kind() const override { return "linear"; }
@@ -218,6 +244,7 @@ class LinearImpl final : public detail::CostModelImpl {
     return std::min(k == 0 ? 0 : k - 1, x_.size() - 2);
   }
   std::vector<double> x_, t_;
+  SampleScale scale_;
 };
 
 // --------------------------------------------------------------------------
@@ -227,8 +254,9 @@ class DiscreteImpl final : public detail::CostModelImpl {
       : w_(std::move(w)), prefix_(std::move(prefix)), first_(first) {}
   CostPoint evaluate(double x) const override {
     const double u = x - first_;
-    std::size_t k = static_cast<std::size_t>(u);
-    if (k >= w_.size()) k = w_.size() - 1;  // x == hi: last cell, fraction 1
+    const auto k = static_cast<std::size_t>(u);
+    // x == hi: exactly the total, which a last fraction 1 of w would only round to.
+    if (k >= w_.size()) return {prefix_.back(), w_.back()};
     return {prefix_[k] + (u - static_cast<double>(k)) * w_[k], w_[k]};
   }
   double cost(double x) const override { return evaluate(x).cost; }
@@ -419,17 +447,20 @@ double hermite_min_slope(double s0, double s1, double delta) {
   return m;
 }
 
+// On the scaled samples u, τ (SampleScale); x only names the interval.
 template <class Interpolant>
-void check_hermite_monotone(const Interpolant& f, const std::vector<double>& x,
-                            const std::vector<double>& t, const std::string& kind) {
-  const double mean_slope = (t.back() - t.front()) / (x.back() - x.front());
-  for (std::size_t k = 0; k + 1 < x.size(); ++k) {
-    const double h = x[k + 1] - x[k];
-    const double m = hermite_min_slope(f.prime(x[k]), f.prime(x[k + 1]), (t[k + 1] - t[k]) / h);
-    if (m < -1e-12 * mean_slope)
+void check_hermite_monotone(const Interpolant& f, const std::vector<double>& u,
+                            const std::vector<double>& tau, const std::vector<double>& x,
+                            const SampleScale& scale, const std::string& kind) {
+  const double mean_slope = (tau.back() - tau.front()) / (u.back() - u.front());
+  for (std::size_t k = 0; k + 1 < u.size(); ++k) {
+    const double h = u[k + 1] - u[k];
+    const double m = hermite_min_slope(f.prime(u[k]), f.prime(u[k + 1]), (tau[k + 1] - tau[k]) / h);
+    if (!(m >= -1e-12 * mean_slope))  // a NaN slope fails too
       throw Error(kind + " interpolation decreases between samples " + std::to_string(k) + " and " +
                   std::to_string(k + 1) + " (x in [" + exact(x[k]) + ", " + exact(x[k + 1]) +
-                  "], slope " + exact(m) + "); use pchip, which preserves monotonicity");
+                  "], slope " + exact(scale.density(m)) +
+                  "); use pchip, which preserves monotonicity");
   }
 }
 }  // namespace
@@ -458,33 +489,51 @@ CostModel tabulated_model(std::vector<double> x, std::vector<double> t,
                   std::to_string(k) + " has t=" + exact(t[k]) + " after t=" + exact(t[k - 1]) +
                   " (x=" + exact(x[k]) + ")");
   }
-  const double lo = x.front(), hi = x.back(), t0 = t.front();
-  if (interpolation == Interpolation::linear)
-    return CostModel(std::make_shared<LinearImpl>(std::move(x), std::move(t)), lo, hi);
-
-  auto xs = x, ts = t;  // Boost takes its vectors by rvalue; keep ours for the check
-  if (interpolation == Interpolation::pchip) {
-    boost::math::interpolators::pchip<std::vector<double>> f(std::move(xs), std::move(ts));
-    check_hermite_monotone(f, x, t, name);
-    return CostModel(std::make_shared<HermiteImpl<decltype(f)>>(std::move(f), t0, name), lo, hi);
+  const double lo = x.front(), hi = x.back();
+  const SampleScale scale{unit_exponent(x), unit_exponent(t)};
+  std::vector<double> u(x.size()), tau(t.size());
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    u[k] = scale.u(x[k]);
+    tau[k] = std::ldexp(t[k], scale.kt);
+    if (k > 0 && !(u[k] > u[k - 1]))  // both below 2^-1074 of the largest |x|
+      throw Error(std::string(name) + " model: samples " + std::to_string(k - 1) + " and " +
+                  std::to_string(k) + " (x=" + exact(x[k - 1]) + ", " + exact(x[k]) +
+                  ") are too close for the range of x up to " + exact(std::ldexp(1.0, -scale.kx)));
   }
-  boost::math::interpolators::makima<std::vector<double>> f(std::move(xs), std::move(ts));
-  check_hermite_monotone(f, x, t, name);
-  return CostModel(std::make_shared<HermiteImpl<decltype(f)>>(std::move(f), t0, name), lo, hi);
+  const double tau0 = tau.front();
+  if (interpolation == Interpolation::linear)
+    return CostModel(std::make_shared<LinearImpl>(std::move(u), std::move(tau), scale), lo, hi);
+
+  auto us = u, taus = tau;  // Boost takes its vectors by rvalue; keep ours for the check
+  if (interpolation == Interpolation::pchip) {
+    boost::math::interpolators::pchip<std::vector<double>> f(std::move(us), std::move(taus));
+    check_hermite_monotone(f, u, tau, x, scale, name);
+    return CostModel(std::make_shared<HermiteImpl<decltype(f)>>(std::move(f), tau0, scale, name),
+                     lo, hi);
+  }
+  boost::math::interpolators::makima<std::vector<double>> f(std::move(us), std::move(taus));
+  check_hermite_monotone(f, u, tau, x, scale, name);
+  return CostModel(std::make_shared<HermiteImpl<decltype(f)>>(std::move(f), tau0, scale, name), lo,
+                   hi);
 }
 
 CostModel discrete_model(std::vector<double> weights, std::int64_t first) {
   if (weights.empty()) throw Error("discrete model: the weight list is empty");
   std::vector<double> prefix(weights.size() + 1);
-  long double sum = 0;  // extended accumulation keeps 10^7-cell sums accurate
+  detail::CompensatedSum sum;
   for (std::size_t k = 0; k < weights.size(); ++k) {
     if (!std::isfinite(weights[k]) || weights[k] < 0)
       throw Error("discrete model: weight " + std::to_string(k) + " = " + exact(weights[k]) +
                   ", expected a finite value >= 0");
-    sum += weights[k];
-    prefix[k + 1] = static_cast<double>(sum);
+    sum.add(weights[k]);
+    // The compensation is rounded too: keep the prefix sums sorted regardless.
+    prefix[k + 1] = std::max(prefix[k], sum.value());
   }
-  if (!(sum > 0)) throw Error("discrete model: all weights are zero; the total must be > 0");
+  if (!std::isfinite(prefix.back()))
+    throw Error("discrete model: total cost is not finite: the weights sum to " +
+                exact(prefix.back()) + " (beyond the double range)");
+  if (!(prefix.back() > 0))
+    throw Error("discrete model: all weights are zero; the total must be > 0");
   const double lo = static_cast<double>(first);
   const double hi = lo + static_cast<double>(weights.size());
   return CostModel(std::make_shared<DiscreteImpl>(std::move(weights), std::move(prefix), lo), lo,

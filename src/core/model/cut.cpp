@@ -53,6 +53,8 @@ std::string_view to_string(CutTermination termination) {
       return "nearest_integer";
     case CutTermination::iteration_limit:
       return "iteration_limit";
+    case CutTermination::failed:
+      return "failed";
   }
   return "?";
 }
@@ -75,6 +77,11 @@ bool CutOptions::is_valid(std::string* error) const {
     return false;
   };
   if (!check_fields(*this, error)) return false;
+  if (cost_tolerance > 0 && cost_tolerance < kMinCostTolerance)
+    return fail("cost_tolerance=" + exact(cost_tolerance) +
+                " is below what double precision can reach; expected 0 (solve to the x "
+                "tolerance) or a value >= " +
+                exact(kMinCostTolerance));
   if (method == CutMethod::binary_search)
     return fail(
         "cut method binary_search is chosen automatically for discrete models; "
@@ -112,18 +119,40 @@ struct Probe {
   double xtol;  // absolute x tolerance (0: machine precision)
   double a, fa, b, fb;
   double best_x, best_f;
+  // The local slope t' at best_x when the method knows it (Newton's density,
+  // the secant's slope), else NaN: backs a claim that a step fell below the x
+  // tolerance.
+  double best_slope = std::numeric_limits<double>::quiet_NaN();
   int evaluations = 0;
   CutTermination stop = CutTermination::iteration_limit;
   bool stopped = false;
 
-  double x_width_ok(double x) const { return std::max(xtol, 4 * kEps * std::abs(x)); }
+  // At least the smallest subnormal step, so that domains spanned by a handful
+  // of representable points still stop (between two neighbouring doubles).
+  double x_width_ok(double x) const {
+    return std::max({xtol, 4 * kEps * std::abs(x), std::numeric_limits<double>::denorm_min()});
+  }
+
+  // t(x) − target; a non-finite t inside the domain is a broken model, not a
+  // residual to report.
+  double eval(double x) const {
+    const double f = model->cost(x) - target;
+    if (!std::isfinite(f)) throw_not_finite(x, f + target);
+    return f;
+  }
+  [[noreturn]] void throw_not_finite(double x, double t) const {
+    throw Error(model->kind() + " model: t(" + exact(x) + ") = " + exact(t) +
+                " is not finite; a cut needs finite costs inside the domain");
+  }
 
   // Records t(x) − target; returns true when a tolerance now holds.
   bool record(double x, double f) {
     ++evaluations;
+    if (!std::isfinite(f)) throw_not_finite(x, f + target);
     if (std::abs(f) < std::abs(best_f)) {
       best_x = x;
       best_f = f;
+      best_slope = std::numeric_limits<double>::quiet_NaN();
     }
     if (f <= 0 && x >= a) {
       a = x;
@@ -185,20 +214,31 @@ void run_newton(Probe& probe, CutSummary& s, double guess, int budget) {
   auto f = [&](double x) {
     const CostPoint p = probe.model->evaluate(x);
     const double v = p.cost - probe.target;
+    // An infinite or NaN density (a singular end such as x^0.5 at 0, or a
+    // slope beyond the double range) would make Boost's step 0 or NaN and stop
+    // it on the spot: use the bracket's secant slope instead.
+    double d = p.density;
+    if (!std::isfinite(d)) {
+      const double secant = (probe.fb - probe.fa) / (probe.b - probe.a);
+      d = std::isfinite(secant) && secant > 0 ? secant : 0;
+    }
     if (!std::isnan(prev_x)) {
       const double newton_x = prev_x - prev_step;
       if (!(std::abs(x - newton_x) <= 1e-12 * std::abs(x) + 1e-300)) ++safeguard;
     }
     prev_x = x;
-    prev_step = v / p.density;
-    if (probe.record(x, v)) return std::make_tuple(0.0, p.density);
-    return std::make_tuple(v, p.density);
+    prev_step = v / d;
+    const bool done = probe.record(x, v);
+    if (probe.best_x == x && std::isfinite(p.density)) probe.best_slope = p.density;
+    return std::make_tuple(done ? 0.0 : v, d);
   };
   std::uintmax_t iterations = static_cast<std::uintmax_t>(budget);
   bool gave_up = false;
   try {
     boost::math::tools::newton_raphson_iterate(f, guess, probe.a, probe.b,
                                                std::numeric_limits<double>::digits - 2, iterations);
+  } catch (const Error&) {
+    throw;  // a non-finite t, from Probe::record
   } catch (const std::exception&) {
     gave_up = true;  // Boost: "no root to be found" (no sign change seen)
   }
@@ -224,7 +264,7 @@ void run_newton(Probe& probe, CutSummary& s, double guess, int budget) {
 void run_secant(Probe& probe, CutSummary& s, double guess, int budget) {
   int iterations = 1;
   double x1 = guess;
-  double f1 = probe.model->cost(x1) - probe.target;
+  double f1 = probe.eval(x1);
   if (probe.record(x1, f1)) {
     s.iterations = iterations;
     return finish_from_best(probe, s);
@@ -246,9 +286,11 @@ void run_secant(Probe& probe, CutSummary& s, double guess, int budget) {
     if (x == x1) {  // no representable progress left
       probe.stop = CutTermination::x_tolerance;
       probe.stopped = true;
+      const double slope = (f1 - f0) / (x1 - x0);
+      if (probe.best_x == x1 && std::isfinite(slope) && slope > 0) probe.best_slope = slope;
       break;
     }
-    const double f = probe.model->cost(x) - probe.target;
+    const double f = probe.eval(x);
     ++iterations;
     probe.record(x, f);
     if (probe.b - probe.a <= 0.5 * reference_width) {
@@ -286,6 +328,65 @@ void run_bisection(Probe& probe, CutSummary& s, int budget) {
   }
   s.iterations = static_cast<int>(iterations > 3 ? iterations - 3 : 0);
   finish_from_best(probe, s);
+}
+
+// Confirms the stop reason against the points evaluated (cut.hpp): the
+// residual within the cost tolerance, or a sign change within the x tolerance
+// of x, or a step below it backed by a finite slope. An x-tolerance stop that
+// none of these backs gets one evaluation on the side where the root lies.
+bool confirm(Probe& probe) {
+  if (!probe.stopped) return true;  // iteration_limit claims nothing
+  auto holds = [&probe] {
+    const double f = probe.best_f, w = probe.x_width_ok(probe.best_x);
+    const double w_bracket = probe.x_width_ok(std::max(std::abs(probe.a), std::abs(probe.b)));
+    if (f == 0) {
+      probe.stop = CutTermination::exact;
+    } else if (std::abs(f) <= probe.ftol) {
+      probe.stop = CutTermination::cost_tolerance;
+    } else if (probe.b - probe.a <= w_bracket ||
+               (probe.best_slope > 0 && std::abs(f) <= probe.best_slope * w)) {
+      probe.stop = CutTermination::x_tolerance;
+    } else {
+      return false;
+    }
+    return true;
+  };
+  if (holds()) return true;
+  const double x = probe.best_x, w = probe.x_width_ok(x);
+  const double y = probe.best_f < 0 ? std::min(x + w, probe.b) : std::max(x - w, probe.a);
+  if (y != x) probe.record(y, probe.eval(y));
+  return holds();
+}
+
+// On a plateau at the target (t flat through x, so every point of it solves
+// the cut), moves x to the plateau's left end within [a0, x]: the smallest
+// point whose t is still t(x), by bisection. Only for stops within the cost
+// tolerance: elsewhere the root is where t rises through the target.
+void to_plateau_left_end(Probe& probe, double a0) {
+  const double x = probe.best_x, tx = probe.best_f + probe.target;
+  if (!(std::abs(probe.best_f) <= probe.ftol) || x <= a0) return;
+  if (!(probe.best_slope == 0)) {  // unknown slope: look just left of x
+    if (!std::isnan(probe.best_slope)) return;
+    const double y = std::max(a0, x - probe.x_width_ok(x));
+    ++probe.evaluations;
+    if (!(probe.eval(y) + probe.target >= tx)) return;
+  }
+  double lo = a0, hi = x;
+  ++probe.evaluations;
+  if (probe.eval(lo) + probe.target >= tx) {
+    hi = lo;
+  } else {
+    while (hi - lo > probe.x_width_ok(hi)) {
+      const double mid = lo + 0.5 * (hi - lo);
+      if (mid <= lo || mid >= hi) break;
+      ++probe.evaluations;
+      (probe.eval(mid) + probe.target >= tx ? hi : lo) = mid;
+    }
+  }
+  if (hi == x) return;
+  probe.best_x = hi;
+  ++probe.evaluations;
+  probe.best_f = probe.eval(hi);
 }
 
 // Exponential (galloping) search: the cut is usually near the bracket's lower
@@ -342,13 +443,6 @@ CutSummary solve(const CostModel& model, double target, double a, double fa, dou
     d.requested = options.method;
     return d;
   }
-  // Targets at the bracket ends need no iteration.
-  if (fa == 0 || fb == 0) {
-    s.x = fa == 0 ? a : b;
-    s.residual = 0;
-    s.termination = CutTermination::exact;
-    return s;
-  }
   Probe probe{&model.impl(),
               target,
               options.cost_tolerance * cost_scale,
@@ -359,32 +453,49 @@ CutSummary solve(const CostModel& model, double target, double a, double fa, dou
               fb,
               std::abs(fa) <= std::abs(fb) ? a : b,
               std::abs(fa) <= std::abs(fb) ? fa : fb};
-  if (std::abs(probe.best_f) <= probe.ftol) {  // an end is already close enough
-    s.x = probe.best_x;
-    s.residual = probe.best_f;
-    s.termination = CutTermination::cost_tolerance;
-    return s;
+  if (fa == 0 || fb == 0 || std::abs(probe.best_f) <= probe.ftol) {
+    // Targets at (or within the tolerance of) a bracket end need no iteration.
+    if (fa == 0) {
+      probe.best_x = a;
+      probe.best_f = 0;
+    }
+    probe.stop = probe.best_f == 0 ? CutTermination::exact : CutTermination::cost_tolerance;
+    probe.stopped = true;
+  } else {
+    double guess = options.initial_guess
+                       ? *options.initial_guess
+                       : model.lo() + (model.hi() - model.lo()) * (target / model.total());
+    if (!std::isfinite(guess)) guess = 0.5 * a + 0.5 * b;  // hi − lo beyond the double range
+    guess = std::clamp(guess, a, b);
+    switch (options.method) {
+      case CutMethod::newton:
+        run_newton(probe, s, guess, options.max_iterations);
+        break;
+      case CutMethod::secant:
+        run_secant(probe, s, guess, options.max_iterations);
+        break;
+      case CutMethod::bisection:
+        run_bisection(probe, s, options.max_iterations);
+        break;
+      case CutMethod::toms748:
+        run_toms748(probe, s, options.max_iterations);
+        break;
+      case CutMethod::binary_search:
+        break;  // rejected by validate()
+    }
+    if (!confirm(probe)) {
+      // The method stopped on a claim the points evaluated do not back: finish
+      // on the bracket it reached with TOMS748, which only claims brackets.
+      probe.stopped = false;
+      probe.stop = CutTermination::iteration_limit;
+      s.fallback = CutFallback::method_switch;
+      s.used = CutMethod::toms748;
+      run_toms748(probe, s, std::max(options.max_iterations - s.iterations, 8));
+      if (!confirm(probe)) probe.stop = CutTermination::failed;
+    }
   }
-  double guess = options.initial_guess
-                     ? *options.initial_guess
-                     : model.lo() + (model.hi() - model.lo()) * (target / model.total());
-  guess = std::clamp(guess, a, b);
-  switch (options.method) {
-    case CutMethod::newton:
-      run_newton(probe, s, guess, options.max_iterations);
-      break;
-    case CutMethod::secant:
-      run_secant(probe, s, guess, options.max_iterations);
-      break;
-    case CutMethod::bisection:
-      run_bisection(probe, s, options.max_iterations);
-      break;
-    case CutMethod::toms748:
-      run_toms748(probe, s, options.max_iterations);
-      break;
-    case CutMethod::binary_search:
-      break;  // rejected by validate()
-  }
+  to_plateau_left_end(probe, a);
+  finish_from_best(probe, s);
   return s;
 }
 

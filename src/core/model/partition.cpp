@@ -6,6 +6,7 @@
 
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
+#include "isocost/limits.hpp"
 #include "isocost/metrics.hpp"
 #include "model/cut_internal.hpp"
 
@@ -51,9 +52,10 @@ Speeds Speeds::from_node_types(const std::vector<NodeType>& types) {
     if (!std::isfinite(t.time_ratio) || !(t.time_ratio > 0))
       throw Error("node type " + std::to_string(j + 1) +
                   ": time ratio R must be a finite number > 0, got " + exact(t.time_ratio));
-    if (speeds.size() + static_cast<std::size_t>(t.count) >
-        static_cast<std::size_t>(std::numeric_limits<int>::max()))
-      throw Error("node types: too many ranks in total");
+    // Bounded before the speeds are allocated (limits.hpp).
+    const auto total = static_cast<std::int64_t>(speeds.size()) + t.count;
+    if (total > kMaxParts)
+      throw Error("node types: " + above_limit(total, kMaxParts, "ranks") + " in total");
     // R_j = time on type 1 / time on type j (Swartz §4), so speed_j = R_j.
     speeds.insert(speeds.end(), static_cast<std::size_t>(t.count), t.time_ratio);
   }
@@ -201,6 +203,7 @@ Partition partition(const CostModel& model, const Speeds& speeds, const Partitio
   options.validate();
   check_integer_domain(model, options);
   const int P = speeds.ranks();
+  if (P > kMaxParts) throw Error("partition: " + above_limit(P, kMaxParts, "parts"));
   for (int i = 0; i < (speeds.is_uniform() ? 0 : P); ++i) check_share(model, speeds, i);
   check_initial_cuts(options, P);
   const double TT = model.total();
@@ -253,7 +256,10 @@ Partition partition(const CostModel& model, const Speeds& speeds, const Partitio
     part.max_abs_residual = std::max(part.max_abs_residual, std::abs(s.residual));
     part.max_iterations = std::max(part.max_iterations, s.iterations);
     if (s.fallback != CutFallback::none) ++part.fallbacks;
-    if (!s.converged()) part.termination = Termination::iteration_limit;
+    if (s.termination == CutTermination::failed)
+      part.termination = Termination::failed;
+    else if (!s.converged() && part.termination == Termination::converged)
+      part.termination = Termination::iteration_limit;
     if (options.integer && !model.is_discrete() && i > 0 && i < P) {
       const auto r = round_cut(model, s.x, s.target, floor_at);
       part.cuts[i] = r.b;

@@ -320,8 +320,9 @@ std::vector<double> read_text(std::istream& in, const std::string& path, const G
   std::int64_t row = 0;
   while (std::getline(in, text)) {
     ++line;
+    if (line == 1) detail::strip_bom(text);
     std::istringstream one(text);
-    const auto records = detail::read_records(one);
+    const auto records = detail::read_records(one, path);
     if (records.empty()) continue;  // blank or comment
     const auto& fields = records.front().fields;
     if (row >= rows) {  // count the surplus for the message, parse nothing
@@ -338,13 +339,13 @@ std::vector<double> read_text(std::istream& in, const std::string& path, const G
       const std::string& f = fields[static_cast<std::size_t>(i)];
       double v;
       if (!detail::parse_number(f, v) || !std::isfinite(v))
-        throw ParseError(
-            path, line,
-            "value " + std::to_string(i + 1) + ": expected a finite number, got '" + f + "'");
+        throw ParseError(path, line,
+                         "value " + std::to_string(i + 1) + ": expected a finite number, got " +
+                             detail::quote(f));
       if (v < 0)
         throw ParseError(path, line,
                          "weight of cell " + cell_text(shape.dims, shape.cells, row * nx + i) +
-                             " is " + f + ", expected a value >= 0");
+                             " is " + exact(v) + ", expected a value >= 0");
       w.push_back(v);
     }
     ++row;
@@ -412,8 +413,7 @@ Density grid_density(std::vector<double> weights, const GridShape& shape, const 
 Density read_grid_density(const std::string& path, const GridShape& raw_shape) {
   validate_shape(raw_shape, "grid shape");
   const GridShape shape = normalized(raw_shape);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot open '" + path + "' for reading");
+  auto in = detail::open_for_reading(path);
   in.seekg(0, std::ios::end);
   const auto end = in.tellg();
   if (end < 0) throw Error("'" + path + "': cannot determine the file size");

@@ -15,7 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "isocost/density.hpp"
 #include "isocost/error.hpp"
+#include "support/expect_error.hpp"
 
 namespace {
 
@@ -413,6 +415,95 @@ TEST(ReadLoadFile, MixedCommaAndBlankSeparators) {
   EXPECT_EQ(f.phases->phases, (std::vector<std::string>{"a", "b"}));
   EXPECT_DOUBLE_EQ(f.times[0], 3.5);
   ExpectParseError(LoadError("0,,1\n"), 1, {"phase", "empty"});
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Every reader: a byte order mark, input files that cannot be read, and bad
+// fields quoted escaped and bounded.
+
+namespace {
+
+const std::string kBom = "\xEF\xBB\xBF";
+
+TEST(ReadFiles, EveryReaderSkipsAByteOrderMark) {
+  EXPECT_EQ(ReadLoads(kBom + "1\n2\n").times, (std::vector<double>{1, 2}));
+  EXPECT_EQ(ReadLoads(kBom + "time\n1\n2\n").times, (std::vector<double>{1, 2}));
+  const LoadFile v = ReadLoads(kBom + "rank,phase,time\n0,a,1\n1,a,2\n");
+  ASSERT_TRUE(v.phases.has_value());
+  EXPECT_EQ(v.times, (std::vector<double>{1, 2}));
+  std::istringstream column(kBom + "cost\n0.5\n");
+  EXPECT_EQ(isocost::read_column(column, "c.txt", "cost", true), (std::vector<double>{0.5}));
+  std::istringstream graph(kBom + "0 1\n1 2\n");
+  EXPECT_EQ(isocost::read_graph(graph, "g.txt", -1).nodes, 3);
+  std::istringstream tasks(kBom + "rank,id,load\n0,7,2\n");
+  const auto t = isocost::read_tasks(tasks, "t.csv");
+  ASSERT_EQ(t.size(), 1u);
+  ASSERT_EQ(t[0].size(), 1u);
+  EXPECT_EQ(t[0][0].id, 7);
+  EXPECT_EQ(t[0][0].load, 2.0);
+  TempFile grid("bom_grid", kBom + "1 2\n3 4\n");
+  EXPECT_EQ(isocost::read_grid_density(grid.path(), {2, {2, 2, 1}}).total(), 10.0);
+  // Only at the very start: elsewhere it is a bad field, shown escaped.
+  ExpectParseError(LoadError("1\n" + kBom + "2\n"), 2,
+                   {"'\xEF\xBB\xBF"
+                    "2'"});
+}
+
+TEST(ReadFiles, AnInputThatCannotBeReadSaysWhy) {
+  const std::filesystem::path dir = testing::TempDir();
+  const std::string d = dir.string();
+  TempFile plain("plain", "1\n");
+  const std::string under_file = plain.path() + "/x";
+  const std::string dangling =
+      (dir / ("isocost_test_io_dangling_" + std::to_string(std::random_device{}()))).string();
+  std::filesystem::remove(dangling);
+  std::filesystem::create_symlink("isocost_no_such_target", dangling);
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {d, "is a directory"},
+      {under_file, "not a directory"},
+      {dangling, "dangling symbolic link to 'isocost_no_such_target'"}};
+  for (const auto& [path, why] : cases) {
+    for (int which = 0; which < 5; ++which) {
+      const std::string e = isocost::testing::error_of([&, path = path] {
+        if (which == 0) isocost::read_load_file(path);
+        if (which == 1) isocost::read_column(path, "cost", true);
+        if (which == 2) isocost::read_graph(path, -1);
+        if (which == 3) isocost::read_tasks(path);
+        if (which == 4) isocost::read_grid_density(path, {2, {2, 2, 1}});
+      });
+      EXPECT_TRUE(Has(e, "cannot open '" + path + "': " + why)) << which << ": " << e;
+    }
+  }
+  std::filesystem::remove(dangling);
+}
+
+TEST(ReadFiles, BadFieldsAreQuotedEscapedAndBounded) {
+  ExpectParseError(LoadError("1\n2\r3\n"), 2, {"'2\\r3'"});
+  ExpectParseError(LoadError("1\n\x1b[2J\n"), 2, {"'\\x1b[2J'"});
+  const std::string huge(10000, '9');
+  const auto e = LoadError("1\n" + huge + "x\n");
+  ASSERT_TRUE(e.has_value());
+  const std::string msg = e->what();
+  EXPECT_TRUE(Has(msg, "'" + huge.substr(0, 60) + "...' (10001 bytes)")) << msg;
+  EXPECT_LE(msg.size(), 140u) << msg;
+  // The other readers quote the same way.
+  std::istringstream graph("0 1\n1 " + huge + "x\n");
+  const std::string g =
+      isocost::testing::error_of([&] { isocost::read_graph(graph, "g.txt", -1); });
+  EXPECT_TRUE(Has(g, "(10001 bytes)")) << g;
+  EXPECT_LE(g.size(), 160u) << g;
+  std::istringstream tasks("0,1,1\n0," + huge + ",1\n");
+  const std::string t = isocost::testing::error_of([&] { isocost::read_tasks(tasks, "t.csv"); });
+  EXPECT_TRUE(Has(t, "(10000 bytes)")) << t;
+  EXPECT_LE(t.size(), 160u) << t;
+  TempFile grid("huge_grid", "1 2\n3 " + huge + "x\n");
+  const std::string w = isocost::testing::error_of([&] {
+    isocost::read_grid_density(grid.path(), {2, {2, 2, 1}});
+  });
+  EXPECT_TRUE(Has(w, "(10001 bytes)")) << w;
+  EXPECT_LE(w.size(), grid.path().size() + 160u) << w;
 }
 
 }  // namespace

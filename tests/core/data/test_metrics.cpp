@@ -332,4 +332,14 @@ TEST(LoadStatsJson, EveryFieldUnderItsKey) {
   EXPECT_TRUE(flat["kurtosis"].is_null());
 }
 
+// Loads whose sum overflows (3e308): max/mean − 1 is still 1e308/7.5e307 − 1
+// = 1/3, not the −1 an inf mean gives. A sum just short of the limit keeps the
+// direct formula: 1.7e308/4.25e307 − 1 = 3.
+TEST(Imbalance, LoadsNearTheDoubleLimit) {
+  const std::vector<double> loads = {1e308, 1e308, 1e308, 0};
+  EXPECT_NEAR(isocost::imbalance(loads), 4.0 / 3.0 - 1, 1e-15);
+  const std::vector<double> one = {1.7e308, 0, 0, 0};
+  EXPECT_NEAR(isocost::imbalance(one), 3.0, 1e-15);
+}
+
 }  // namespace

@@ -580,3 +580,81 @@ TEST(Tabulate, Errors) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------------------
+// Files that cannot be read, a byte order mark, and bad fields quoted
+// escaped and bounded (however deep or long the input)
+
+namespace {
+
+const std::string kBom = "\xEF\xBB\xBF";
+
+TEST(ReadFiles, AByteOrderMarkIsSkippedInEveryFormat) {
+  const std::vector<V> expected{{0, 1, 1}, {0, 2, 4}};
+  EXPECT_EQ(Triples(Read(kBom + "x,t\n0,0\n1,1\n2,4\n")), expected);
+  EXPECT_EQ(Triples(Read(kBom + "0 0\n1 1\n2 4\n")), expected);
+  EXPECT_EQ(
+      Triples(Read(kBom + "[{\"x\": 0, \"t\": 0}, {\"x\": 1, \"t\": 1}, {\"x\": 2, \"t\": 4}]")),
+      expected);
+  TempFile file("bom", kBom + "lo,hi,dt\r\n0,1,2\r\n");
+  EXPECT_EQ(Triples(isocost::read_samples(file.path())), (std::vector<V>{{0, 1, 2}}));
+}
+
+TEST(ReadFiles, AnInputThatCannotBeReadSaysWhy) {
+  const std::string dir = testing::TempDir();
+  expect_error([&] { isocost::read_samples(dir); }, {"cannot open '" + dir + "': is a directory"});
+  TempFile plain("plain", "x,t\n");
+  expect_error([&] { isocost::read_samples(plain.path() + "/s.csv"); }, {"not a directory"});
+}
+
+TEST(ReadFiles, TextFieldsAreQuotedEscapedAndBounded) {
+  ExpectReadError("x,t\n0,0\n1,1\r5\n", 3, {"t: expected a finite number, got '1\\r5'"});
+  const std::string huge(10000, '8');
+  const auto e = ParseErrorOf([&] { Read("x,t\n0,0\n1," + huge + "x\n"); });
+  ASSERT_TRUE(e.has_value());
+  EXPECT_TRUE(Has(e->what(), "'" + huge.substr(0, 60) + "...' (10001 bytes)")) << e->what();
+  EXPECT_LE(std::string(e->what()).size(), 130u) << e->what();
+  // A header that is no header: the whole line, bounded.
+  const auto h = ParseErrorOf([&] { Read("x," + std::string(5000, 'h') + "\n0,0\n"); });
+  ASSERT_TRUE(h.has_value());
+  EXPECT_LE(std::string(h->what()).size(), 200u) << h->what();
+}
+
+TEST(ReadJson, ValuesInMessagesAreBounded) {
+  const std::string huge(10000, 'z');
+  const auto s = ParseErrorOf([&] {
+    Read("[{\"x\": \"" + huge + "\", \"t\": 0}, {\"x\": 1, \"t\": 1}]", false, "s.json");
+  });
+  ASSERT_TRUE(s.has_value());
+  EXPECT_TRUE(Has(s->what(), "'x' must be a number, got \"zzzz")) << s->what();
+  EXPECT_TRUE(Has(s->what(), "... (string)")) << s->what();
+  EXPECT_LE(std::string(s->what()).size(), 120u) << s->what();
+  // A syntax error whose token is a whole long string (nlohmann quotes it).
+  const auto t = ParseErrorOf([&] { Read("[{\"x\": \"" + huge + "\x01\"}]", false, "s.json"); });
+  ASSERT_TRUE(t.has_value());
+  EXPECT_TRUE(Has(t->what(), "invalid JSON")) << t->what();
+  EXPECT_LE(std::string(t->what()).size(), 300u) << t->what();
+  // Small values are shown whole.
+  ExpectReadError("[{\"x\": [1, 2], \"t\": 0}]", 1, {"'x' must be a number, got [1,2] (array)"},
+                  false, "s.json");
+  ExpectReadError("[{\"x\": {\"a\": null}, \"t\": 0}]", 1, {"got {\"a\":null} (object)"}, false,
+                  "s.json");
+}
+
+TEST(ReadJson, AVeryDeepArrayIsACleanError) {
+  // nlohmann parses and destroys iteratively, but dump() recurses: a message
+  // that serialised this value would overflow the stack.
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  const std::string shown = "got " + std::string(37, '[') + "... (array)";
+  for (const std::string& text :
+       {deep, "{\"cumulative\": " + deep + "}", "[{\"x\": " + deep + ", \"t\": 0}]",
+        "{\"intervals\": [" + deep + "]}"}) {
+    const auto e = ParseErrorOf([&] { Read(text, false, "deep.json"); });
+    ASSERT_TRUE(e.has_value());
+    EXPECT_EQ(e->line(), 1u);
+    EXPECT_TRUE(Has(e->what(), shown)) << e->what();
+    EXPECT_LE(std::string(e->what()).size(), 250u) << e->what();
+  }
+}
+
+}  // namespace

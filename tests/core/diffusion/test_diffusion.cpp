@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <random>
@@ -233,6 +234,45 @@ TEST(Diffusion, BudgetAndBadInput) {
   expect_error([&] { isocost::diffuse(g, std::vector<double>(8, 0.0), o); },
                {"all loads are zero"});
   expect_error([] { isocost::parse_diffusion_scheme("rk4"); }, {"unknown scheme 'rk4'"});
+}
+
+TEST(Diffusion, LoadsNearTheDoubleLimitAndTinyLoadsBalance) {
+  // The loads summed to inf: every imbalance read −1 and nothing moved, yet
+  // the result said converged. Scaled by 2^±1000 the transfers are those of
+  // the moderate loads, scaled exactly (2^-1000 keeps the tiny loads normal).
+  const auto g = isocost::mesh_graph({4}, false);
+  const std::vector<double> moderate{1.0, 1.0, 1.5, 0.2};
+  for (auto scheme : {DiffusionScheme::crank_nicolson, DiffusionScheme::implicit,
+                      DiffusionScheme::explicit_euler, DiffusionScheme::least_squares}) {
+    DiffusionOptions o;
+    o.scheme = scheme;
+    o.alpha = 0.05;
+    const auto ref = isocost::diffuse(g, moderate, o);
+    ASSERT_TRUE(ref.converged()) << ref.brief_report();
+    for (int e : {1020, -1000}) {
+      std::vector<double> u;
+      for (double v : moderate) u.push_back(std::ldexp(v, e));
+      const auto d = isocost::diffuse(g, u, o);
+      EXPECT_TRUE(d.converged()) << d.brief_report();
+      EXPECT_NEAR(d.initial_imbalance, 1.5 / (3.7 / 4) - 1, 1e-12) << d.brief_report();
+      EXPECT_LE(d.final_imbalance, o.alpha * (1 + 1e-9)) << d.brief_report();
+      EXPECT_EQ(d.final_imbalance, ref.final_imbalance);
+      ASSERT_EQ(d.transfers.size(), ref.transfers.size());
+      for (std::size_t k = 0; k < d.transfers.size(); ++k)
+        EXPECT_EQ(d.transfers[k], std::ldexp(ref.transfers[k], e)) << k;
+      // The final imbalance is that of the loads returned.
+      const double big = *std::max_element(d.loads.begin(), d.loads.end());
+      double mean = 0;
+      for (double v : d.loads) mean += std::ldexp(v, -e) / 4;
+      EXPECT_NEAR(std::ldexp(big, -e) / mean - 1, d.final_imbalance, 1e-12);
+    }
+  }
+  // Transfers beyond the double range are an error, not a silent inf.
+  expect_error(
+      [&] {
+        isocost::diffuse(g, std::vector<double>{1.7e308, 1.7e308, 1.7e308, 0});
+      },
+      {"transfer volume", "inf"});
 }
 
 TEST(Simulation, PearceAlgorithm2) {

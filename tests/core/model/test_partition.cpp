@@ -13,6 +13,7 @@
 #include <string>
 
 #include "isocost/error.hpp"
+#include "isocost/limits.hpp"
 #include "support/expect_error.hpp"
 
 namespace {
@@ -440,6 +441,29 @@ TEST(Partition, InitialCutsWarmStartEachCut) {
   options.initial_cuts[3] = std::nan("");
   expect_error([&] { isocost::partition(t, speeds, options); },
                {"initial_cuts[3] must be a finite number, got nan"});
+}
+
+}  // namespace
+
+namespace {
+
+// The most parts partition() accepts (limits.hpp): above it an Error names the
+// count and the limit before anything is allocated; one rank's range needs no
+// such memory and has no such limit.
+TEST(Partition, PartsAboveTheLimitAreAnError) {
+  const auto t = isocost::sieve_model({}, 6, 268435456);
+  expect_error([&] { isocost::partition(t, Speeds::uniform(1'000'000'000)); },
+               {"partition: 1000000000 is above the limit of 10000000 parts"});
+  expect_error(
+      [] {
+        Speeds::from_node_types({{9'000'000, 1.0}, {1'000'001, 3.0}});
+      },
+      {"node types: 10000001 is above the limit of 10000000 ranks in total"});
+  EXPECT_EQ(Speeds::from_node_types({{9'000'000, 1.0}, {1'000'000, 3.0}}).ranks(),
+            isocost::kMaxParts);
+  const auto mine = isocost::rank_range(t, 999'999'999, Speeds::uniform(1'000'000'000));
+  EXPECT_EQ(mine.hi, 268435456);
+  EXPECT_LT(mine.lo, mine.hi);
 }
 
 }  // namespace

@@ -9,7 +9,9 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <random>
+#include <span>
 #include <vector>
 
 #include "isocost/error.hpp"
@@ -385,6 +387,116 @@ TEST(Decompose, GridPartsHaveAtLeastOneCell) {
   for (const auto& p : c.parts)
     for (int a = 0; a < 2; ++a) EXPECT_GE(p.cell_hi[a] - p.cell_lo[a], 1);
   EXPECT_NEAR(c.max_time, 25, 1e-12);  // 200 cells over 8 ranks, balanced exactly
+}
+
+}  // namespace
+
+namespace {
+
+// The rule of choose_process_grid() applied to every candidate, without
+// pruning (decompose.hpp): balanced candidates (heaviest part within 1e-9 of
+// total/S) by cut surface, then order; else the lightest heaviest part (ties
+// within 1e-12), then cut surface, then order.
+ProcessGrid exhaustive_choice(const Density& d, const Speeds& s, const DecomposeOptions& o = {}) {
+  const auto all = isocost::candidate_process_grids(s.ranks(), d.dims());
+  std::vector<std::pair<std::size_t, double>> fitted;  // index, heaviest part
+  for (std::size_t c = 0; c < all.size(); ++c) {
+    try {
+      fitted.emplace_back(c, isocost::decompose(d, all[c], s, o).max_time);
+    } catch (const isocost::Error&) {  // does not fit the minimum widths
+    }
+  }
+  const double ideal = d.total() / s.total();
+  double lightest = std::numeric_limits<double>::infinity();
+  bool any_balanced = false;
+  for (const auto& [c, t] : fitted) {
+    lightest = std::min(lightest, t);
+    any_balanced = any_balanced || t <= ideal * (1 + 1e-9);
+  }
+  std::optional<std::size_t> best;
+  for (const auto& [c, t] : fitted) {
+    const bool eligible = any_balanced ? t <= ideal * (1 + 1e-9) : t <= lightest * (1 + 1e-12);
+    if (!eligible) continue;
+    if (!best || all[c].cut_surface(d.box()) < all[*best].cut_surface(d.box())) best = c;
+  }
+  EXPECT_TRUE(best.has_value());
+  return best ? all[*best] : ProcessGrid{};
+}
+
+// The pruned search chooses what trying every candidate chooses: smooth and
+// lumpy, continuous and gridded densities, 2-D and 3-D, several rank counts,
+// uniform and mixed speeds, with and without minimum widths.
+TEST(ChooseGrid, PrunedSearchEqualsExhaustiveSearch) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<double> lumpy(24 * 18);
+  for (auto& w : lumpy) w = std::pow(u(rng), 4);
+  std::vector<double> ramp(30 * 7 * 5);
+  for (std::size_t k = 0; k < ramp.size(); ++k) ramp[k] = 1 + static_cast<double>(k % 30);
+  std::vector<double> uniform(16 * 12, 1.0);
+  const std::vector<std::pair<const char*, Density>> densities{
+      {"swartz", swartz(true)},
+      {"gaussian", isocost::analytic_density(
+                       [](std::span<const double> p) {
+                         return std::exp(
+                             -8 * ((p[0] - 0.3) * (p[0] - 0.3) + (p[1] - 0.6) * (p[1] - 0.6)));
+                       },
+                       Box::of({0, 0}, {1, 2}))},
+      {"lumpy grid", isocost::grid_density(lumpy, GridShape{2, {24, 18, 1}})},
+      {"uniform grid", isocost::grid_density(uniform, GridShape{2, {16, 12, 1}})},
+      {"3-D ramp grid", isocost::grid_density(ramp, GridShape{3, {30, 7, 5}})},
+  };
+  for (const auto& [name, d] : densities)
+    for (const int P : {1, 4, 6, 12, 16, 30}) {
+      for (const bool mixed : {false, true}) {
+        std::vector<double> v(static_cast<std::size_t>(P));
+        for (int i = 0; i < P; ++i) v[i] = mixed ? 1 + (i % 3) : 1.0;
+        const Speeds s = Speeds::from_values(v);
+        SCOPED_TRACE(std::string(name) + ", P = " + std::to_string(P) +
+                     (mixed ? ", mixed speeds" : ""));
+        const auto chosen = isocost::choose_process_grid(d, s);
+        const auto expected = exhaustive_choice(d, s);
+        EXPECT_EQ(chosen.process_grid.counts, expected.counts) << chosen.process_grid.name();
+        EXPECT_EQ(chosen.process_grid.axes, expected.axes) << expected.name();
+      }
+    }
+  // Minimum widths, on a grid (some candidates do not fit).
+  DecomposeOptions o;
+  o.min_width = {3, 2, 0};
+  const auto& g = densities[2].second;
+  for (const int P : {4, 8, 12}) {
+    const auto chosen = isocost::choose_process_grid(g, Speeds::uniform(P), o);
+    const auto expected = exhaustive_choice(g, Speeds::uniform(P), o);
+    EXPECT_EQ(chosen.process_grid.counts, expected.counts) << "P = " << P;
+    EXPECT_EQ(chosen.process_grid.axes, expected.axes) << "P = " << P;
+  }
+}
+
+// ProcessGrid::cut_surface is what decompose() sums part by part.
+TEST(ChooseGrid, PlannedCutSurfaceEqualsTheDecomposition) {
+  std::vector<double> ramp(9 * 8 * 7);
+  for (std::size_t k = 0; k < ramp.size(); ++k) ramp[k] = 1 + static_cast<double>(k % 5);
+  const auto grid =
+      isocost::grid_density(ramp, GridShape{3, {9, 8, 7}}, Box::of({0, 0, 0}, {3, 2, 5}));
+  const int P = 12;
+  for (const Density& d : {swartz(true), grid})
+    for (const auto& g : isocost::candidate_process_grids(P, d.dims())) {
+      if (d.grid()) {  // more parts than cells along an axis do not fit (tested above)
+        bool fits = true;
+        for (std::size_t l = 0; l < g.counts.size(); ++l)
+          fits = fits && g.counts[l] <= d.grid()->cells[g.axes[l]];
+        if (!fits) continue;
+      }
+      const auto dec = isocost::decompose(d, g, Speeds::uniform(P));
+      EXPECT_NEAR(g.cut_surface(d.box()), dec.cut_surface, 1e-9 * dec.cut_surface) << g.name();
+    }
+}
+
+// The most parts decompose() accepts (limits.hpp), checked before allocating.
+TEST(Decompose, PartsAboveTheLimitAreAnError) {
+  const ProcessGrid g{{5000, 4000}, {0, 1}};  // 2·10^7 parts
+  expect_error([&] { isocost::decompose(swartz(true), g, Speeds::uniform(20'000'000)); },
+               {"decompose: 20000000 is above the limit of 10000000 parts"});
 }
 
 }  // namespace

@@ -304,7 +304,7 @@ TEST(AnalyticDensityErrors, BadArguments) {
   DensityOptions o;
   o.tolerance = 0;
   expect_error([&] { analytic_density(one, Box::of({0}, {1}), o); },
-               {"tolerance must be in (0, 1), got 0"});
+               {"tolerance must be in [1e-13, 1), got 0"});
   o = {};
   o.max_depth = -1;
   expect_error([&] { analytic_density(one, Box::of({0}, {1}), o); },
