@@ -154,9 +154,10 @@ void add_output_and_run(CLI::App* cmd, std::string& output, std::function<void()
 std::string table(const std::vector<std::string>& header,
                   const std::vector<std::vector<std::string>>& rows);
 
-/// Writes the finished result: to stdout when `path` is empty, otherwise to a
-/// temporary file in the same directory renamed over `path`, so a failure never
-/// leaves a partial file behind.
+/// Writes the finished result: to stdout when `path` is empty or "-",
+/// otherwise with detail::write_atomically() (a temporary renamed over a
+/// regular file; devices, FIFOs and /dev/stdout written directly; symbolic
+/// links kept), so a failure never leaves a partial file behind.
 void emit(const std::string& text, const std::string& path);
 /// As emit(), but the result is streamed by `write` (large JSON and tables
 /// never exist whole in memory).

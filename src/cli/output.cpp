@@ -210,10 +210,10 @@ CostModel build_cost_model(const ModelArgs& a) {
   if (discrete) {
     if (a.weights.empty())
       throw Error("--model discrete needs --weights FILE (one weight per line)");
+    // The reader's errors name the file already; the model's do not.
+    auto weights = read_column(a.weights, "weight", true);
     try {
-      return discrete_model(read_column(a.weights, "weight", true));
-    } catch (const ParseError&) {
-      throw;
+      return discrete_model(std::move(weights));
     } catch (const Error& e) {
       throw Error(a.weights + ": " + e.what());  // weights are numbered from 0
     }
