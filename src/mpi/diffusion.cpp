@@ -420,15 +420,9 @@ RankDiffusionSummary diffuse(MPI_Comm cart, double my_load, const DiffusionOptio
   const auto [final_max, total_volume] = allreduce_max_and_sum(cart, {load, volume});
   ++out.allreduces;
   // The claim is judged on the loads the transfers actually produce, as in
-  // serial diffuse(): a shortfall is failed, or iteration_limit when the step
-  // budget ran out.
+  // serial diffuse().
   out.final_imbalance = final_max / avg - 1;
-  const bool balanced = out.final_imbalance <= options.alpha * (1 + 1e-9);
-  out.termination =
-      balanced ? Termination::converged
-      : options.scheme != DiffusionScheme::least_squares && out.steps >= options.max_steps
-          ? Termination::iteration_limit
-          : Termination::failed;
+  out.termination = detail::diffusion_termination(out.final_imbalance, options, out.steps);
   out.load = std::ldexp(load, -scale);
   out.transfer_volume = std::ldexp(total_volume, -scale);
   if (!std::isfinite(out.transfer_volume))  // the same sum on every rank: the same Error

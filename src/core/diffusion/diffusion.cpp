@@ -218,6 +218,13 @@ DiffusionStencil make_stencil(const ProcessGraph& g) {
   return s;
 }
 
+Termination diffusion_termination(double final_imbalance, const DiffusionOptions& o, int steps) {
+  if (final_imbalance <= o.alpha * (1 + 1e-9)) return Termination::converged;
+  return o.scheme != DiffusionScheme::least_squares && steps >= o.max_steps
+             ? Termination::iteration_limit
+             : Termination::failed;
+}
+
 int watts_sweeps(DiffusionScheme scheme, double alpha, double n) {
   // ν = ⌈ln α / ln ρ⌉ (Watts eq. 2.10), ρ the Jacobi spectral radius bound.
   double rho = 0;
@@ -344,12 +351,7 @@ DiffusionSummary diffuse(const ProcessGraph& graph, std::span<const double> load
   const std::vector<double> u = applied(graph, u0, out.transfers);
   // The claim is judged on the loads the transfers actually produce.
   out.final_imbalance = imbalance(u, avg);
-  const bool balanced = out.final_imbalance <= options.alpha * (1 + 1e-9);
-  out.termination =
-      balanced ? Termination::converged
-      : options.scheme != DiffusionScheme::least_squares && out.steps >= options.max_steps
-          ? Termination::iteration_limit
-          : Termination::failed;
+  out.termination = detail::diffusion_termination(out.final_imbalance, options, out.steps);
   double volume = 0;
   for (double t : out.transfers) volume += std::abs(t);
   out.transfer_volume = std::ldexp(volume, -k);

@@ -32,6 +32,12 @@ double edge_flux(double c, double w, double ui, double uj, const double* vi, con
 /// Watts's ν for a scheme (0 for explicit and least squares).
 int watts_sweeps(DiffusionScheme scheme, double alpha, double n);
 
+/// The termination a diffusion reports, judged on the loads its transfers
+/// actually produce: converged within α (with a 1e-9 relative slack),
+/// iteration_limit when an iterative scheme used its step budget, else failed.
+/// Serial and distributed diffusion share it, so both claim the same.
+Termination diffusion_termination(double final_imbalance, const DiffusionOptions& o, int steps);
+
 /// The state of an iterative scheme: loads u and accumulated transfers t.
 class DiffusionState {
  public:
