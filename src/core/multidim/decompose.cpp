@@ -15,19 +15,16 @@
 #include "isocost/limits.hpp"
 #include "isocost/metrics.hpp"
 #include "model/cut_internal.hpp"
+#include "multidim/decompose_internal.hpp"
 
 namespace isocost {
 
 using detail::exact;
 
+using detail::DoesNotFit;
+
 namespace {
 const char* kAxisNames[] = {"x", "y", "z"};
-
-// A grid whose parts cannot have the required widths: choose_process_grid() skips such
-// candidates; any other error is a real failure and propagates.
-struct DoesNotFit : Error {
-  using Error::Error;
-};
 }  // namespace
 
 int ProcessGrid::ranks() const {
@@ -182,15 +179,15 @@ bool probe(std::span<const double> P, std::span<const double> s, std::int64_t w,
   return true;
 }
 
-double bottleneck_of(std::span<const double> P, std::span<const double> s,
-                     const std::vector<std::int64_t>& cuts) {
+}  // namespace
+
+double detail::bottleneck_of(std::span<const double> P, std::span<const double> s,
+                             const std::vector<std::int64_t>& cuts) {
   double worst = 0;
   for (std::size_t j = 0; j < s.size(); ++j)
     worst = std::max(worst, (P[cuts[j + 1]] - P[cuts[j]]) / s[j]);
   return worst;
 }
-
-}  // namespace
 
 std::vector<std::int64_t> bottleneck_cuts(std::span<const double> P, std::span<const double> s,
                                           std::int64_t min_cells) {
@@ -236,7 +233,7 @@ std::vector<std::int64_t> bottleneck_cuts(std::span<const double> P, std::span<c
   }
   // Re-probe at the bottleneck actually achieved, so the split does not
   // depend on how close hi got.
-  const double achieved = bottleneck_of(P, s, best);
+  const double achieved = detail::bottleneck_of(P, s, best);
   if (probe(P, s, min_cells, achieved, cuts, reach)) best = cuts;
   return best;
 }
@@ -462,151 +459,6 @@ Decomposition decompose(const Density& density, const ProcessGrid& process_grid,
   out.max_time = stats.max;
   out.cut_surface = surface / 2;  // every internal face belongs to two parts
   return out;
-}
-
-std::vector<ProcessGrid> candidate_process_grids(int P, int dims) {
-  if (P < 1) throw Error("ranks: expected an integer >= 1, got " + std::to_string(P));
-  if (dims < 1 || dims > kMaxDims)
-    throw Error("expected 1 to 3 dimensions, got " + std::to_string(dims));
-  std::vector<std::vector<int>> factorisations;  // one count per axis
-  std::vector<int> f(static_cast<std::size_t>(dims), 1);
-  // Ordered factorisations of P into `dims` factors.
-  std::function<void(int, int)> rec = [&](int axis, int rest) {
-    if (axis == dims - 1) {
-      f[axis] = rest;
-      factorisations.push_back(f);
-      return;
-    }
-    for (int d = 1; d <= rest; ++d)
-      if (rest % d == 0) {
-        f[axis] = d;
-        rec(axis + 1, rest / d);
-      }
-  };
-  rec(0, P);
-  std::vector<int> order(static_cast<std::size_t>(dims));
-  std::set<std::pair<std::vector<int>, std::vector<int>>> seen;
-  std::vector<ProcessGrid> out;
-  for (const auto& counts : factorisations) {
-    std::iota(order.begin(), order.end(), 0);
-    do {
-      ProcessGrid g;
-      for (int a : order)
-        if (counts[a] > 1) {
-          g.counts.push_back(counts[a]);
-          g.axes.push_back(a);
-        }
-      if (seen.insert({g.counts, g.axes}).second) out.push_back(g);
-    } while (std::next_permutation(order.begin(), order.end()));
-  }
-  return out;
-}
-
-double ProcessGrid::cut_surface(const Box& box) const {
-  double total = 0;
-  for (std::size_t l = 0; l < counts.size(); ++l) {
-    double across = 1;  // the box's area across axes[l]
-    for (int b = 0; b < box.dims; ++b)
-      if (b != axes[l]) across *= box.width(b);
-    total += (counts[l] - 1) * across;
-  }
-  return total;
-}
-
-namespace {
-
-// A lower bound on the heaviest part of any decomposition by `g` of a gridded
-// density: its first level is the optimal bottleneck split (decompose()
-// solves it exactly), and no later level can make a slab's heaviest part
-// lighter than the slab's cost over its speed. `prefix` caches the whole
-// box's prefix sums per axis. Returns 0 (no bound) when the first level does
-// not fit, so that decompose() reports why.
-double first_level_bound(const Density& d, const ProcessGrid& g, const Speeds& speeds,
-                         const DecomposeOptions& o, std::vector<std::vector<double>>& prefix) {
-  if (!d.grid() || g.counts.empty()) return 0;
-  const int m = g.counts[0], axis = g.axes[0], q = g.ranks() / m;
-  const std::int64_t n = d.grid()->cells[axis];
-  const double cell = d.box().width(axis) / static_cast<double>(n);
-  const auto min_cells = std::max<std::int64_t>(
-      1, static_cast<std::int64_t>(std::ceil(o.min_width[axis] / cell * (1 - 1e-12))));
-  if (static_cast<std::int64_t>(m) * min_cells > n) return 0;
-  auto& P = prefix[static_cast<std::size_t>(axis)];
-  if (P.empty()) {
-    P.assign(static_cast<std::size_t>(n) + 1, 0.0);
-    std::array<std::int64_t, kMaxDims> c0{0, 0, 0}, c1{0, 0, 0};
-    for (int a = 0; a < d.dims(); ++a) c1[a] = d.grid()->cells[a];
-    for (std::int64_t k = 1; k <= n; ++k) {
-      c1[axis] = k;
-      P[static_cast<std::size_t>(k)] = d.cell_mass(c0, c1);
-    }
-  }
-  std::vector<double> capacity(static_cast<std::size_t>(m), 0.0);
-  for (int j = 0; j < m; ++j)
-    for (int r = 0; r < q; ++r) capacity[j] += speeds.speed(j * q + r);
-  const auto cuts = bottleneck_cuts(P, capacity, min_cells);
-  // Rounding: the parts' own sums may differ from the slab's in the last bits.
-  return bottleneck_of(P, capacity, cuts) * (1 - 1e-12);
-}
-
-}  // namespace
-
-Decomposition choose_process_grid(const Density& density, const Speeds& speeds,
-                                  const DecomposeOptions& options) {
-  // The rule (decompose.hpp): a balanced candidate (heaviest part within
-  // kBalanced of total/S) with the smallest cut surface, then the first; if
-  // none is balanced, the smallest heaviest part (ties within kTie), then the
-  // smallest cut surface, then the first. Candidates are tried in order of
-  // cut surface, which is known before decomposing, so the first balanced one
-  // ends the search; a candidate whose first level alone already makes it
-  // lose is skipped. Every skip is one the exhaustive rule could not choose.
-  constexpr double kBalanced = 1e-9, kTie = 1e-12;
-  const auto candidates = candidate_process_grids(speeds.ranks(), density.dims());
-  std::vector<double> surface(candidates.size());
-  std::vector<std::size_t> order(candidates.size());
-  for (std::size_t c = 0; c < candidates.size(); ++c) {
-    surface[c] = candidates[c].cut_surface(density.box());
-    order[c] = c;
-  }
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return surface[a] < surface[b]; });
-  const double ideal = density.total() / speeds.total();
-  const double balanced_limit = ideal * (1 + kBalanced);
-  std::vector<std::vector<double>> prefix(static_cast<std::size_t>(density.dims()));
-  // The evaluated candidates that the rule may still choose, by index.
-  std::vector<std::pair<std::size_t, Decomposition>> kept;
-  double lightest = std::numeric_limits<double>::infinity();  // the smallest heaviest part
-  std::string last_error;
-  for (const std::size_t c : order) {
-    const double bound = first_level_bound(density, candidates[c], speeds, options, prefix);
-    if (bound > balanced_limit && bound > lightest * (1 + kTie)) continue;
-    Decomposition d;
-    try {
-      d = decompose(density, candidates[c], speeds, options);
-    } catch (const DoesNotFit& e) {
-      last_error = e.what();
-      continue;
-    }
-    if (d.max_time <= balanced_limit) {
-      kept.clear();
-      kept.emplace_back(c, std::move(d));
-      break;  // every later candidate has at least its surface, or comes later
-    }
-    lightest = std::min(lightest, d.max_time);
-    kept.emplace_back(c, std::move(d));
-    kept.erase(
-        std::remove_if(kept.begin(), kept.end(),
-                       [&](const auto& k) { return k.second.max_time > lightest * (1 + kTie); }),
-        kept.end());
-  }
-  if (kept.empty())
-    throw Error("no process grid for " + std::to_string(speeds.ranks()) +
-                " ranks honours the minimum widths: " + last_error);
-  auto best = kept.begin();
-  for (auto it = kept.begin(); it != kept.end(); ++it)
-    if (surface[it->first] < surface[best->first] ||
-        (surface[it->first] == surface[best->first] && it->first < best->first))
-      best = it;
-  return std::move(best->second);
 }
 
 }  // namespace isocost
