@@ -153,6 +153,11 @@ void add_output_and_run(CLI::App* cmd, std::string& output, std::function<void()
 /// Right-aligned text table with a header row.
 std::string table(const std::vector<std::string>& header,
                   const std::vector<std::vector<std::string>>& rows);
+/// The same table streamed to `out`, row r's cells given by `row(r)` for
+/// r < n (called twice per row: widths, then output), so that its memory is
+/// O(1) per row.
+void write_table(std::ostream& out, const std::vector<std::string>& header, std::size_t n,
+                 const std::function<std::vector<std::string>(std::size_t)>& row);
 
 /// Writes the finished result: to stdout when `path` is empty or "-",
 /// otherwise with detail::write_atomically() (a temporary renamed over a

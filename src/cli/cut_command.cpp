@@ -128,7 +128,6 @@ void run(const CutArgs& a) {
   const int P = part.ranks();
   const bool show_speed = !speeds.is_uniform();
 
-  std::string text;
   if (a.json) {
     // Streamed: the per-part arrays are written one element at a time.
     const auto time_stats = load_stats(part.time);
@@ -197,34 +196,38 @@ void run(const CutArgs& a) {
     header.insert(header.end(), {"cost", "share %"});
     if (show_speed) header.push_back("time");
     header.push_back("iters");
-    std::vector<std::vector<std::string>> rows;
-    for (int i = 0; i < P; ++i) {
-      std::vector<std::string> row{std::to_string(i), format_x(part.cuts[i], part.integer),
-                                   format_x(part.cuts[i + 1], part.integer)};
-      if (show_speed) row.push_back(detail::fixed_digits(speeds.speed(i), 6));
-      row.push_back(detail::fixed_digits(part.cost[i], 8));
-      row.push_back(detail::fixed_digits(100 * part.cost[i] / part.total_cost, 6));
-      if (show_speed) row.push_back(detail::fixed_digits(part.time[i], 8));
-      row.push_back(std::to_string(part.summaries[i + 1].iterations));
-      rows.push_back(std::move(row));
-    }
-    text = fitted ? fit_line(*fitted) : std::string();
-    text += "model: " + model.describe() + " on [" + format_x(model.lo(), false) + ", " +
+    auto row = [&](std::size_t r) {
+      const int i = static_cast<int>(r);
+      std::vector<std::string> cells{std::to_string(i), format_x(part.cuts[i], part.integer),
+                                     format_x(part.cuts[i + 1], part.integer)};
+      if (show_speed) cells.push_back(detail::fixed_digits(speeds.speed(i), 6));
+      cells.push_back(detail::fixed_digits(part.cost[i], 8));
+      cells.push_back(detail::fixed_digits(100 * part.cost[i] / part.total_cost, 6));
+      if (show_speed) cells.push_back(detail::fixed_digits(part.time[i], 8));
+      cells.push_back(std::to_string(part.summaries[i + 1].iterations));
+      return cells;
+    };
+    std::string head = fitted ? fit_line(*fitted) : std::string();
+    head += "model: " + model.describe() + " on [" + format_x(model.lo(), false) + ", " +
             format_x(model.hi(), false) + "]\n";
-    text += std::to_string(P) + " ranks, method " + std::string(to_string(options.cut.method)) +
+    head += std::to_string(P) + " ranks, method " + std::string(to_string(options.cut.method)) +
             (part.integer ? ", integer ranges [lo, hi)" : "") +
             ", total cost TT = " + detail::fixed_digits(part.total_cost, 10) + "\n\n";
-    text += table(header, rows) + "\n";
     const auto time_stats = load_stats(part.time);
-    text += model_claim_label(fitted ? &*fitted : nullptr) + " = " +
-            detail::fixed_digits(time_stats.le, 10) +
-            " %, speedup = " + detail::fixed_digits(part.total_cost / time_stats.max, 8) + "\n";
-    text += "solver: max |t(x_i) - target_i| = " +
+    std::string tail = "\n" + model_claim_label(fitted ? &*fitted : nullptr) + " = " +
+                       detail::fixed_digits(time_stats.le, 10) + " %, speedup = " +
+                       detail::fixed_digits(part.total_cost / time_stats.max, 8) + "\n";
+    tail += "solver: max |t(x_i) - target_i| = " +
             detail::fixed_digits(part.max_abs_residual / part.total_cost, 3) +
             " TT, max iterations " + std::to_string(part.max_iterations) + ", fallbacks " +
             std::to_string(part.fallbacks) +
             (part.converged() ? ", all cuts converged" : ", NOT ALL CUTS CONVERGED") + "\n";
-    emit(text, a.output);
+    // The table is streamed (one row at a time), as the JSON is.
+    emit_to(a.output, [&](std::ostream& out) {
+      out << head;
+      write_table(out, header, static_cast<std::size_t>(P), row);
+      out << tail;
+    });
   }
   if (fitted && !fitted->result.converged())
     throw NotConverged("the fit of " + fitted->result.summary.model +

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "cli.hpp"
 #include "isocost/detail/file.hpp"
@@ -30,24 +31,33 @@ void add_output_and_run(CLI::App* cmd, std::string& output, std::function<void()
   });
 }
 
-std::string table(const std::vector<std::string>& header,
-                  const std::vector<std::vector<std::string>>& rows) {
+void write_table(std::ostream& out, const std::vector<std::string>& header, std::size_t n,
+                 const std::function<std::vector<std::string>(std::size_t)>& row) {
+  // Two passes, so that a table of 10^7 rows never exists whole in memory:
+  // the column widths first, then each row formatted again and written.
   std::vector<std::size_t> width(header.size());
   for (std::size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
-  for (const auto& row : rows)
-    for (std::size_t c = 0; c < row.size() && c < width.size(); ++c)
-      width[c] = std::max(width[c], row[c].size());
-  std::string out;
+  for (std::size_t r = 0; r < n; ++r) {
+    const auto cells = row(r);
+    for (std::size_t c = 0; c < cells.size() && c < width.size(); ++c)
+      width[c] = std::max(width[c], cells[c].size());
+  }
   auto line = [&](const std::vector<std::string>& cells) {
     for (std::size_t c = 0; c < cells.size(); ++c) {
-      out += std::string(c ? 2 : 0, ' ');
-      out += std::string(width[c] - std::min(width[c], cells[c].size()), ' ') + cells[c];
+      out << std::string(c ? 2 : 0, ' ');
+      out << std::string(width[c] - std::min(width[c], cells[c].size()), ' ') << cells[c];
     }
-    out += '\n';
+    out << '\n';
   };
   line(header);
-  for (const auto& row : rows) line(row);
-  return out;
+  for (std::size_t r = 0; r < n; ++r) line(row(r));
+}
+
+std::string table(const std::vector<std::string>& header,
+                  const std::vector<std::vector<std::string>>& rows) {
+  std::ostringstream out;
+  write_table(out, header, rows.size(), [&](std::size_t r) { return rows[r]; });
+  return out.str();
 }
 
 void emit(const std::string& text, const std::string& path) {
