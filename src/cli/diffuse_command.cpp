@@ -3,13 +3,13 @@
 // transfers of a chain of ranks applied to a 1-D partition (shift.hpp), and
 // task selection (tasks.hpp). This file checks which options go together and
 // dispatches; each mode is its own diffuse_*.cpp (diffuse.hpp).
-#include <algorithm>
 #include <cmath>
 #include <memory>
 
 #include "diffuse.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/io.hpp"
+#include "isocost/metrics.hpp"
 
 namespace isocost::cli {
 
@@ -129,12 +129,15 @@ void run(const Args& a) {
   std::optional<std::vector<int>> dims;
   if (!a.mesh.empty()) dims = parse_mesh(a.mesh);
   if (tasks_mode) return run_tasks(a, options, dims);
-  // All-zero loads are an error of the file: name it (the library's message
-  // cannot).
+  // The library's load checks, named by the file as `metrics` names them (the
+  // diffusion's own message cannot know the file).
   auto read_loads = [&] {
     auto times = read_load_file(a.loads).times;
-    if (std::all_of(times.begin(), times.end(), [](double t) { return t == 0; }))
-      throw Error(a.loads + ": all loads are zero; expected a positive total");
+    try {
+      check_loads(times, "load");
+    } catch (const Error& e) {
+      throw Error(a.loads + ": " + e.what());
+    }
     return times;
   };
   if (cuts_mode) {

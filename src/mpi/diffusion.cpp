@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "agreement.hpp"
+#include "core/common/scaling.hpp"
 #include "core/diffusion/diffusion_internal.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
@@ -341,7 +342,7 @@ RankDiffusionSummary diffuse(MPI_Comm cart, double my_load, const DiffusionOptio
   MPI_Allgather(&my_load, 1, MPI_DOUBLE, loads.data(), 1, MPI_DOUBLE, cart);
   const double largest = *std::max_element(loads.begin(), loads.end());
   if (!(largest > 0)) throw Error("diffuse: all loads are zero; nothing to balance");
-  const int scale = -std::ilogb(largest);
+  const int scale = detail::unit_exponent(loads);
   for (double& l : loads) l = std::ldexp(l, scale);
   double total = 0;
   for (double l : loads) total += l;

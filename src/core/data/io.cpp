@@ -111,16 +111,9 @@ LoadFile read_load_file(std::istream& in, const std::string& name) {
   for (std::size_t i = start; i < records.size(); ++i) {
     const auto& r = records[i];
     expect_fields(r, 3, name, "rank,phase,time");
-    const double rank = number(r, 0, name, "rank", true);
-    if (rank != std::floor(rank))
-      throw ParseError(name, r.line, "rank: expected an integer >= 0, got " + quote(r.fields[0]));
-    if (rank > static_cast<double>(kMaxRankIndex))  // every rank below it gets a row
-      throw ParseError(
-          name, r.line,
-          "rank: " +
-              (rank < 9e18 ? std::to_string(static_cast<std::int64_t>(rank)) : quote(r.fields[0])) +
-              " is above the limit of " + std::to_string(kMaxRankIndex));
-    const auto k = static_cast<std::size_t>(rank);
+    // Every rank below it gets a row: bounded before anything is allocated.
+    const auto k = static_cast<std::size_t>(
+        detail::parse_index(name, r.line, r.fields[0], "rank", kMaxRankIndex));
     const std::string& phase = r.fields[1];
     if (phase.empty()) throw ParseError(name, r.line, "phase: expected a name, got an empty field");
     if (!phase_index.count(phase)) {

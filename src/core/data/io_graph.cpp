@@ -25,19 +25,6 @@ std::string text_of(const Record& r) {
   return s;
 }
 
-// A whole number in [0, limit], or ParseError naming `what` (and the limit:
-// the lists indexed by it are allocated before anything else is checked).
-long long parse_index(const std::string& name, std::size_t line, const std::string& field,
-                      const std::string& what, std::int64_t limit) {
-  double v = 0;
-  if (!detail::parse_number(field, v) || v != std::floor(v) || v < 0)
-    throw ParseError(name, line, "expected " + what + " (an integer >= 0), got " + quote(field));
-  if (v > static_cast<double>(limit))
-    throw ParseError(name, line,
-                     what + " " + quote(field) + " is above the limit of " + std::to_string(limit));
-  return static_cast<long long>(v);
-}
-
 }  // namespace
 
 ProcessGraph read_graph(std::istream& in, const std::string& name, int nodes) {
@@ -49,8 +36,8 @@ ProcessGraph read_graph(std::istream& in, const std::string& name, int nodes) {
                        "expected an edge as two node numbers 'i j', got " + quote(text_of(r)));
     int ends[2] = {0, 0};
     for (int k = 0; k < 2; ++k) {
-      ends[k] =
-          static_cast<int>(parse_index(name, r.line, r.fields[k], "a node number", kMaxParts - 1));
+      ends[k] = static_cast<int>(
+          detail::parse_index(name, r.line, r.fields[k], "node number", kMaxParts - 1));
       if (nodes >= 0 && ends[k] >= nodes)
         throw ParseError(name, r.line,
                          "node " + std::to_string(ends[k]) + " does not exist: the loads give " +
@@ -91,7 +78,7 @@ std::vector<std::vector<Task>> read_tasks(std::istream& in, const std::string& n
       throw ParseError(
           name, r.line,
           "expected 'rank,id,load[,immobile]', got " + std::to_string(f.size()) + " fields");
-    const auto rank = parse_index(name, r.line, f[0], "a rank", kMaxRankIndex);
+    const auto rank = detail::parse_index(name, r.line, f[0], "rank", kMaxRankIndex);
     double id = 0;
     if (!detail::parse_number(f[1], id) || id != std::floor(id) || std::fabs(id) > 9e15)
       throw ParseError(name, r.line, "expected a task id (an integer), got " + quote(f[1]));

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <string>
 
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
@@ -69,6 +71,19 @@ bool is_header(const Record& r) {
   const std::string f = lower(r.fields[0]);
   return std::isalpha(static_cast<unsigned char>(f[0])) && f != "nan" && f != "inf" &&
          f != "infinity";
+}
+
+std::int64_t parse_index(const std::string& name, std::size_t line, const std::string& field,
+                         const std::string& what, std::int64_t limit) {
+  double v = 0;
+  if (!parse_number(field, v) || !std::isfinite(v) || v != std::floor(v) || v < 0)
+    throw ParseError(name, line, what + ": expected an integer >= 0, got " + quote(field));
+  if (v > static_cast<double>(limit))
+    throw ParseError(name, line,
+                     what + ": " +
+                         (v < 9e18 ? std::to_string(static_cast<std::int64_t>(v)) : quote(field)) +
+                         " is above the limit of " + std::to_string(limit));
+  return static_cast<std::int64_t>(v);
 }
 
 }  // namespace isocost::detail

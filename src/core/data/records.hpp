@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <istream>
 #include <string>
 #include <vector>
@@ -31,5 +32,12 @@ std::string lower(std::string s);
 /// A header names columns: its first field starts with a letter (and is not
 /// nan/inf). Anything else, e.g. "2x", a typo in a first value, is data.
 bool is_header(const Record& r);
+
+/// Field `field` of line `line` of `name` as a whole number in [0, limit];
+/// ParseError "WHAT: expected an integer >= 0, got '…'" or "WHAT: N is above
+/// the limit of L" otherwise. The bound comes first because readers size
+/// lists by such numbers (ranks, node numbers) before anything else is checked.
+std::int64_t parse_index(const std::string& name, std::size_t line, const std::string& field,
+                         const std::string& what, std::int64_t limit);
 
 }  // namespace isocost::detail

@@ -10,6 +10,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "common/scaling.hpp"
 #include "diffusion/diffusion_internal.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
@@ -310,7 +311,7 @@ DiffusionSummary diffuse(const ProcessGraph& graph, std::span<const double> load
   // [1, 2): exact, so ordinary loads give the same transfers bit for bit (as the
   // distributed version), while loads near the double limit no longer sum to
   // inf (which made every imbalance −1) and tiny ones no longer go subnormal.
-  const int k = -std::ilogb(*std::max_element(loads.begin(), loads.end()));
+  const int k = detail::unit_exponent(loads);
   std::vector<double> scaled(loads.size());
   for (std::size_t v = 0; v < loads.size(); ++v) scaled[v] = std::ldexp(loads[v], k);
   const std::span<const double> u0(scaled);
@@ -443,7 +444,7 @@ Simulation simulate_diffusion(const ProcessGraph& graph, std::span<const double>
   o.validate();
   // Loads scaled by a power of two as in diffuse(), so totals near the double
   // limit do not overflow; elements per unit load are scale-free.
-  const int k = -std::ilogb(*std::max_element(loads.begin(), loads.end()));
+  const int k = detail::unit_exponent(loads);
   std::vector<double> L(loads.size()), E(elements.begin(), elements.end());
   for (std::size_t v = 0; v < L.size(); ++v) L[v] = std::ldexp(loads[v], k);
   const double avg = std::accumulate(L.begin(), L.end(), 0.0) / graph.nodes;

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <utility>
 
+#include "common/scaling.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "model/compensated_sum.hpp"
@@ -191,12 +192,6 @@ struct SampleScale {
   double cost(double tau) const { return std::ldexp(tau, -kt); }
   double density(double dtau_du) const { return std::ldexp(dtau_du, kx - kt); }
 };
-
-int unit_exponent(const std::vector<double>& v) {
-  double m = 0;
-  for (double e : v) m = std::max(m, std::abs(e));
-  return m > 0 ? -std::ilogb(m) : 0;
-}
 
 template <class Interpolant>
 class HermiteImpl final : public detail::CostModelImpl {
@@ -490,7 +485,7 @@ CostModel tabulated_model(std::vector<double> x, std::vector<double> t,
                   " (x=" + exact(x[k]) + ")");
   }
   const double lo = x.front(), hi = x.back();
-  const SampleScale scale{unit_exponent(x), unit_exponent(t)};
+  const SampleScale scale{detail::unit_exponent(x), detail::unit_exponent(t)};
   std::vector<double> u(x.size()), tau(t.size());
   for (std::size_t k = 0; k < x.size(); ++k) {
     u[k] = scale.u(x[k]);

@@ -320,7 +320,7 @@ TEST(ReadGraphErrors, BadInput) {
   ExpectParseError(err("0 1\n0 1 2\n"), 2, {"two node numbers", "'0 1 2'"}, "g.txt");
   ExpectParseError(err("0 1\n1 1\n"), 2, {"self-loop at node 1"}, "g.txt");
   ExpectParseError(err("0 7\n", 4), 1, {"node 7 does not exist", "4 ranks"}, "g.txt");
-  ExpectParseError(err("0 -1\n"), 1, {"a node number", "'-1'"}, "g.txt");
+  ExpectParseError(err("0 -1\n"), 1, {"node number: expected an integer >= 0", "'-1'"}, "g.txt");
   ExpectParseError(err("0 1.5\n"), 1, {"'1.5'"}, "g.txt");
   EXPECT_THROW(Graph("", 3), isocost::Error);         // no edges for 3 ranks
   EXPECT_THROW(Graph("0 1\n2 3\n"), isocost::Error);  // disconnected
@@ -347,7 +347,7 @@ TEST(ReadTasksErrors, BadInput) {
   ExpectParseError(err("0,1,nan\n"), 1, {"'nan'"}, "t.csv");
   ExpectParseError(err("0,1,1\n1,1,2\n"), 2, {"task id 1 given twice", "line 1"}, "t.csv");
   ExpectParseError(err("0,1,1,2\n"), 1, {"immobile 0 or 1", "'2'"}, "t.csv");
-  ExpectParseError(err("x,1,1\n0,2,1\n"), 1, {"a rank", "'x'"}, "t.csv");
+  ExpectParseError(err("x,1,1\n0,2,1\n"), 1, {"rank: expected an integer >= 0", "'x'"}, "t.csv");
   ExpectParseError(err("0,1.5,1\n"), 1, {"task id", "'1.5'"}, "t.csv");
   EXPECT_THROW(Tasks("rank,id,load\n"), isocost::Error);  // no tasks
 }
