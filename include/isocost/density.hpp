@@ -87,6 +87,13 @@ struct DensityOptions {
   /// Refinement depth of each adaptive integral (Gauss–Kronrod: bisections;
   /// tanh-sinh: levels), in [0, 20].
   int max_depth = 15;
+  /// Budget of rho evaluations for one mass or cross-section, >= 1000; past it
+  /// the call is an Error. Where rho jumps along a curve, the inner integrals
+  /// carry errors above the tolerance as noise, and the outer one refines to
+  /// max_depth everywhere: about 10^8 evaluations per mass in 2-D (the fuzz
+  /// finding "x/y >= 5 && y != 1" ran past 120 s), so the default stops such a
+  /// call after a few seconds instead of minutes.
+  std::int64_t max_evaluations = 100'000'000;
 
   /// The field list (options.hpp): validation, JSON and the agreement hash.
   template <class Self, class V>
@@ -95,6 +102,7 @@ struct DensityOptions {
     v("tolerance", self.tolerance, right_open(kMinQuadratureTolerance, 1));
     // Beyond 20 a tanh-sinh row alone needs gigabytes.
     v("max_depth", self.max_depth, closed(0, 20));
+    v("max_evaluations", self.max_evaluations, at_least(1000));
   }
   bool is_valid(std::string* why) const { return check_fields(*this, why); }
   /// Throws Error("analytic density: …") unless is_valid().

@@ -59,7 +59,8 @@ class Samples {
   bool cumulative() const;
   /// Cumulative points (x_k, t_k) with t_0 = 0 at x_0 = lo(), for samples that
   /// are cumulative() (sorted by hi; repeats of one interval with equal dt
-  /// collapse, with different dt they are an Error) or tile() (prefix sums of
+  /// collapse, with different dt they are an Error, as is a longer interval
+  /// with a smaller dt) or tile() (prefix sums of
   /// dt in order of lo). Throws Error otherwise, naming the first overlap or
   /// gap. x and t are overwritten.
   void cumulative_points(std::vector<double>& x, std::vector<double>& t) const;

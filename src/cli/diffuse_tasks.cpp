@@ -6,6 +6,7 @@
 #include "diffuse.hpp"
 #include "isocost/io.hpp"
 #include "isocost/tasks.hpp"
+#include "json_stream.hpp"
 
 namespace isocost::cli::diffuse {
 
@@ -101,7 +102,7 @@ void run_tasks(const Args& a, const DiffusionOptions& options,
          {{"initial", d.initial_imbalance}, {"diffused", d.final_imbalance}, {"tasks", after}}},
         {"moves", moves},
         {"ranks", rows}};
-    text = j.dump(2) + "\n";
+    text = json_text(j) + "\n";
   } else {
     text = graph_line(g, a.graph);
     text += "tasks: " + std::to_string(n_tasks) + " (" + std::to_string(immobile) +

@@ -12,6 +12,7 @@
 #include "isocost/fitters/expression.hpp"
 #include "isocost/fitters/fit.hpp"
 #include "isocost/samples.hpp"
+#include "json_stream.hpp"
 
 namespace isocost::cli {
 
@@ -139,7 +140,7 @@ void run(const FitCommandArgs& a) {
     nlohmann::ordered_json j = {{"command", "fit"}};
     const auto body = fit_json(f);
     for (const auto& [key, value] : body.items()) j[key] = value;
-    text = j.dump(2) + "\n";
+    text = json_text(j) + "\n";
   } else {
     text = fit_report(f);
   }

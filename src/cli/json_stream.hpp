@@ -12,6 +12,14 @@
 
 namespace isocost::cli {
 
+/// The JSON text of `value` as dump(indent), but bytes that are not UTF-8 (a
+/// file name such as "sam\xffples.csv") become U+FFFD instead of an exception:
+/// JSON output is UTF-8, and a file name must not turn a result into an
+/// internal error.
+inline std::string json_text(const nlohmann::ordered_json& value, int indent = 2) {
+  return value.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
 class JsonStream {
  public:
   /// Starts the top-level object on `out`.
@@ -45,14 +53,14 @@ class JsonStream {
 
  private:
   void open(const std::string& key) {
-    out_ << (first_ ? "{\n  " : ",\n  ") << nlohmann::ordered_json(key).dump() << ": ";
+    out_ << (first_ ? "{\n  " : ",\n  ") << json_text(key, -1) << ": ";
     first_ = false;
   }
 
   // dump(2) of a value nested `depth` levels down: every line after the first
   // is indented by 2·depth more (JSON strings hold no raw newlines).
   void write(const nlohmann::ordered_json& value, int depth) {
-    const std::string text = value.dump(2);
+    const std::string text = json_text(value);
     const std::string indent(static_cast<std::size_t>(2 * depth), ' ');
     std::size_t start = 0;
     for (std::size_t nl = text.find('\n'); nl != std::string::npos; nl = text.find('\n', start)) {

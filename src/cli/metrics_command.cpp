@@ -5,6 +5,7 @@
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/io.hpp"
+#include "json_stream.hpp"
 
 namespace isocost::cli {
 
@@ -79,7 +80,7 @@ void run(const MetricsArgs& a) {
       j["synchronised_time"] = phases->synchronised_time;
       j["synchronised_efficiency"] = phases->synchronised_efficiency;
     }
-    text = j.dump(2) + "\n";
+    text = json_text(j) + "\n";
   } else {
     text = "loads: " + a.file + (phases ? " (per-rank totals over phases)" : "") + "\n\n";
     text += stats_text(total);

@@ -141,6 +141,28 @@ TEST_F(Cli, AByteOrderMarkIsIgnoredByEveryReader) {
   Ok({"partition", "--weights", "grid.txt", "--shape", "2x2", "--ranks", "2"});
 }
 
+TEST_F(Cli, AFileNameThatIsNotUtf8StillGivesJson) {
+  // JSON is UTF-8: the byte 0xFF of a file name becomes U+FFFD ("\xEF\xBF\xBD")
+  // instead of an exception (exit 1, "internal error", no result).
+  const std::string name = "s\xFF.csv", shown = "s\xEF\xBF\xBD.csv";
+  File(name, "x,t\n0,0\n1,1\n2,4\n3,9\n4,16\n");
+  File("l\xFF.txt", "1\n3\n");
+  File("g.txt", "0 1\n");
+  const std::vector<std::vector<std::string>> commands{
+      {"fit", "--model", "power", name, "--json"},
+      {"cut", "--model", "pchip", "--samples", name, "--ranks", "2", "--json"},
+      {"metrics", "l\xFF.txt", "--json"},
+      {"diffuse", "--loads", "l\xFF.txt", "--graph", "g.txt", "--json"}};
+  for (const auto& args : commands) {
+    const std::string out = Ok(args);
+    json j;
+    EXPECT_NO_THROW(j = json::parse(out)) << args[0];  // throws on invalid UTF-8
+    EXPECT_EQ(j.value("command", ""), args[0]);
+    EXPECT_FALSE(Has(out, "\xFF")) << args[0];
+  }
+  EXPECT_TRUE(Has(Ok({"fit", "--model", "power", name, "--json"}), "\"file\": \"" + shown + "\""));
+}
+
 // ---------------------------------------------------------------------------
 // Quoting bad fields
 
@@ -178,6 +200,16 @@ TEST_F(Cli, AVeryDeepJsonArrayIsACleanError) {
   ExpectRejected({"fit", "--model", "power", "deep_value.json"}, {"'x' must be a number"});
   const Outcome r = Isocost({"fit", "--model", "power", "deep.json"});
   EXPECT_LE(r.err.size(), 300u) << r.err;
+}
+
+TEST_F(Cli, AnUnknownKeyCutInsideAUtf8CharacterIsACleanError) {
+  // Fuzz finding: a key quoted short was cut inside the 3 bytes of U+FEFF and
+  // nlohmann's dump() threw on the half character (exit 1).
+  const std::string bom = "\xEF\xBB\xBF";
+  File("key.json", "[{\"N7nl:h" + bom + "mann16i_v2_11_74detail9cualutm" + bom +
+                       "mann16i_v2_11_74deive\": 5}]\n");
+  ExpectRejected({"fit", "--model", "power", "key.json"},
+                 {"key.json:1:", "sample 0: expected an object", "(object)"});
 }
 
 }  // namespace

@@ -128,6 +128,15 @@ void Samples::cumulative_points(std::vector<double>& x, std::vector<double>& t) 
                       "; average repeated measurements or fit a parametric model");
         continue;
       }
+      // A longer interval from the common left end cannot have cost less:
+      // there is no cumulative curve t(x) through such points (the fuzzer's
+      // "0,3,1 / 0,1,2" once came back as a decreasing t).
+      if (x.size() > 1 && s.dt < t.back())
+        throw Error("samples: sample " + std::to_string(previous) + " [" + exact(lo_) + ", " +
+                    exact(x.back()) + ") took dt=" + exact(t.back()) + " but the longer sample " +
+                    std::to_string(k) + " " + range_of(s) + " took only dt=" + exact(s.dt) +
+                    "; the cumulative cost must not decrease (fit a parametric model, or give "
+                    "the points as cumulative (x, t) and --repair)");
       x.push_back(s.hi);
       t.push_back(s.dt);
       previous = k;

@@ -229,10 +229,15 @@ std::string json_error_text(const json::exception& e) {
 // array would overflow the stack while the message is formatted.
 std::string json_value_text(const json& v) {
   constexpr std::size_t kMax = 40;
-  // Scalars alone (a string cut first, so a huge one costs nothing).
+  // A string cut first, so a huge one costs nothing, and cut between UTF-8
+  // characters: dump() throws on half a character (a fuzz finding).
+  auto string_text = [&](const std::string& s) {
+    std::size_t n = std::min(s.size(), kMax + 1);
+    while (n > 0 && n < s.size() && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+    return json(s.substr(0, n)).dump(-1, ' ', false, json::error_handler_t::replace);
+  };
   auto scalar = [&](const json& x) {
-    return x.is_string() ? json(x.get_ref<const std::string&>().substr(0, kMax + 1)).dump()
-                         : x.dump();
+    return x.is_string() ? string_text(x.get_ref<const std::string&>()) : x.dump();
   };
   struct Frame {
     const json* node;
@@ -260,7 +265,7 @@ std::string json_value_text(const json& v) {
       continue;
     }
     if (f.next != f.node->cbegin()) text += ',';
-    if (f.node->is_object()) text += json(f.next.key().substr(0, kMax + 1)).dump() + ':';
+    if (f.node->is_object()) text += string_text(f.next.key()) + ':';
     value = &*f.next;
     ++f.next;
   }

@@ -66,7 +66,8 @@ class AnalyticDensityImpl final : public detail::DensityImpl {
     int n = 0;
     for (int a = 0; a < b.dims; ++a)
       if (a != axis) axes[n++] = a;
-    return guarded(b, [&] { return nested(b, axes, n, p); });
+    std::int64_t count = 0;
+    return guarded(b, [&] { return nested(b, axes, n, p, count); });
   }
 
   std::string describe() const override {
@@ -79,7 +80,8 @@ class AnalyticDensityImpl final : public detail::DensityImpl {
   double quadrature_mass(const Box& b) const {
     Point p = b.lo;
     const int axes[kMaxDims] = {0, 1, 2};
-    return guarded(b, [&] { return nested(b, axes, b.dims, p); });
+    std::int64_t count = 0;
+    return guarded(b, [&] { return nested(b, axes, b.dims, p, count); });
   }
 
   /// ∫_b rho from F: Σ over the 2^d corners of (−1)^(number of lo coordinates)·F.
@@ -122,14 +124,25 @@ class AnalyticDensityImpl final : public detail::DensityImpl {
   }
 
   // ∫ rho over axes[0..n) of b, the other coordinates held in p; the first
-  // listed axis is the outermost integral.
-  double nested(const Box& b, const int* axes, int n, Point& p) const {
-    if (n == 0) return rho(p);
+  // listed axis is the outermost integral. `count` is the evaluations of rho
+  // so far in this integral, held to max_evaluations (density.hpp).
+  double nested(const Box& b, const int* axes, int n, Point& p, std::int64_t& count) const {
+    if (n == 0) {
+      if (++count > options_.max_evaluations)
+        throw Error("analytic density: the integral over " + box_text(b) + " used its budget of " +
+                    std::to_string(options_.max_evaluations) +
+                    " evaluations of rho (max_evaluations) without reaching the relative "
+                    "tolerance " +
+                    exact(options_.tolerance) +
+                    ": rho is probably discontinuous or sharply peaked; raise the tolerance or "
+                    "the budget, or give the density as cell weights");
+      return rho(p);
+    }
     const int a = axes[0];
     return integrate(
         [&](double t) {
           p[a] = t;
-          return nested(b, axes + 1, n - 1, p);
+          return nested(b, axes + 1, n - 1, p, count);
         },
         b.lo[a], b.hi[a]);
   }

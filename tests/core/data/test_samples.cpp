@@ -257,6 +257,13 @@ TEST(Samples, CumulativePointsRejectsOverlapsGapsAndConflicts) {
         Samples({{0, 1, 1}, {0, 2, 3}, {0, 1, 2}}).cumulative_points(x, t);
       },
       {"samples 0 and 2", "[0, 1)", "dt=1 and dt=2"});
+  // A longer interval that took less time: no cumulative curve (fuzz finding).
+  const Samples decreasing({{0, 3, 1}, {0, 1, 2}});
+  EXPECT_TRUE(decreasing.cumulative());
+  expect_error(
+      [&] { decreasing.cumulative_points(x, t); },
+      {"sample 1 [0, 1) took dt=2", "sample 0 [0, 3) took only dt=1", "must not decrease"});
+  expect_error([&] { (void)tabulate(decreasing); }, {"cannot tabulate", "must not decrease"});
 }
 
 TEST(Samples, Merged) {

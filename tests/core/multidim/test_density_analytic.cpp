@@ -309,9 +309,38 @@ TEST(AnalyticDensityErrors, BadArguments) {
   o.max_depth = -1;
   expect_error([&] { analytic_density(one, Box::of({0}, {1}), o); },
                {"max_depth must be in [0, 20], got -1"});
+  o = {};
+  o.max_evaluations = 999;
+  expect_error([&] { analytic_density(one, Box::of({0}, {1}), o); },
+               {"max_evaluations must be >= 1000", "got 999"});
   // A box outside the density's.
   const Density d = analytic_density(one, Box::of({0, 0}, {1, 1}));
   expect_error([&] { d.mass(Box::of({0, 0}, {2, 1})); }, {"not inside"});
+}
+
+// rho that jumps along the line y = x/5 (the fuzz finding "x/y >= 5"): the
+// inner integrals never reach the tolerance near x = 0, their errors are noise
+// to the outer one, and it refines everywhere. The budget turns minutes into
+// an Error naming the box and the budget; a smooth rho stays far inside it.
+TEST(AnalyticDensityErrors, EvaluationBudgetStopsARunawayIntegral) {
+  std::int64_t calls = 0;
+  const Fn wedge = [&calls](std::span<const double> p) {
+    ++calls;
+    return p[0] >= 5 * p[1] ? 1.0 : 0.0;
+  };
+  DensityOptions o;
+  o.max_evaluations = 200000;
+  // The lattice check and the total come first: the total already runs out.
+  expect_error(
+      [&] {
+        analytic_density(wedge, Box::of({0, 0}, {2, 3}), o);
+      },
+      {"[0, 2] x [0, 3]", "budget of 200000 evaluations", "discontinuous"});
+  EXPECT_LE(calls, 200000 + 25);  // the 5x5 lattice, then the budget
+  const Fn smooth = [](std::span<const double> p) { return 1 + p[0] * p[1]; };
+  const Density d = analytic_density(smooth, Box::of({0, 0}, {2, 3}), o);
+  EXPECT_NEAR(d.total(), 6 + 2 * 4.5, 1e-12);  // ∫∫ 1 + xy = area + (∫x)(∫y)
+  EXPECT_NEAR(d.mass(Box::of({0, 0}, {1, 3})), 3 + 0.5 * 4.5, 1e-12);
 }
 
 // rho that throws isocost::Error keeps its message.
