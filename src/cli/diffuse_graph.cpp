@@ -14,7 +14,6 @@ void run_graph(const Args& a, const DiffusionOptions& options, const ProcessGrap
   const double alpha = options.alpha;
   const double total = std::accumulate(loads.begin(), loads.end(), 0.0);
   const double avg = total / static_cast<double>(loads.size());
-  std::string text;
   const DiffusionSummary d = isocost::diffuse(g, loads, options);
   if (a.json) {
     // Streamed: the per-edge and per-rank arrays are written one element at a time.
@@ -41,23 +40,24 @@ void run_graph(const Args& a, const DiffusionOptions& options, const ProcessGrap
       j.finish();
     });
   } else {
-    text = graph_line(g, a.graph);
-    text += diffusion_line(d, alpha);
-    text += "loads: total " + num(total) + ", average " + num(avg) + "; imbalance (max/avg - 1) " +
-            num(d.initial_imbalance, 6) + " -> " + num(d.final_imbalance, 6) + "\n";
-    text += "total transfer volume: " + num(d.transfer_volume) + "\n\n";
-    std::vector<std::vector<std::string>> rows;
-    for (std::size_t e = 0; e < g.edges.size(); ++e)
-      rows.push_back({std::to_string(e),
-                      std::to_string(g.edges[e].i) + "-" + std::to_string(g.edges[e].j),
-                      num(d.transfers[e])});
-    text += "transfers (> 0: the first rank sends to the second)\n";
-    text += table({"edge", "i-j", "transfer"}, rows) + "\n";
-    rows.clear();
-    for (std::size_t i = 0; i < loads.size(); ++i)
-      rows.push_back({std::to_string(i), num(loads[i]), num(d.loads[i])});
-    text += table({"rank", "load", "final"}, rows);
-    emit(text, a.output);
+    // Streamed as the JSON is: a 10^7-rank mesh's 2·10^7 rows are formatted
+    // one at a time, never held whole.
+    emit_to(a.output, [&](std::ostream& out) {
+      out << graph_line(g, a.graph) << diffusion_line(d, alpha) << "loads: total " << num(total)
+          << ", average " << num(avg) << "; imbalance (max/avg - 1) " << num(d.initial_imbalance, 6)
+          << " -> " << num(d.final_imbalance, 6) << "\n"
+          << "total transfer volume: " << num(d.transfer_volume) << "\n\n"
+          << "transfers (> 0: the first rank sends to the second)\n";
+      write_table(out, {"edge", "i-j", "transfer"}, g.edges.size(), [&](std::size_t e) {
+        return std::vector<std::string>{
+            std::to_string(e), std::to_string(g.edges[e].i) + "-" + std::to_string(g.edges[e].j),
+            num(d.transfers[e])};
+      });
+      out << "\n";
+      write_table(out, {"rank", "load", "final"}, loads.size(), [&](std::size_t i) {
+        return std::vector<std::string>{std::to_string(i), num(loads[i]), num(d.loads[i])};
+      });
+    });
   }
   if (!d.converged())
     throw NotConverged("diffusion did not reach alpha within --max-steps " +
@@ -97,7 +97,7 @@ void run_simulate(const Args& a, const SimulationOptions& options, const Process
                     {"convergence_steps", sim.convergence_steps},
                     {"converged", sim.converged()},
                     {"steps", steps}};
-    text = j.dump(2) + "\n";
+    text = json_text(j) + "\n";
   } else {
     text = graph_line(g, a.graph);
     text += "Pearce's diffusion simulator (Alg. 2): gamma " + num(options.gamma, 6) +

@@ -42,12 +42,16 @@ void write_table(std::ostream& out, const std::vector<std::string>& header, std:
     for (std::size_t c = 0; c < cells.size() && c < width.size(); ++c)
       width[c] = std::max(width[c], cells[c].size());
   }
+  std::string text;  // one line, written at once
   auto line = [&](const std::vector<std::string>& cells) {
+    text.clear();
     for (std::size_t c = 0; c < cells.size(); ++c) {
-      out << std::string(c ? 2 : 0, ' ');
-      out << std::string(width[c] - std::min(width[c], cells[c].size()), ' ') << cells[c];
+      text.append(c ? 2 : 0, ' ');
+      text.append(width[c] - std::min(width[c], cells[c].size()), ' ');
+      text += cells[c];
     }
-    out << '\n';
+    text += '\n';
+    out << text;
   };
   line(header);
   for (std::size_t r = 0; r < n; ++r) line(row(r));

@@ -1,9 +1,13 @@
 // Tests for isocost/detail/text.hpp's quote(): how messages show a field from
-// a file or the command line — escaped, bounded, on one line.
+// a file or the command line — escaped, bounded, on one line; and
+// fixed_digits(), the numbers of the CLI's tables.
 #include "isocost/detail/text.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
+#include <limits>
 #include <string>
 
 namespace {
@@ -66,6 +70,23 @@ TEST(Quote, ACutNeverSplitsACharacter) {
   std::string shown;
   for (int k = 0; k < 60; ++k) shown += "\xC3\xA9";
   EXPECT_EQ(quote(text), "'" + shown + "...' (200 bytes)");
+}
+
+// fixed_digits() is std::to_chars with a precision (fast enough for 10^7-row
+// tables); the C standard's printf("%.*g") is the reference it must match.
+TEST(FixedDigits, MatchesPrintfG) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double values[] = {0.0,       -0.0,     1.0,          -1.5,
+                           0.1,       2.0 / 3,  1e-300,       1e300,
+                           123456789, 1e15,     9.9999995e-5, 0.5 - 1e-17,
+                           1e-5,      999999.5, 100000,       4.9e-324,
+                           inf,       -inf,     std::nan(""), std::numeric_limits<double>::max()};
+  for (const double v : values)
+    for (int digits : {1, 2, 3, 6, 8, 10, 12, 17, 30}) {
+      char expected[128];
+      std::snprintf(expected, sizeof expected, "%.*g", digits, v);
+      EXPECT_EQ(isocost::detail::fixed_digits(v, digits), expected) << v << " " << digits;
+    }
 }
 
 }  // namespace

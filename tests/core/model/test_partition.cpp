@@ -467,3 +467,32 @@ TEST(Partition, PartsAboveTheLimitAreAnError) {
 }
 
 }  // namespace
+
+namespace {
+
+// Warm start guesses each cut from the cuts before it, as a quadratic in the
+// target once there are three: on a smooth model Newton then mostly needs two
+// evaluations per cut (a guess within O(h^3), one step), where the linear
+// extrapolation of two cuts often needed three. The cuts stay the same roots.
+TEST(Partition, WarmStartOnASmoothModelTakesAboutTwoEvaluationsPerCut) {
+  const auto t = isocost::sieve_model({}, 6, 268435456);
+  const int P = 4096;
+  const auto warm = isocost::partition(t, Speeds::uniform(P));
+  PartitionOptions cold;
+  cold.warm_start = false;
+  const auto part = isocost::partition(t, Speeds::uniform(P), cold);
+  int most = 0;
+  double total = 0;
+  for (int i = 4; i < P; ++i) {
+    most = std::max(most, warm.summaries[i].evaluations);
+    total += warm.summaries[i].evaluations;
+    EXPECT_TRUE(warm.summaries[i].converged()) << i;
+    EXPECT_NEAR(warm.cuts[i], part.cuts[i], 1e-10 * part.cuts[i]) << i;
+  }
+  // Measured: 2 evaluations for 3985 of the 4092 cuts, 2.03 on average; the
+  // linear guess took 2 for 2378 of them, 2.42 on average.
+  EXPECT_LE(total, 2.1 * (P - 4));
+  EXPECT_LE(most, 6);
+}
+
+}  // namespace
