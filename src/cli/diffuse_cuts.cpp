@@ -12,7 +12,6 @@ namespace isocost::cli::diffuse {
 
 void run_cuts(const Args& a, const DiffusionOptions& diffusion, const ShiftOptions& shift,
               const CostModel& model, const std::vector<double>& loads) {
-  std::string text;
   std::vector<std::size_t> lines;  // each cut's line, for the checks below
   const std::vector<double> cuts = read_column(a.cuts, "cut", false, &lines);
   if (cuts.size() < 2)
@@ -91,35 +90,37 @@ void run_cuts(const Args& a, const DiffusionOptions& diffusion, const ShiftOptio
       j.finish();
     });
   } else {
-    text = "model: " + model.describe() + " on [" + num(model.lo(), 12) + ", " +
-           num(model.hi(), 12) + "]\n";
-    text +=
-        std::to_string(P) + " ranks in a chain; diffusion " + diffusion_line(d, diffusion.alpha);
-    text += "shift: max move " + (capped ? num(shift.max_move, 6) : std::string("none")) +
-            ", min width " + num(shift.min_width, 6) + "; " + s.brief_report() + "\n";
-    text +=
-        "(transfer and load moved in load units, > 0: the left rank sends, the boundary "
-        "moves left; cost moved in model units)\n\n";
-    std::vector<std::vector<std::string>> rows;
-    for (int b = 0; b + 1 < P; ++b) {
-      std::string note = s.conflict[b] ? "conflict" : s.capped[b] ? "capped" : "";
-      rows.push_back({std::to_string(b + 1), std::to_string(b) + "-" + std::to_string(b + 1),
-                      num(cuts[b + 1], 12), num(s.cuts[b + 1], 12), num(s.requested[b]),
-                      num(s.applied[b]), num(s.cost_moved[b]), note});
-    }
-    if (P > 1)
-      text +=
-          table({"cut", "ranks", "x old", "x new", "transfer", "load moved", "cost moved", "note"},
-                rows) +
-          "\n";
-    rows.clear();
-    for (int i = 0; i < P; ++i)
-      rows.push_back({std::to_string(i), num(s.cuts[i], 12), num(s.cuts[i + 1], 12), num(loads[i]),
-                      num(s.ratio[i]), num(s.cost[i]), num(s.predicted_load[i])});
-    text += table({"rank", "lo", "hi", "load", "ratio", "cost", "predicted load"}, rows) + "\n";
-    text += "predicted imbalance (max/avg - 1): " + num(d.initial_imbalance, 6) + " -> " +
-            num(imbalance_after, 6) + "\n";
-    emit(text, a.output);
+    emit_to(a.output, [&](std::ostream& out) {  // streamed, as the JSON is
+      out << "model: " << model.describe() << " on [" << num(model.lo(), 12) << ", "
+          << num(model.hi(), 12) << "]\n"
+          << P << " ranks in a chain; diffusion " << diffusion_line(d, diffusion.alpha)
+          << "shift: max move " << (capped ? num(shift.max_move, 6) : std::string("none"))
+          << ", min width " << num(shift.min_width, 6) << "; " << s.brief_report() << "\n"
+          << "(transfer and load moved in load units, > 0: the left rank sends, the boundary "
+             "moves left; cost moved in model units)\n\n";
+      if (P > 1) {
+        write_table(
+            out, {"cut", "ranks", "x old", "x new", "transfer", "load moved", "cost moved", "note"},
+            static_cast<std::size_t>(P - 1), [&](std::size_t b) {
+              const std::string note = s.conflict[b] ? "conflict" : s.capped[b] ? "capped" : "";
+              return std::vector<std::string>{
+                  std::to_string(b + 1), std::to_string(b) + "-" + std::to_string(b + 1),
+                  num(cuts[b + 1], 12),  num(s.cuts[b + 1], 12),
+                  num(s.requested[b]),   num(s.applied[b]),
+                  num(s.cost_moved[b]),  note};
+            });
+        out << "\n";
+      }
+      write_table(out, {"rank", "lo", "hi", "load", "ratio", "cost", "predicted load"},
+                  static_cast<std::size_t>(P), [&](std::size_t i) {
+                    return std::vector<std::string>{std::to_string(i),       num(s.cuts[i], 12),
+                                                    num(s.cuts[i + 1], 12),  num(loads[i]),
+                                                    num(s.ratio[i]),         num(s.cost[i]),
+                                                    num(s.predicted_load[i])};
+                  });
+      out << "\npredicted imbalance (max/avg - 1): " << num(d.initial_imbalance, 6) << " -> "
+          << num(imbalance_after, 6) << "\n";
+    });
   }
   if (!d.converged())
     throw NotConverged("diffusion did not reach alpha within --max-steps " +

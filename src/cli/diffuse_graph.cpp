@@ -69,7 +69,6 @@ void run_simulate(const Args& a, const SimulationOptions& options, const Process
                   const std::vector<double>& loads) {
   const double total = std::accumulate(loads.begin(), loads.end(), 0.0);
   const double avg = total / static_cast<double>(loads.size());
-  std::string text;
   std::vector<double> elements = loads;
   if (!a.elements.empty()) {
     elements = read_column(a.elements, "element count", true);
@@ -79,43 +78,44 @@ void run_simulate(const Args& a, const SimulationOptions& options, const Process
   }
   const Simulation sim = simulate_diffusion(g, loads, elements, options);
   const double initial_max = *std::max_element(loads.begin(), loads.end());
-  if (a.json) {
-    json steps = json::array();
-    for (std::size_t k = 0; k < sim.steps.size(); ++k)
-      steps.push_back({{"step", k + 1},
-                       {"max_load", sim.steps[k].max_load},
-                       {"max_elements_moved", sim.steps[k].max_elements_moved}});
-    const json j = {{"command", "diffuse"},
-                    {"mode", "simulate"},
-                    {"graph", graph_json(g, a.graph)},
-                    {"gamma", options.gamma},
-                    {"threshold", options.threshold},
-                    {"total_load", total},
-                    {"average_load", avg},
-                    {"initial_max_load", initial_max},
-                    {"initial_imbalance", initial_max / avg - 1},
-                    {"convergence_steps", sim.convergence_steps},
-                    {"converged", sim.converged()},
-                    {"steps", steps}};
-    text = json_text(j) + "\n";
-  } else {
-    text = graph_line(g, a.graph);
-    text += "Pearce's diffusion simulator (Alg. 2): gamma " + num(options.gamma, 6) +
-            ", threshold " + num(options.threshold, 6) +
-            " (stop when L_max <= (1 + threshold) L_avg)\n";
-    text += "L_avg " + num(avg) + ", L_max " + num(initial_max) + " (imbalance " +
-            num(initial_max / avg - 1, 6) + ")\n";
-    text += (sim.converged() ? "predicted convergence in " : "NOT converged after ") +
-            std::to_string(sim.convergence_steps) + " steps\n";
-    if (!sim.steps.empty()) {
-      std::vector<std::vector<std::string>> rows;
-      for (std::size_t k = 0; k < sim.steps.size(); ++k)
-        rows.push_back({std::to_string(k + 1), num(sim.steps[k].max_load),
-                        num(sim.steps[k].max_elements_moved)});
-      text += "\n" + table({"step", "L_max", "max elements moved"}, rows);
+  emit_to(a.output, [&](std::ostream& out) {  // streamed: one step at a time
+    if (a.json) {
+      JsonStream j(out);
+      j.member("command", "diffuse");
+      j.member("mode", "simulate");
+      j.member("graph", graph_json(g, a.graph));
+      j.member("gamma", options.gamma);
+      j.member("threshold", options.threshold);
+      j.member("total_load", total);
+      j.member("average_load", avg);
+      j.member("initial_max_load", initial_max);
+      j.member("initial_imbalance", initial_max / avg - 1);
+      j.member("convergence_steps", sim.convergence_steps);
+      j.member("converged", sim.converged());
+      j.array("steps", sim.steps.size(), [&](std::size_t k) {
+        return json{{"step", k + 1},
+                    {"max_load", sim.steps[k].max_load},
+                    {"max_elements_moved", sim.steps[k].max_elements_moved}};
+      });
+      j.finish();
+      return;
     }
-  }
-  emit(text, a.output);
+    out << graph_line(g, a.graph) << "Pearce's diffusion simulator (Alg. 2): gamma "
+        << num(options.gamma, 6) << ", threshold " << num(options.threshold, 6)
+        << " (stop when L_max <= (1 + threshold) L_avg)\n"
+        << "L_avg " << num(avg) << ", L_max " << num(initial_max) << " (imbalance "
+        << num(initial_max / avg - 1, 6) << ")\n"
+        << (sim.converged() ? "predicted convergence in " : "NOT converged after ")
+        << sim.convergence_steps << " steps\n";
+    if (!sim.steps.empty()) {
+      out << "\n";
+      write_table(
+          out, {"step", "L_max", "max elements moved"}, sim.steps.size(), [&](std::size_t k) {
+            return std::vector<std::string>{std::to_string(k + 1), num(sim.steps[k].max_load),
+                                            num(sim.steps[k].max_elements_moved)};
+          });
+    }
+  });
   if (!sim.converged())
     throw NotConverged("the simulation did not reach the threshold within --max-steps " +
                        std::to_string(options.max_steps));

@@ -61,68 +61,71 @@ void run_tasks(const Args& a, const DiffusionOptions& options,
     --count_after[mv.from];
     ++count_after[mv.to];
   }
-  std::string text;
-  if (a.json) {
-    json moves = json::array(), rows = json::array();
-    for (const auto& mv : s.moves)
-      moves.push_back({{"id", mv.id}, {"from", mv.from}, {"to", mv.to}, {"load", mv.load}});
-    for (int v = 0; v < g.nodes; ++v)
-      rows.push_back({{"rank", v},
-                      {"tasks_before", count_before[v]},
-                      {"load_before", loads[v]},
-                      {"diffused", d.loads[v]},
-                      {"tasks_after", count_after[v]},
-                      {"load_after", s.loads[v]}});
-    const json j = {
-        {"command", "diffuse"},
-        {"mode", "tasks"},
-        {"graph", graph_json(g, a.graph)},
-        {"tasks", n_tasks},
-        {"immobile", immobile},
-        {"scheme", to_string(options.scheme)},
-        {"alpha", options.alpha},
-        {"diffusion", diffusion_json(d)},
-        {"selection",
-         {{"method", to_string(so.method)},
-          {"exhaustive_limit", so.exhaustive_limit},
-          {"passes", s.passes},
-          {"exchanges", s.exchanges},
-          {"exhaustive_searches", s.exhaustive_searches},
-          {"approximate_searches", s.approximate_searches},
-          {"marker_hops", s.marker_hops},
-          {"requested_volume", s.requested_volume},
-          {"achieved_volume", s.achieved_volume},
-          {"error_volume", s.error_volume},
-          {"max_edge_error", s.max_edge_error},
-          {"max_task_load", s.max_task_load},
-          {"terminated", s.converged()}}},
-        {"total_load", total},
-        {"average_load", avg},
-        {"imbalance",
-         {{"initial", d.initial_imbalance}, {"diffused", d.final_imbalance}, {"tasks", after}}},
-        {"moves", moves},
-        {"ranks", rows}};
-    text = json_text(j) + "\n";
-  } else {
-    text = graph_line(g, a.graph);
-    text += "tasks: " + std::to_string(n_tasks) + " (" + std::to_string(immobile) +
-            " immobile), total load " + num(total) + ", average " + num(avg) + "\n";
-    text += diffusion_line(d, options.alpha);
-    text += s.brief_report() + "\n";
-    text += "imbalance (max/avg - 1): " + num(d.initial_imbalance, 6) + " -> diffusion " +
-            num(d.final_imbalance, 6) + " -> tasks " + num(after, 6) + "\n\n";
-    std::vector<std::vector<std::string>> rows;
-    for (const auto& mv : s.moves)
-      rows.push_back(
-          {std::to_string(mv.id), std::to_string(mv.from), std::to_string(mv.to), num(mv.load)});
-    if (!rows.empty()) text += table({"task", "from", "to", "load"}, rows) + "\n";
-    rows.clear();
-    for (int v = 0; v < g.nodes; ++v)
-      rows.push_back({std::to_string(v), std::to_string(count_before[v]), num(loads[v]),
-                      num(d.loads[v]), std::to_string(count_after[v]), num(s.loads[v])});
-    text += table({"rank", "tasks", "load", "diffused", "tasks after", "load after"}, rows);
-  }
-  emit(text, a.output);
+  // Streamed: the moves and the per-rank rows are written one at a time.
+  emit_to(a.output, [&](std::ostream& out) {
+    if (a.json) {
+      JsonStream j(out);
+      j.member("command", "diffuse");
+      j.member("mode", "tasks");
+      j.member("graph", graph_json(g, a.graph));
+      j.member("tasks", n_tasks);
+      j.member("immobile", immobile);
+      j.member("scheme", to_string(options.scheme));
+      j.member("alpha", options.alpha);
+      j.member("diffusion", diffusion_json(d));
+      j.member("selection", {{"method", to_string(so.method)},
+                             {"exhaustive_limit", so.exhaustive_limit},
+                             {"passes", s.passes},
+                             {"exchanges", s.exchanges},
+                             {"exhaustive_searches", s.exhaustive_searches},
+                             {"approximate_searches", s.approximate_searches},
+                             {"marker_hops", s.marker_hops},
+                             {"requested_volume", s.requested_volume},
+                             {"achieved_volume", s.achieved_volume},
+                             {"error_volume", s.error_volume},
+                             {"max_edge_error", s.max_edge_error},
+                             {"max_task_load", s.max_task_load},
+                             {"terminated", s.converged()}});
+      j.member("total_load", total);
+      j.member("average_load", avg);
+      j.member(
+          "imbalance",
+          {{"initial", d.initial_imbalance}, {"diffused", d.final_imbalance}, {"tasks", after}});
+      j.array("moves", s.moves.size(), [&](std::size_t k) {
+        const auto& mv = s.moves[k];
+        return json{{"id", mv.id}, {"from", mv.from}, {"to", mv.to}, {"load", mv.load}};
+      });
+      j.array("ranks", static_cast<std::size_t>(g.nodes), [&](std::size_t v) {
+        return json{{"rank", v},
+                    {"tasks_before", count_before[v]},
+                    {"load_before", loads[v]},
+                    {"diffused", d.loads[v]},
+                    {"tasks_after", count_after[v]},
+                    {"load_after", s.loads[v]}};
+      });
+      j.finish();
+      return;
+    }
+    out << graph_line(g, a.graph) << "tasks: " << n_tasks << " (" << immobile
+        << " immobile), total load " << num(total) << ", average " << num(avg) << "\n"
+        << diffusion_line(d, options.alpha) << s.brief_report() << "\n"
+        << "imbalance (max/avg - 1): " << num(d.initial_imbalance, 6) << " -> diffusion "
+        << num(d.final_imbalance, 6) << " -> tasks " << num(after, 6) << "\n\n";
+    if (!s.moves.empty()) {
+      write_table(out, {"task", "from", "to", "load"}, s.moves.size(), [&](std::size_t k) {
+        const auto& mv = s.moves[k];
+        return std::vector<std::string>{std::to_string(mv.id), std::to_string(mv.from),
+                                        std::to_string(mv.to), num(mv.load)};
+      });
+      out << "\n";
+    }
+    write_table(out, {"rank", "tasks", "load", "diffused", "tasks after", "load after"},
+                static_cast<std::size_t>(g.nodes), [&](std::size_t v) {
+                  return std::vector<std::string>{
+                      std::to_string(v), std::to_string(count_before[v]), num(loads[v]),
+                      num(d.loads[v]),   std::to_string(count_after[v]),  num(s.loads[v])};
+                });
+  });
   if (!d.converged())
     throw NotConverged("diffusion did not reach alpha within --max-steps " +
                        std::to_string(options.max_steps) + " (final imbalance " +

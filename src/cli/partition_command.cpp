@@ -128,7 +128,6 @@ void run(const PartitionArgs& a) {
       (req.automatic ? " (--grid auto: the best of " + std::to_string(candidates) + " candidates)"
                      : " (--grid " + a.d.grid + ")");
 
-  std::string text;
   if (a.json) {
     nlohmann::ordered_json shape = nullptr;
     if (gridded) shape = cells(density.grid()->cells, dims);
@@ -189,36 +188,38 @@ void run(const PartitionArgs& a) {
     header.insert(header.end(), {"cost", "share %"});
     if (show_speed) header.push_back("time");
     header.insert(header.end(), {"volume", "surface"});
-    std::vector<std::vector<std::string>> rows;
-    for (const auto& p : dec.parts) {
-      std::vector<std::string> row{std::to_string(p.rank)};
+    // Streamed, as the JSON is: one row formatted at a time (write_table()).
+    auto row = [&](std::size_t i) {
+      const Part& p = dec.parts[i];
+      std::vector<std::string> r{std::to_string(p.rank)};
       for (int a = 0; a < dims; ++a) {
-        row.push_back(g(p.box.lo[a], 12));
-        row.push_back(g(p.box.hi[a], 12));
+        r.push_back(g(p.box.lo[a], 12));
+        r.push_back(g(p.box.hi[a], 12));
       }
       if (gridded)
         for (int a = 0; a < dims; ++a)
-          row.push_back("[" + std::to_string(p.cell_lo[a]) + "," + std::to_string(p.cell_hi[a]) +
-                        ")");
-      if (show_speed) row.push_back(g(speeds.speed(p.rank), 6));
-      row.push_back(g(p.cost, 8));
-      row.push_back(g(100 * p.cost / dec.total_cost, 6));
-      if (show_speed) row.push_back(g(p.time, 8));
-      row.push_back(g(p.volume, 8));
-      row.push_back(g(p.surface, 8));
-      rows.push_back(std::move(row));
-    }
-    text = "density: " + density.describe() + (gridded ? " from " + a.d.weights : "") +
-           ", total cost " + g(density.total()) + "\n";
-    text += std::to_string(P) + " ranks, grid " + dec.process_grid.name() +
-            (gridded ? ", cuts on grid lines (cells [lo,hi))" : "") + "\n\n";
-    text += table(header, rows) + "\n";
-    text += "predicted L_E = " + g(dec.predicted_le) + " %\n";
-    text += "heaviest part: rank " + std::to_string(heaviest) + ", " +
-            (show_speed ? "time (cost/speed) " : "cost ") + g(dec.max_time) + "\n";
-    text += "total cut surface: " + g(dec.cut_surface) + "\n";
-    text += "grid: " + grid_line + "\n";
-    emit(text, a.output);
+          r.push_back("[" + std::to_string(p.cell_lo[a]) + "," + std::to_string(p.cell_hi[a]) +
+                      ")");
+      if (show_speed) r.push_back(g(speeds.speed(p.rank), 6));
+      r.push_back(g(p.cost, 8));
+      r.push_back(g(100 * p.cost / dec.total_cost, 6));
+      if (show_speed) r.push_back(g(p.time, 8));
+      r.push_back(g(p.volume, 8));
+      r.push_back(g(p.surface, 8));
+      return r;
+    };
+    emit_to(a.output, [&](std::ostream& out) {
+      out << "density: " << density.describe() << (gridded ? " from " + a.d.weights : "")
+          << ", total cost " << g(density.total()) << "\n"
+          << std::to_string(P) << " ranks, grid " << dec.process_grid.name()
+          << (gridded ? ", cuts on grid lines (cells [lo,hi))" : "") << "\n\n";
+      write_table(out, header, dec.parts.size(), row);
+      out << "\npredicted L_E = " << g(dec.predicted_le) << " %\n"
+          << "heaviest part: rank " << heaviest << ", "
+          << (show_speed ? "time (cost/speed) " : "cost ") << g(dec.max_time) << "\n"
+          << "total cut surface: " << g(dec.cut_surface) << "\n"
+          << "grid: " << grid_line << "\n";
+    });
   }
   if (!dec.converged())
     throw NotConverged(

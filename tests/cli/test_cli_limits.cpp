@@ -116,6 +116,11 @@ TEST_F(Cli, StreamedJsonIsWhatDumpWrites) {
   const std::string one = File("one.txt", "5\n");
   same({"diffuse", "--cuts", File("cuts1.txt", "0\n4\n"), "--loads", one, "--model", "power",
         "--param", "p=1", "--domain", "0:4", "--json"});
+  same({"diffuse", "--simulate", "--mesh", "2x2", "--loads", loads, "--json"});
+  same({"diffuse", "--simulate", "--mesh", "1", "--loads", one, "--json"});  // no steps: []
+  const std::string tasks = File("tasks.csv", "rank,id,load\n0,1,3\n0,2,2\n1,3,1\n");
+  same({"diffuse", "--tasks", tasks, "--mesh", "3", "--json"});
+  same({"diffuse", "--tasks", File("t1.csv", "rank,id,load\n0,1,1\n"), "--mesh", "1", "--json"});
 }
 
 // 10^5 parts as JSON: it parses, every part and cut is there, and the parts
