@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,11 @@ class Speeds {
   static Speeds from_values(std::vector<double> speeds);
   /// Swartz §4 node types, in order: types[0].count ranks first, and so on.
   static Speeds from_node_types(const std::vector<NodeType>& types);
+  /// Speeds from a calibration run in which every rank did the same work:
+  /// rank r took seconds[r], so its speed is max_k seconds[k] / seconds[r]
+  /// (the slowest rank has speed 1, as type 1 does in Swartz §4). Throws Error
+  /// naming the first time that is not finite and > 0.
+  static Speeds from_times(std::span<const double> seconds);
 
   /// Number of ranks P.
   int ranks() const noexcept { return ranks_; }

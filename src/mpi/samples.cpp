@@ -89,4 +89,17 @@ LoadStats gather_load_stats(MPI_Comm comm, double time) {
   return load_stats(times);
 }
 
+Speeds calibrate_speeds(MPI_Comm comm, double seconds) {
+  check_comm(comm, "calibrate_speeds");
+  std::string problem;
+  if (!std::isfinite(seconds) || !(seconds > 0))
+    problem = "calibration time " + exact(seconds) + " s, expected a finite time > 0";
+  agree(comm, "calibrate_speeds", problem);
+  int size = 0;
+  MPI_Comm_size(comm, &size);
+  std::vector<double> times(static_cast<std::size_t>(size));
+  MPI_Allgather(&seconds, 1, MPI_DOUBLE, times.data(), 1, MPI_DOUBLE, comm);
+  return Speeds::from_times(times);  // valid on every rank: each checked its own
+}
+
 }  // namespace isocost::mpi

@@ -390,6 +390,9 @@ TEST(MpiFaults, GridAndBoxEntryPoints) {
   t.push_back({"gather_times", "time", [&](bool faulty) {
                  isocost::mpi::gather_times(MPI_COMM_WORLD, faulty ? kNaN : 1.0);
                }});
+  t.push_back({"calibrate_speeds", "calibration time", [&](bool faulty) {
+                 isocost::mpi::calibrate_speeds(MPI_COMM_WORLD, faulty ? 0.0 : 1.0);
+               }});
   t.push_back({"gather_load_stats", "time", [&](bool faulty) {
                  isocost::mpi::gather_load_stats(MPI_COMM_WORLD, faulty ? -1.0 : 1.0);
                }});

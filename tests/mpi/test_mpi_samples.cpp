@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <limits>
@@ -161,6 +162,32 @@ TEST(GatherTimes, BadTimeOnOneRankThrowsOnEveryRank) {
     const auto message =
         error_of([&] { (void)isocost::mpi::gather_times(comm, rank == bad ? bad_value : 1.0); });
     EXPECT_NE(message.find("gather_times: invalid input on 1 rank (rank " + std::to_string(bad)),
+              std::string::npos)
+        << message;
+    expect_in_step(comm);
+  }
+}
+
+// Rank r took (r % 3 + 1)·0.1 s for the same work: speeds 3, 1.5, 1, 3, …
+// relative to the slowest (one rank alone: speed 1).
+TEST(CalibrateSpeeds, SpeedsFromEveryRanksTimeOnEveryRank) {
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  const int rank = rank_of(comm), size = size_of(comm);
+  const auto s = isocost::mpi::calibrate_speeds(comm, 0.1 * (rank % 3 + 1));
+  ASSERT_EQ(s.ranks(), size);
+  const int slowest = std::min(size, 3);  // the largest (r % 3 + 1) present
+  for (int r = 0; r < size; ++r) EXPECT_DOUBLE_EQ(s.speed(r), double(slowest) / (r % 3 + 1)) << r;
+}
+
+TEST(CalibrateSpeeds, BadTimeOnOneRankThrowsOnEveryRank) {
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  const int rank = rank_of(comm), size = size_of(comm);
+  for (const double bad_value : {0.0, -1.0, std::numeric_limits<double>::quiet_NaN()}) {
+    const int bad = size - 1;
+    const auto message = error_of(
+        [&] { (void)isocost::mpi::calibrate_speeds(comm, rank == bad ? bad_value : 1.0); });
+    EXPECT_NE(message.find("calibrate_speeds: invalid input on 1 rank (rank " +
+                           std::to_string(bad) + ": calibration time"),
               std::string::npos)
         << message;
     expect_in_step(comm);

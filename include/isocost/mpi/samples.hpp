@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "isocost/metrics.hpp"
+#include "isocost/partition.hpp"
 #include "isocost/samples.hpp"
 
 namespace isocost::mpi {
@@ -24,5 +25,11 @@ std::vector<double> gather_times(MPI_Comm comm, double time);
 /// Load statistics of the ranks' times, identical on every rank.
 /// Collective over `comm`.
 LoadStats gather_load_stats(MPI_Comm comm, double time);
+
+/// Relative speeds from a calibration run: every rank timed the same work and
+/// passes its own `seconds`; every rank receives Speeds::from_times() of all
+/// of them (the slowest rank has speed 1), in rank order. Collective over
+/// `comm`. Throws Error on every rank if any rank's time is not finite and > 0.
+Speeds calibrate_speeds(MPI_Comm comm, double seconds);
 
 }  // namespace isocost::mpi

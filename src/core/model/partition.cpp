@@ -62,6 +62,20 @@ Speeds Speeds::from_node_types(const std::vector<NodeType>& types) {
   return from_values(std::move(speeds));
 }
 
+Speeds Speeds::from_times(std::span<const double> seconds) {
+  if (seconds.empty()) throw Error("speeds from times: expected at least one time, got none");
+  double slowest = 0;
+  for (std::size_t k = 0; k < seconds.size(); ++k) {
+    if (!std::isfinite(seconds[k]) || !(seconds[k] > 0))
+      throw Error("speeds from times: rank " + std::to_string(k) + " took " + exact(seconds[k]) +
+                  " s, expected a finite time > 0");
+    slowest = std::max(slowest, seconds[k]);
+  }
+  std::vector<double> speeds(seconds.size());
+  for (std::size_t k = 0; k < seconds.size(); ++k) speeds[k] = slowest / seconds[k];
+  return from_values(std::move(speeds));
+}
+
 double Speeds::speed(int rank) const {
   if (rank < 0 || rank >= ranks_)
     throw Error("rank " + std::to_string(rank) + " is outside [0, " + std::to_string(ranks_) + ")");

@@ -55,6 +55,27 @@ TEST(Speeds, BadValuesAreErrors) {
       },
       {"node type 2", "time ratio", "-3"});
   expect_error([] { Speeds::uniform(3).speed(3); }, {"rank 3"});
+  expect_error([] { Speeds::from_times(std::vector<double>{}); }, {"at least one time"});
+  expect_error(
+      [] {
+        Speeds::from_times(std::vector<double>{1, 0});
+      },
+      {"rank 1 took 0 s", "finite time > 0"});
+  expect_error([] { Speeds::from_times(std::vector<double>{1, 2, INFINITY}); }, {"rank 2", "inf"});
+}
+
+// Swartz §4's 7 + 4 nodes with R = 3, as a calibration run measures them: the
+// fast nodes take a third of the time for the same work.
+TEST(Speeds, FromCalibrationTimesMatchTheNodeTypes) {
+  std::vector<double> seconds(11, 0.6);
+  for (int r = 7; r < 11; ++r) seconds[r] = 0.2;
+  const auto s = Speeds::from_times(seconds);
+  const auto types = Speeds::from_node_types({{7, 1.0}, {4, 3.0}});
+  ASSERT_EQ(s.ranks(), 11);
+  for (int r = 0; r < 11; ++r) EXPECT_DOUBLE_EQ(s.speed(r), types.speed(r)) << r;
+  EXPECT_DOUBLE_EQ(s.total(), 7 + 4 * 3);
+  // Only ratios matter: one rank alone has speed 1.
+  EXPECT_EQ(Speeds::from_times(std::vector<double>{5e-3}).speed(0), 1);
 }
 
 // ---------------------------------------------------------------------------
