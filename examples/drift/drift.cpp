@@ -13,7 +13,7 @@
 // value) must equal the unbalanced run's: nothing lost, duplicated or
 // computed differently.
 //
-//   mpiexec -n 4 drift [--steps 300] [--thresholds 0.05,0.1,0.2,0.4] [--json F]
+//   mpiexec -n 4 drift [--steps 300] [--thresholds 0.05,0.1,0.2,0.4] [--json F] [--plot DIR]
 //
 // Times are per-rank CPU time; a step's time is the slowest rank's, and the
 // total adds the balancer's calls. Exit 0; 1 a check failed; 2 bad arguments.
@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -34,6 +35,7 @@
 #include "isocost/detail/file.hpp"
 #include "isocost/error.hpp"
 #include "isocost/mpi/block_balancer.hpp"
+#include "plot/gnuplot.hpp"
 
 namespace {
 
@@ -45,7 +47,7 @@ struct Settings {
   double amplitude = 12;
   int every = 10;
   std::vector<double> thresholds{0.05, 0.10, 0.20, 0.40};
-  std::string json_path;
+  std::string json_path, plot_dir;
 };
 
 double thread_cpu() {
@@ -82,6 +84,7 @@ struct Outcome {
   std::uint64_t hash = 0;  // XOR over cells of mix(index ^ mix(value bits))
   bool blocks_ok = true;   // every rank holds exactly its block of indices
   std::vector<Check> trace;
+  std::vector<double> efficiency;  // per step: T_avg/T_max
 };
 
 Outcome run(const Settings& s, double threshold, MPI_Comm comm) {
@@ -117,7 +120,8 @@ Outcome run(const Settings& s, double threshold, MPI_Comm comm) {
     MPI_Allreduce(&mine, &max, 1, MPI_DOUBLE, MPI_MAX, comm);
     MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, comm);
     out.total += max;
-    out.mean_efficiency += max > 0 ? sum / P / max : 1;
+    out.efficiency.push_back(max > 0 ? sum / P / max : 1);
+    out.mean_efficiency += out.efficiency.back();
     if (threshold < 0) continue;
     const double c0 = thread_cpu();
     const auto e = b.maybe_rebalance(value, index);
@@ -154,6 +158,27 @@ Outcome run(const Settings& s, double threshold, MPI_Comm comm) {
   return out;
 }
 
+std::string name_of(const Outcome& o);
+
+// The efficiency of every step of every run, and the checks that rebalanced
+// in the shown run as vertical lines.
+void plot(const std::string& dir, const std::vector<Outcome>& runs, const Outcome& shown) {
+  std::filesystem::create_directories(dir);
+  isocost::plot::Figure f;
+  f.title = "A drifting load (Swartz §6): efficiency T_avg/T_max of every step";
+  f.xlabel = "step";
+  f.ylabel = "efficiency";
+  for (const auto& r : runs) {
+    isocost::plot::Series s{name_of(r), {}, r.efficiency, "lines"};
+    for (std::size_t k = 0; k < r.efficiency.size(); ++k) s.x.push_back(static_cast<double>(k));
+    f.series.push_back(std::move(s));
+  }
+  for (const auto& c : shown.trace)
+    if (c.action != "none") f.vertical_lines.push_back(static_cast<double>(c.step));
+  f.vertical_label = "rebalances of " + name_of(shown);
+  isocost::plot::render_png(f, dir + "/drift_efficiency.png");
+}
+
 std::string name_of(const Outcome& o) {
   if (o.threshold < 0) return "no balancing";
   std::ostringstream s;
@@ -186,6 +211,7 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->check(CLI::NonNegativeNumber);
   app.add_option("--json", s.json_path, "write the summary as JSON to this file ('-': stdout)");
+  app.add_option("--plot", s.plot_dir, "write a PNG of the efficiency per step into this folder");
   int code = 0;
   try {
     app.parse(argc, argv);
@@ -265,6 +291,7 @@ int main(int argc, char** argv) {
         else
           isocost::detail::write_atomically(s.json_path, [&](std::ostream& o) { o << text; });
       }
+      if (!s.plot_dir.empty()) plot(s.plot_dir, runs, *shown);
       if (!ok) std::cerr << "drift: a run lost, duplicated or changed cells\n";
     }
     code = ok ? 0 : 1;
