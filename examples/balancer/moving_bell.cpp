@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "example_support.hpp"
 #include "isocost/error.hpp"
 #include "isocost/mpi/block_balancer.hpp"
 
@@ -38,12 +39,6 @@ struct Settings {
   std::string log;
   bool check = false;
 };
-
-double thread_cpu() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
 
 // One unit of work; the result feeds the next call so nothing is elided.
 double work(double v) {
@@ -94,9 +89,9 @@ Outcome run(const Settings& s, bool balance, MPI_Comm comm) {
     out.total += max;
     out.mean_efficiency += max > 0 ? sum / P / max : 1;
     if (!balance) continue;
-    const double c0 = thread_cpu();
+    const double c0 = examples::cpu_seconds();
     const auto e = b.maybe_rebalance(cells);
-    const double spent = thread_cpu() - c0;
+    const double spent = examples::cpu_seconds() - c0;
     double slowest = 0;
     MPI_Allreduce(&spent, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
     out.total += slowest;

@@ -34,9 +34,10 @@
 #include <vector>
 
 #include "density2d_kernel.hpp"
+#include "example_main.hpp"
+#include "example_support.hpp"
 #include "isocost/decompose.hpp"
 #include "isocost/density.hpp"
-#include "isocost/detail/file.hpp"
 #include "isocost/error.hpp"
 #include "plot/gnuplot.hpp"
 
@@ -82,10 +83,10 @@ void run(MPI_Comm comm, Layout& l, const Options& opt) {
   density2d::Tally mine;
   for (int k = 0; k < opt.repeats; ++k) {
     MPI_Barrier(comm);
-    const double t0 = density2d::cpu_seconds();
+    const double t0 = examples::cpu_seconds();
     mine = density2d::work(part.cell_lo[0], part.cell_hi[0], part.cell_lo[1], part.cell_hi[1],
                            opt.cells, opt.work);
-    const double t = density2d::cpu_seconds() - t0;
+    const double t = examples::cpu_seconds() - t0;
     best = k == 0 ? t : std::min(best, t);
   }
   l.seconds.resize(static_cast<std::size_t>(P));
@@ -257,11 +258,7 @@ int body(const Options& opt, MPI_Comm comm) {
                     {"check_ok", ok},
                     {"swartz_rows", {{"paper", paper}, {"ours", ours}}},
                     {"layouts", layouts_json}};
-    const std::string text = j.dump(2) + "\n";
-    if (opt.json_path == "-")
-      std::cout << text;
-    else
-      isocost::detail::write_atomically(opt.json_path, [&](std::ostream& o) { o << text; });
+    examples::write_summary(opt.json_path, j.dump(2) + "\n");
   }
   if (!opt.plot_dir.empty()) plots(opt.plot_dir, opt, weights, layouts);
   if (!ok) std::cerr << "density2d: a layout did not do every cell exactly once\n";
@@ -272,8 +269,6 @@ int body(const Options& opt, MPI_Comm comm) {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   Options opt;
   CLI::App app{"Swartz §5's rho = C(x + y) as a real program: rows, jagged and automatic grids"};
   app.add_option("--cells", opt.cells, "N: an N x N grid of cells")->capture_default_str();
@@ -283,17 +278,6 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--json", opt.json_path, "write the summary as JSON to this file ('-': stdout)");
   app.add_option("--plot", opt.plot_dir, "write PNG plots (gnuplot) into this folder");
-  int code = 0;
-  try {
-    app.parse(argc, argv);
-    code = body(opt, MPI_COMM_WORLD);
-  } catch (const CLI::ParseError& e) {
-    if (rank == 0) app.exit(e);
-    code = e.get_exit_code() == 0 ? 0 : 2;
-  } catch (const Error& e) {
-    if (rank == 0) std::cerr << "density2d: " << e.what() << "\n";
-    code = 2;
-  }
-  MPI_Finalize();
-  return code;
+  return examples::parse_and_run(app, argc, argv, "density2d",
+                                 [&] { return body(opt, MPI_COMM_WORLD); });
 }

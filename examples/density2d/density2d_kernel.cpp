@@ -1,24 +1,11 @@
 // The cells, their work and the checks of the density2d example.
 #include "density2d_kernel.hpp"
 
-#include <time.h>
-
 #include <cmath>
 
+#include "example_support.hpp"
+
 namespace density2d {
-
-namespace {
-
-// SplitMix64's finaliser: distinct cells give unrelated hashes, so a cell
-// done twice or not at all changes the XOR.
-std::uint64_t mix(std::uint64_t z) {
-  z += 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-}  // namespace
 
 std::int64_t units(std::int64_t i, std::int64_t j, std::int64_t n, double k) {
   const double h = kSide / static_cast<double>(n);
@@ -45,7 +32,7 @@ Tally work(std::int64_t i0, std::int64_t i1, std::int64_t j0, std::int64_t j1, s
       t.sink += v;
       t.units += u;
       ++t.cells;
-      t.hash ^= mix(static_cast<std::uint64_t>(i + n * j));
+      t.hash ^= examples::mix64(static_cast<std::uint64_t>(i + n * j));
     }
   return t;
 }
@@ -56,15 +43,9 @@ Tally reference(std::int64_t n, double k) {
     for (std::int64_t i = 0; i < n; ++i) {
       t.units += units(i, j, n, k);
       ++t.cells;
-      t.hash ^= mix(static_cast<std::uint64_t>(i + n * j));
+      t.hash ^= examples::mix64(static_cast<std::uint64_t>(i + n * j));
     }
   return t;
-}
-
-double cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
 }  // namespace density2d

@@ -35,7 +35,4 @@ Tally work(std::int64_t i0, std::int64_t i1, std::int64_t j0, std::int64_t j1, s
 /// The tally of the whole grid without the work (the reference for the check).
 Tally reference(std::int64_t n, double k);
 
-/// CPU time of the calling thread, seconds.
-double cpu_seconds();
-
 }  // namespace density2d

@@ -32,7 +32,8 @@
 #include <string>
 #include <vector>
 
-#include "isocost/detail/file.hpp"
+#include "example_main.hpp"
+#include "example_support.hpp"
 #include "isocost/error.hpp"
 #include "isocost/mpi/block_balancer.hpp"
 #include "plot/gnuplot.hpp"
@@ -50,23 +51,10 @@ struct Settings {
   std::string json_path, plot_dir;
 };
 
-double thread_cpu() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-
 // One unit of work; the result feeds the next call so nothing is elided.
 double work(double v) {
   for (int k = 0; k < 48; ++k) v = std::sqrt(v * v + 1.0) - 0.999;
   return v;
-}
-
-std::uint64_t mix(std::uint64_t z) {  // SplitMix64's finaliser
-  z += 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
 }
 
 struct Check {  // one check of the balanced run
@@ -81,7 +69,7 @@ struct Outcome {
   double total = 0, balancing = 0, mean_efficiency = 0;
   int checks = 0, fired = 0, rebalances = 0;
   long long moved = 0;
-  std::uint64_t hash = 0;  // XOR over cells of mix(index ^ mix(value bits))
+  std::uint64_t hash = 0;  // XOR over cells of examples::mix64(index ^ examples::mix64(value bits))
   bool blocks_ok = true;   // every rank holds exactly its block of indices
   std::vector<Check> trace;
   std::vector<double> efficiency;  // per step: T_avg/T_max
@@ -123,9 +111,9 @@ Outcome run(const Settings& s, double threshold, MPI_Comm comm) {
     out.efficiency.push_back(max > 0 ? sum / P / max : 1);
     out.mean_efficiency += out.efficiency.back();
     if (threshold < 0) continue;
-    const double c0 = thread_cpu();
+    const double c0 = examples::cpu_seconds();
     const auto e = b.maybe_rebalance(value, index);
-    const double spent = thread_cpu() - c0;
+    const double spent = examples::cpu_seconds() - c0;
     double slowest = 0;
     MPI_Allreduce(&spent, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
     out.total += slowest;
@@ -149,7 +137,8 @@ Outcome run(const Settings& s, double threshold, MPI_Comm comm) {
   std::uint64_t h = 0;
   for (std::size_t k = 0; k < index.size(); ++k) {
     ok = ok && index[k] == lo + static_cast<long long>(k);
-    h ^= mix(static_cast<std::uint64_t>(index[k]) ^ mix(std::bit_cast<std::uint64_t>(value[k])));
+    h ^= examples::mix64(static_cast<std::uint64_t>(index[k]) ^
+                         examples::mix64(std::bit_cast<std::uint64_t>(value[k])));
   }
   int all_ok = 0;
   MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
@@ -212,9 +201,7 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   app.add_option("--json", s.json_path, "write the summary as JSON to this file ('-': stdout)");
   app.add_option("--plot", s.plot_dir, "write a PNG of the efficiency per step into this folder");
-  int code = 0;
-  try {
-    app.parse(argc, argv);
+  return examples::parse_and_run(app, argc, argv, "drift", [&] {
     std::vector<Outcome> runs{run(s, -1, MPI_COMM_WORLD)};
     for (const double t : s.thresholds) runs.push_back(run(s, t, MPI_COMM_WORLD));
     bool ok = true;
@@ -285,22 +272,11 @@ int main(int argc, char** argv) {
                         {"time_balanced", best.total},
                         {"check_ok", ok},
                         {"runs", j_runs}};
-        const std::string text = j.dump(2) + "\n";
-        if (s.json_path == "-")
-          std::cout << text;
-        else
-          isocost::detail::write_atomically(s.json_path, [&](std::ostream& o) { o << text; });
+        examples::write_summary(s.json_path, j.dump(2) + "\n");
       }
       if (!s.plot_dir.empty()) plot(s.plot_dir, runs, *shown);
       if (!ok) std::cerr << "drift: a run lost, duplicated or changed cells\n";
     }
-    code = ok ? 0 : 1;
-  } catch (const CLI::ParseError& e) {
-    code = rank == 0 ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : 2);
-  } catch (const isocost::Error& e) {
-    if (rank == 0) std::cerr << "drift: " << e.what() << "\n";
-    code = 2;
-  }
-  MPI_Finalize();
-  return code;
+    return ok ? 0 : 1;
+  });
 }

@@ -34,8 +34,9 @@
 #include <string>
 #include <vector>
 
+#include "example_main.hpp"
+#include "example_support.hpp"
 #include "heterogeneous_run.hpp"
-#include "isocost/detail/file.hpp"
 #include "isocost/error.hpp"
 #include "isocost/fitters/fit.hpp"
 #include "isocost/metrics.hpp"
@@ -97,7 +98,8 @@ int main_body(const Options& opt, MPI_Comm comm) {
   }
 
   // Round 1: equal integer ranges; the fit from their cost (time · speed).
-  Run linear = run_cuts(comm, "linear split", linear_cuts(opt.maxn, P), low, slowdown, opt.repeats);
+  Run linear =
+      run_cuts(comm, "linear split", sieve::linear_cuts(opt.maxn, P), low, slowdown, opt.repeats);
   const auto& lc = linear.cuts;
   const auto samples = isocost::mpi::gather_samples(
       comm, static_cast<double>(std::max(lc[rank], kModelLo)),
@@ -151,11 +153,7 @@ int main_body(const Options& opt, MPI_Comm comm) {
                                 {"primes_expected", expected},
                                 {"primes_ok", counts_ok},
                                 {"runs", {run_json(linear), run_json(equal), run_json(aware)}}};
-    const std::string out = j.dump(2) + "\n";
-    if (opt.json_path == "-")
-      std::cout << out;
-    else
-      isocost::detail::write_atomically(opt.json_path, [&](std::ostream& o) { o << out; });
+    examples::write_summary(opt.json_path, j.dump(2) + "\n");
   }
   if (!opt.plot_dir.empty()) plot(opt.plot_dir, runs, speeds);
   if (!counts_ok) {
@@ -169,8 +167,6 @@ int main_body(const Options& opt, MPI_Comm comm) {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   Options opt;
   CLI::App app{"Ranks of different speeds share Swartz's prime search (Swartz §4)"};
   app.add_option("--maxn", opt.maxn, "primes in [1, MAXN]")->capture_default_str();
@@ -183,17 +179,6 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--json", opt.json_path, "write the summary as JSON to this file ('-': stdout)");
   app.add_option("--plot", opt.plot_dir, "write PNG plots (gnuplot) into this folder");
-  int code = 0;
-  try {
-    app.parse(argc, argv);
-    code = main_body(opt, MPI_COMM_WORLD);
-  } catch (const CLI::ParseError& e) {
-    if (rank == 0) app.exit(e);  // the message (or --help) once
-    code = e.get_exit_code() == 0 ? 0 : kExitError;
-  } catch (const Error& e) {
-    if (rank == 0) std::cerr << "heterogeneous: " << e.what() << "\n";
-    code = kExitError;
-  }
-  MPI_Finalize();
-  return code;
+  return examples::parse_and_run(app, argc, argv, "heterogeneous",
+                                 [&] { return main_body(opt, MPI_COMM_WORLD); });
 }

@@ -83,14 +83,6 @@ std::uint64_t reference_pi(std::uint64_t maxn) {
               ": above 2^28 only the known values of pi (10^k, 2^k) can check the count");
 }
 
-std::vector<std::uint64_t> linear_cuts(std::uint64_t maxn, int ranks) {
-  std::vector<std::uint64_t> cuts(static_cast<std::size_t>(ranks) + 1);
-  for (int i = 0; i <= ranks; ++i)
-    cuts[static_cast<std::size_t>(i)] =
-        1 + static_cast<std::uint64_t>(i) * maxn / static_cast<std::uint64_t>(ranks);
-  return cuts;
-}
-
 double time_range(MPI_Comm comm, const std::vector<std::uint32_t>& low, std::uint64_t lo,
                   std::uint64_t hi, int slowdown, int repeats, std::uint64_t* primes) {
   double best = 0;

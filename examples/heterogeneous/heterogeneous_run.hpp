@@ -48,9 +48,6 @@ Setup make_setup(const Options& opt, int ranks);
 /// table of known values; Error otherwise.
 std::uint64_t reference_pi(std::uint64_t maxn);
 
-/// Equal integer ranges of [1, maxn]: P + 1 cuts from 1 to maxn + 1.
-std::vector<std::uint64_t> linear_cuts(std::uint64_t maxn, int ranks);
-
 /// The CPU seconds this rank takes to count the primes in [lo, hi) `slowdown`
 /// times: the fastest of `repeats` timings, with a barrier before each.
 /// Collective over `comm`. The count (once) goes to *primes when given.

@@ -123,7 +123,7 @@ int run(const Options& opt, const Context& ctx) {
     if (k == 1) {
       round.number = 1;
       round.distribution = "linear distribution (equal integer ranges)";
-      round.cuts = linear_cuts(opt.maxn, ctx.ranks);
+      round.cuts = sieve::linear_cuts(opt.maxn, ctx.ranks);
     } else {
       std::string error;
       if (ctx.root()) {

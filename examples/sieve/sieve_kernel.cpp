@@ -102,6 +102,14 @@ std::optional<std::uint64_t> known_pi(std::uint64_t maxn) {
   return std::nullopt;
 }
 
+std::vector<std::uint64_t> linear_cuts(std::uint64_t maxn, int ranks) {
+  std::vector<std::uint64_t> cuts(static_cast<std::size_t>(ranks) + 1);
+  for (int i = 0; i <= ranks; ++i)
+    cuts[static_cast<std::size_t>(i)] =
+        1 + static_cast<std::uint64_t>(i) * maxn / static_cast<std::uint64_t>(ranks);
+  return cuts;
+}
+
 double thread_cpu_seconds() { return seconds(CLOCK_THREAD_CPUTIME_ID); }
 
 double wall_seconds() { return seconds(CLOCK_MONOTONIC); }

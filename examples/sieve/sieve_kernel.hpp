@@ -31,6 +31,10 @@ std::uint64_t eratosthenes_pi(std::uint64_t maxn);
 /// π(maxn) for well-known arguments (10^k, 2^k), if this maxn is one of them.
 std::optional<std::uint64_t> known_pi(std::uint64_t maxn);
 
+/// The "linear distribution" of Swartz Fig. 2: equal integer ranges of
+/// [1, maxn] for `ranks` ranks, as P + 1 cuts from 1 to maxn + 1.
+std::vector<std::uint64_t> linear_cuts(std::uint64_t maxn, int ranks);
+
 /// CPU time of the calling thread, seconds (CLOCK_THREAD_CPUTIME_ID): it does
 /// not advance while the thread waits for a core, which is what makes per-rank
 /// times meaningful when ranks outnumber cores.

@@ -73,14 +73,6 @@ std::uint64_t parse_maxn(const std::string& text) {
 }
 
 // Equal-length integer ranges: rank i owns [1 + i·MAXN/P, 1 + (i+1)·MAXN/P).
-std::vector<std::uint64_t> linear_cuts(std::uint64_t maxn, int ranks) {
-  std::vector<std::uint64_t> cuts(static_cast<std::size_t>(ranks) + 1);
-  for (int i = 0; i <= ranks; ++i)
-    cuts[static_cast<std::size_t>(i)] =
-        1 + static_cast<std::uint64_t>(i) * maxn / static_cast<std::uint64_t>(ranks);
-  return cuts;
-}
-
 // The cuts as the model sees them: clamped to [kModelLo, MAXN + 1].
 std::vector<double> model_cuts(const std::vector<std::uint64_t>& cuts) {
   std::vector<double> out;

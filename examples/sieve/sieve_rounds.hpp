@@ -81,8 +81,6 @@ std::string model_label(const isocost::FitSummary& fit);
 std::string mode_text(Mode mode, int ranks);
 /// "2^24", "1e6" or "16777216"; throws isocost::Error outside [1000, kMaxN].
 std::uint64_t parse_maxn(const std::string& text);
-/// Equal-length integer ranges: rank i owns [1 + i·MAXN/P, 1 + (i+1)·MAXN/P).
-std::vector<std::uint64_t> linear_cuts(std::uint64_t maxn, int ranks);
 /// The cuts as the model sees them: clamped to [kModelLo, MAXN + 1].
 std::vector<double> model_cuts(const std::vector<std::uint64_t>& cuts);
 

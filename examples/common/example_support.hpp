@@ -1,0 +1,41 @@
+// What the example programs share: per-rank CPU time, an order-free hash for
+// their exact checks, and writing the --json summary.
+#pragma once
+
+#include <time.h>
+
+#include <cstdint>
+#include <iostream>
+#include <string>
+
+#include "isocost/detail/file.hpp"
+
+namespace examples {
+
+/// CPU time of the calling thread, seconds (CLOCK_THREAD_CPUTIME_ID): it does
+/// not advance while a rank waits for a core, so per-rank times stay honest
+/// when ranks outnumber cores.
+inline double cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+/// SplitMix64's finaliser: distinct inputs give unrelated outputs, so an XOR
+/// of mix64(id) over elements changes when one is lost or counted twice.
+inline std::uint64_t mix64(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/// The --json summary: to stdout for "-", else written atomically to `path`.
+inline void write_summary(const std::string& path, const std::string& text) {
+  if (path == "-")
+    std::cout << text;
+  else
+    isocost::detail::write_atomically(path, [&](std::ostream& out) { out << text; });
+}
+
+}  // namespace examples
