@@ -2,7 +2,10 @@
 // their exact checks, and writing the --json summary.
 #pragma once
 
+#include <mpi.h>
 #include <time.h>
+
+#include <algorithm>
 
 #include <cstdint>
 #include <iostream>
@@ -19,6 +22,22 @@ inline double cpu_seconds() {
   timespec t{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+/// The CPU seconds `work()` takes on this rank: the fastest of `repeats`
+/// runs (timings on a shared machine only ever err upwards), each after a
+/// barrier so that the ranks start together. Collective over `comm`.
+template <class Work>
+double fastest_cpu_seconds(MPI_Comm comm, int repeats, Work&& work) {
+  double best = 0;
+  for (int k = 0; k < repeats; ++k) {
+    MPI_Barrier(comm);
+    const double t0 = cpu_seconds();
+    work();
+    const double t = cpu_seconds() - t0;
+    best = k == 0 ? t : std::min(best, t);
+  }
+  return best;
 }
 
 /// SplitMix64's finaliser: distinct inputs give unrelated outputs, so an XOR

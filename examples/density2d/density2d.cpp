@@ -39,6 +39,7 @@
 #include "isocost/decompose.hpp"
 #include "isocost/density.hpp"
 #include "isocost/error.hpp"
+#include "isocost/metrics.hpp"
 #include "plot/gnuplot.hpp"
 
 namespace {
@@ -58,11 +59,9 @@ struct Layout {
   isocost::Decomposition dec;
   std::vector<double> seconds;  // CPU seconds per rank
   density2d::Tally tally;       // summed over ranks (hash: XOR)
-  double t_max() const { return *std::max_element(seconds.begin(), seconds.end()); }
-  double efficiency() const {
-    return std::accumulate(seconds.begin(), seconds.end(), 0.0) /
-           static_cast<double>(seconds.size()) / t_max();
-  }
+  double t_max() const { return isocost::load_stats(seconds).max; }
+  double efficiency() const { return isocost::load_stats(seconds).efficiency; }
+  double le() const { return isocost::load_stats(seconds).le; }  // Swartz eq. (3), percent
   // Largest |measured share − predicted share| of one rank, percent.
   double share_error() const {
     const double sum = std::accumulate(seconds.begin(), seconds.end(), 0.0);
@@ -79,16 +78,11 @@ void run(MPI_Comm comm, Layout& l, const Options& opt) {
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &P);
   const isocost::Part& part = l.dec.parts[static_cast<std::size_t>(rank)];
-  double best = 0;
   density2d::Tally mine;
-  for (int k = 0; k < opt.repeats; ++k) {
-    MPI_Barrier(comm);
-    const double t0 = examples::cpu_seconds();
+  const double best = examples::fastest_cpu_seconds(comm, opt.repeats, [&] {
     mine = density2d::work(part.cell_lo[0], part.cell_hi[0], part.cell_lo[1], part.cell_hi[1],
                            opt.cells, opt.work);
-    const double t = examples::cpu_seconds() - t0;
-    best = k == 0 ? t : std::min(best, t);
-  }
+  });
   l.seconds.resize(static_cast<std::size_t>(P));
   MPI_Allgather(&best, 1, MPI_DOUBLE, l.seconds.data(), 1, MPI_DOUBLE, comm);
   std::int64_t counts[2] = {mine.cells, mine.units}, sums[2] = {0, 0};
@@ -116,6 +110,7 @@ json layout_json(const Layout& l) {
           {"predicted_le", l.dec.predicted_le},
           {"cpu_seconds", l.seconds},
           {"efficiency", l.efficiency()},
+          {"measured_le", l.le()},
           {"t_max", l.t_max()},
           {"max_share_error_percent", l.share_error()}};
 }
@@ -199,8 +194,7 @@ int body(const Options& opt, MPI_Comm comm) {
     d.total_cost = rho.total();
     std::vector<double> c;
     for (const auto& part : d.parts) c.push_back(part.cost);
-    d.predicted_le = 100 * std::accumulate(c.begin(), c.end(), 0.0) /
-                     static_cast<double>(c.size()) / *std::max_element(c.begin(), c.end());
+    d.predicted_le = isocost::load_stats(c).le;  // Swartz eq. (3), as decompose() reports it
   }
   for (auto& l : layouts) run(comm, l, opt);
 
@@ -228,12 +222,14 @@ int body(const Options& opt, MPI_Comm comm) {
         l.tally.cells == want.cells && l.tally.units == want.units && l.tally.hash == want.hash;
     out << std::left << std::setw(17) << l.name << std::right << std::setw(14)
         << l.dec.process_grid.name().substr(0, 13) << std::fixed << std::setprecision(2)
-        << std::setw(12) << l.dec.predicted_le << " %" << std::setw(11) << 100 * l.efficiency()
-        << " %" << std::setprecision(4) << std::setw(10) << l.t_max() << std::setprecision(2)
+        << std::setw(12) << l.dec.predicted_le << " %" << std::setw(11) << l.le() << " %"
+        << std::setprecision(4) << std::setw(10) << l.t_max() << std::setprecision(2)
         << std::setw(9) << sum / l.t_max() << std::setw(10) << l.share_error() << " %"
         << (good ? "  ok" : "  WRONG") << std::defaultfloat << "\n";
   }
-  out << "\nspeedup = sum of the ranks' times / T_max (" << P << " at best); share err = the "
+  out << "\nL_E = 100 - (T_max - T_avg)/T_avg x 100 (Swartz eq. 3); speedup = sum of the "
+         "ranks' times / T_max ("
+      << P << " at best); share err = the "
       << "largest |measured - predicted| share of one rank\n"
       << "auto vs equal-area rows: T_max " << std::setprecision(4) << none.t_max() << " -> "
       << best.t_max() << " s (" << std::fixed << std::setprecision(1)

@@ -36,6 +36,7 @@
 #include "example_support.hpp"
 #include "isocost/error.hpp"
 #include "isocost/mpi/block_balancer.hpp"
+#include "isocost/mpi/samples.hpp"
 #include "plot/gnuplot.hpp"
 
 namespace {
@@ -103,13 +104,10 @@ Outcome run(const Settings& s, double threshold, MPI_Comm comm) {
         for (int u = 0; u < units; ++u) value[k] = work(value[k]);
       }
     }
-    const double mine = b.monitor().last_step();
-    double max = 0, sum = 0;
-    MPI_Allreduce(&mine, &max, 1, MPI_DOUBLE, MPI_MAX, comm);
-    MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, comm);
-    out.total += max;
-    out.efficiency.push_back(max > 0 ? sum / P / max : 1);
-    out.mean_efficiency += out.efficiency.back();
+    const auto stats = isocost::mpi::gather_load_stats(comm, b.monitor().last_step());
+    out.total += stats.max;
+    out.efficiency.push_back(stats.efficiency);
+    out.mean_efficiency += stats.efficiency;
     if (threshold < 0) continue;
     const double c0 = examples::cpu_seconds();
     const auto e = b.maybe_rebalance(value, index);

@@ -74,6 +74,7 @@ nlohmann::ordered_json run_json(const Run& r) {
           {"cpu_seconds", r.seconds},
           {"primes", r.primes},
           {"efficiency", r.efficiency()},
+          {"le", r.le()},
           {"t_max", r.t_max()}};
 }
 

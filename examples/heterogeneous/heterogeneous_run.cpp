@@ -9,6 +9,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "example_support.hpp"
 #include "isocost/error.hpp"
 #include "isocost/fitters/fit.hpp"
 #include "isocost/metrics.hpp"
@@ -85,18 +86,12 @@ std::uint64_t reference_pi(std::uint64_t maxn) {
 
 double time_range(MPI_Comm comm, const std::vector<std::uint32_t>& low, std::uint64_t lo,
                   std::uint64_t hi, int slowdown, int repeats, std::uint64_t* primes) {
-  double best = 0;
-  for (int k = 0; k < repeats; ++k) {
-    MPI_Barrier(comm);
-    const double t0 = sieve::thread_cpu_seconds();
+  return examples::fastest_cpu_seconds(comm, repeats, [&] {
     std::uint64_t count = 0;
     // The slower node: the same range, slowdown times over (real work).
     for (int s = 0; s < slowdown; ++s) count = sieve::count_primes(low, lo, hi);
-    const double t = sieve::thread_cpu_seconds() - t0;
-    best = k == 0 ? t : std::min(best, t);
     if (primes) *primes = count;
-  }
-  return best;
+  });
 }
 
 double swartz_t_int(const Run& run, const isocost::Speeds& speeds) {
@@ -106,13 +101,11 @@ double swartz_t_int(const Run& run, const isocost::Speeds& speeds) {
   return tt / speeds.total();
 }
 
-double Run::t_max() const { return *std::max_element(seconds.begin(), seconds.end()); }
+double Run::t_max() const { return isocost::load_stats(seconds).max; }
 
-double Run::efficiency() const {
-  const double mean =
-      std::accumulate(seconds.begin(), seconds.end(), 0.0) / static_cast<double>(seconds.size());
-  return t_max() > 0 ? mean / t_max() : 1.0;
-}
+double Run::efficiency() const { return isocost::load_stats(seconds).efficiency; }
+
+double Run::le() const { return isocost::load_stats(seconds).le; }
 
 Run run_cuts(MPI_Comm comm, std::string name, std::vector<std::uint64_t> cuts,
              const std::vector<std::uint32_t>& low, int slowdown, int repeats) {
@@ -163,7 +156,8 @@ void report(std::ostream& out, const Options& opt, const Setup& setup,
       << " ranks, node types " << setup.node_types
       << " (a node R times as fast; slower ones repeat the kernel R_max/R times)\n"
       << "speeds: " << (opt.calibrate ? "estimated from a calibration run" : "the node types")
-      << "; times: CPU seconds per rank, fastest of " << opt.repeats << "\n"
+      << "; times: CPU seconds per rank, fastest of " << opt.repeats
+      << "; L_E = 100 - (T_max - T_avg)/T_avg x 100 (Swartz eq. 3)\n"
       << "linear split: equal integer ranges; equal-cost split: the fitted model cut into equal "
          "costs, speeds ignored;\nspeed-aware split: the same model cut in proportion to the "
          "speeds (Swartz eq. 1 with S_i/S)\n"
@@ -184,8 +178,8 @@ void report(std::ostream& out, const Options& opt, const Setup& setup,
   for (const Run* r : runs)
     out << std::left << std::setw(18) << r->name << std::right << " T_max " << std::setw(9)
         << std::setprecision(4) << r->t_max() << " s   L_E " << std::fixed << std::setprecision(2)
-        << 100 * r->efficiency() << " %   primes " << r->primes
-        << (r->primes == expected ? " (ok)" : " (WRONG)") << std::defaultfloat << "\n";
+        << r->le() << " %   primes " << r->primes << (r->primes == expected ? " (ok)" : " (WRONG)")
+        << std::defaultfloat << "\n";
   const Run& equal = *runs[runs.size() - 2];
   const Run& aware = *runs.back();
   out << "Swartz §4: every node's time t_int = TT/(N_1 + R·N_2) = TT/S = " << std::setprecision(4)

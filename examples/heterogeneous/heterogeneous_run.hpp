@@ -62,6 +62,7 @@ struct Run {
   std::uint64_t primes = 0;     ///< the sum over ranks
   double t_max() const;
   double efficiency() const;  ///< T_avg / T_max
+  double le() const;          ///< L_E, percent (Swartz eq. 3)
 };
 
 /// Runs `cuts` on every rank: time_range() of its own range, gathered, and
