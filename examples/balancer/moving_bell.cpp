@@ -2,10 +2,14 @@
 // isocost Balancer: N cells on [0, 1), cell i costs
 //   w(x_i, t) = 1 + A·exp(−((x_i − s(t))/σ)²)
 // units of real work per step (a fixed floating-point loop), with the peak
-// s(t) moving from 0.1 to 0.9 over the run. The same run is made twice:
-// without balancing (the cells stay in equal blocks) and with the Balancer.
+// s(t) moving from 0.1 to 0.9 over the run. The same run is made three times:
+// without balancing (the cells stay in equal blocks), with the Balancer
+// planning from the last window's loads, and with its forecast (`predict`:
+// the trend of each cut through the last plans, issue #12), which keeps up
+// with the moving load instead of lagging it.
 //
-//   mpiexec -n 4 moving_bell [--cells-per-rank 2000] [--steps 200] [--log bell.jsonl]
+//   mpiexec -n 4 moving_bell [--cells-per-rank 2000] [--steps 200] [--every 2]
+//                            [--predict 6] [--log bell.jsonl]
 //
 // Times are each rank's CPU time (CLOCK_THREAD_CPUTIME_ID; the Balancer's
 // monitor uses the same clock): with more ranks than cores a rank's wall time
@@ -35,7 +39,8 @@ struct Settings {
   int steps = 200;
   double amplitude = 9;
   double sigma = 0.05;
-  int every = 5;
+  int every = 2;
+  int predict = 6;
   std::string log;
   bool check = false;
 };
@@ -54,7 +59,7 @@ struct Outcome {
   long long moved = 0;  // cells that changed owner, over all rebalances
 };
 
-Outcome run(const Settings& s, bool balance, MPI_Comm comm) {
+Outcome run(const Settings& s, bool balance, int predict, MPI_Comm comm) {
   int rank = 0, P = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &P);
@@ -63,7 +68,8 @@ Outcome run(const Settings& s, bool balance, MPI_Comm comm) {
   o.pipeline.monitor.clock = isocost::MonitorClock::cpu;
   o.pipeline.monitor.window = 3;
   o.pipeline.trigger.every = s.every;
-  if (balance) o.pipeline.log_path = s.log;
+  o.predict = predict;
+  if (balance && predict == 0) o.pipeline.log_path = s.log;
   isocost::mpi::BlockBalancer b(comm, isocost::mpi::BlockDistribution::uniform(N, P), o);
   std::vector<double> cells(static_cast<std::size_t>(b.distribution().count(rank)), 0.5);
   Outcome out;
@@ -121,15 +127,18 @@ int main(int argc, char** argv) {
   app.add_option("--amplitude", s.amplitude, "A: extra work at the peak [9]")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--sigma", s.sigma, "σ: width of the bell [0.05]")->check(CLI::PositiveNumber);
-  app.add_option("--every", s.every, "check every k steps [5]")->check(CLI::PositiveNumber);
+  app.add_option("--every", s.every, "check every k steps [2]")->check(CLI::PositiveNumber);
+  app.add_option("--predict", s.predict, "plans in the forecast's trend, >= 2 [6]")
+      ->check(CLI::Range(2, 1000));
   app.add_option("--log", s.log, "JSON-lines log of the balanced run's checks (rank 0)");
   app.add_flag("--check", s.check,
                "exit 3 unless balancing raises the mean efficiency by at least 0.05");
   int code = 0;
   try {
     app.parse(argc, argv);
-    const Outcome none = run(s, false, MPI_COMM_WORLD);
-    const Outcome bal = run(s, true, MPI_COMM_WORLD);
+    const Outcome none = run(s, false, 0, MPI_COMM_WORLD);
+    const Outcome bal = run(s, true, 0, MPI_COMM_WORLD);
+    const Outcome ahead = run(s, true, s.predict, MPI_COMM_WORLD);
     if (rank == 0) {
       std::printf(
           "moving bell: %d ranks, %lld cells, %d steps, A = %g, sigma = %g "
@@ -141,7 +150,10 @@ int main(int argc, char** argv) {
                   none.mean_efficiency, 0, 0LL);
       std::printf("%-14s %12.4f %14.4f %16.3f %11d %12lld\n", "Balancer", bal.total, bal.balancing,
                   bal.mean_efficiency, bal.rebalances, bal.moved);
-      std::printf("total time %+.1f %%\n", 100 * (bal.total / none.total - 1));
+      std::printf("%-14s %12.4f %14.4f %16.3f %11d %12lld\n", "+ forecast", ahead.total,
+                  ahead.balancing, ahead.mean_efficiency, ahead.rebalances, ahead.moved);
+      std::printf("total time %+.1f %% (Balancer), %+.1f %% (with the forecast)\n",
+                  100 * (bal.total / none.total - 1), 100 * (ahead.total / none.total - 1));
     }
     if (s.check && !(bal.mean_efficiency >= none.mean_efficiency + 0.05)) code = 3;
   } catch (const CLI::ParseError& e) {

@@ -56,6 +56,11 @@ struct GlobalRebalanceOptions {
   std::function<CostModel(const Samples&)> model;
   /// Root finding for the cuts.
   CutOptions cut;
+  /// History rounds (rebalance_global()'s `history`) are merged newest first;
+  /// one whose scaled cumulative cost lies outside what the newer points allow
+  /// by more than this fraction of the total, at any of its cuts, is left out
+  /// with every older round: the load has drifted since. In (0, 1].
+  double history_tolerance = 0.03;
 
   /// The field list (options.hpp): validation, JSON and the agreement hash.
   template <class Self, class V>
@@ -63,6 +68,7 @@ struct GlobalRebalanceOptions {
     v("interpolation", self.interpolation);
     v("model", self.model);
     v("cut", self.cut);
+    v("history_tolerance", self.history_tolerance, left_open(0, 1));
   }
   bool is_valid(std::string* why) const { return check_fields(*this, why); }
   /// Throws Error("rebalance: …") unless is_valid().
@@ -140,6 +146,14 @@ struct BlockRebalance {
   /// converged; iteration_limit otherwise.
   Termination termination = Termination::converged;
   bool converged() const noexcept { return termination == Termination::converged; }
+  /// Global only: the history rounds merged into the cumulative cost, and
+  /// the older ones left out because the load had drifted since.
+  int history_used = 0;
+  int history_dropped = 0;
+  /// The offsets are a forecast for the coming interval (BlockBalancer's
+  /// `predict`); predicted_time and predicted_imbalance are the plan's for
+  /// the loads as measured.
+  bool forecast = false;
   /// Diffusion only: the diffusion on the chain of ranks.
   DiffusionSummary diffusion;
   /// Phases only: the phase-synchronised time Σ_phases max_ranks T (Watts

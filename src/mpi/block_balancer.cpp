@@ -42,7 +42,10 @@ std::string BlockEvent::to_json() const {
                  {"elements_moved", rebalance.elements_moved},
                  {"max_elements_received", rebalance.max_elements_received},
                  {"measured_imbalance", rebalance.measured_imbalance},
-                 {"predicted_imbalance", rebalance.predicted_imbalance}};
+                 {"predicted_imbalance", rebalance.predicted_imbalance},
+                 {"history_used", rebalance.history_used},
+                 {"history_dropped", rebalance.history_dropped},
+                 {"forecast", rebalance.forecast}};
   if (migration) internal::add_migration(j, *migration, seconds);
   return j.dump();
 }
@@ -187,6 +190,9 @@ BlockPlan BlockBalancer::decide_data(double bytes, std::span<const std::size_t> 
       for (double& t : plan.rebalance.predicted_time) t *= measured / now;
   } else if (plan.action == Strategy::global && F > 0) {
     plan.rebalance = rebalance_phases(offsets, phase_loads, speeds, options_.phases);
+  } else if (plan.action == Strategy::global && options_.predict > 0) {
+    plan.rebalance = rebalance_global(offsets, loads, speeds, options_.global);
+    forecast(plan);
   } else if (plan.action == Strategy::global) {
     plan.rebalance = rebalance_global(offsets, loads, speeds, options_.global, history_);
   }
@@ -216,6 +222,23 @@ BlockPlan BlockBalancer::decide_data(double bytes, std::span<const std::size_t> 
   }
   p.post(plan.step, plan.moves(), problem, bytes);
   return plan;
+}
+
+void BlockBalancer::forecast(BlockPlan& plan) {
+  // The window's loads stand for its centre; the plan serves the steps up to
+  // the next check (Eijkhout §4: the balancer otherwise lags the load).
+  const double s = static_cast<double>(plan.step);
+  const int n = pipeline_->monitor().window_steps();
+  planned_.push_back({s - (n + 1) / 2.0, plan.rebalance.offsets});
+  if (static_cast<int>(planned_.size()) > options_.predict) planned_.erase(planned_.begin());
+  const double at = s + (options_.pipeline.trigger.every - 1) / 2.0;
+  std::vector<std::int64_t> next = forecast_offsets(planned_, at);
+  if (next == plan.rebalance.offsets) return;
+  BlockRebalance& r = plan.rebalance;
+  r.offsets = std::move(next);
+  r.forecast = true;
+  std::tie(r.elements_moved, r.max_elements_received) =
+      block_elements_moved(distribution_.offsets, r.offsets);
 }
 
 bool BlockBalancer::check_plan(const BlockPlan& plan, const std::function<std::string()>& prepare) {

@@ -13,6 +13,7 @@
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/metrics.hpp"
+#include "pipeline/cumulative_points.hpp"
 
 namespace isocost {
 
@@ -23,6 +24,10 @@ std::string BlockRebalance::brief_report() const {
   out << method << ": " << offsets.size() - 1 << " ranks, imbalance " << exact(measured_imbalance)
       << " measured -> " << exact(predicted_imbalance) << " predicted; " << elements_moved
       << " elements change owner (at most " << max_elements_received << " into one rank)"
+      << (history_used > 0 ? "; " + std::to_string(history_used) + " earlier rounds merged" : "")
+      << (history_dropped > 0 ? "; " + std::to_string(history_dropped) + " drifted rounds left out"
+                              : "")
+      << (forecast ? "; offsets forecast for the coming interval" : "")
       << (converged() ? "" : " (NOT converged)");
   return out.str();
 }
@@ -92,67 +97,21 @@ BlockRebalance cut_model(const CostModel& model, const Speeds& speeds,
   return out;
 }
 
-// The cumulative speed-1 cost (samples_from_partition's conversion: cost =
-// time·speed) through the ends of the non-empty ranges, appended to x, t.
-void cumulative_points(std::span<const std::int64_t> offsets, std::span<const double> loads,
-                       const Speeds& speeds, std::vector<double>& x, std::vector<double>& t) {
-  x.assign(1, 0.0);
-  t.assign(1, 0.0);
-  for (std::size_t r = 0; r + 1 < offsets.size(); ++r) {
-    if (offsets[r + 1] == offsets[r]) continue;
-    x.push_back(static_cast<double>(offsets[r + 1]));
-    t.push_back(t.back() + loads[r] * speeds.speed(static_cast<int>(r)));
-  }
-}
-
 // The interpolated cumulative cost of the current round, with the points of
 // earlier rounds (rebalance_global()'s history) merged in.
 CostModel cumulative_model(std::span<const std::int64_t> offsets, std::span<const double> loads,
                            const Speeds& speeds, Interpolation interpolation,
-                           std::span<const BlockRound> history = {}) {
-  std::vector<double> x, t;
-  cumulative_points(offsets, loads, speeds, x, t);
-  if (!history.empty()) {
-    const double total = t.back();
-    struct Point {
-      double x, t, w;
-    };
-    std::vector<Point> points;
-    for (std::size_t k = 0; k < x.size(); ++k) points.push_back({x[k], t[k], 2.0});
-    for (const BlockRound& h : history) {
-      std::vector<double> hx, ht;
-      cumulative_points(h.offsets, h.loads, speeds, hx, ht);
-      if (!(ht.back() > 0)) continue;  // an idle round says nothing about the shape
-      for (std::size_t k = 1; k + 1 < hx.size(); ++k)
-        points.push_back({hx[k], ht[k] * (total / ht.back()), 1.0});
-    }
-    std::stable_sort(points.begin(), points.end(),
-                     [](const Point& a, const Point& b) { return a.x < b.x; });
-    // Equal x: one point at the weighted mean; then isotonic t; the ends are
-    // the current round's (0 and the total).
-    std::vector<double> px, pt, pw;
-    for (const Point& p : points) {
-      if (!px.empty() && px.back() == p.x) {
-        pt.back() = (pt.back() * pw.back() + p.t * p.w) / (pw.back() + p.w);
-        pw.back() += p.w;
-      } else {
-        px.push_back(p.x);
-        pt.push_back(p.t);
-        pw.push_back(p.w);
-      }
-    }
-    pw.front() = pw.back() = 1e6;  // pin the ends
-    pt.front() = 0;
-    pt.back() = total;
-    x = std::move(px);
-    t = isotonic_regression(pt, pw);
-    t.front() = 0;
-    t.back() = total;
-  }
+                           std::span<const BlockRound> history = {}, double tolerance = 0,
+                           pipeline::Accumulated* used = nullptr) {
+  pipeline::Accumulated a = pipeline::accumulate_rounds(offsets, loads, speeds, history, tolerance);
   // Boost's pchip and makima need 4 points; fewer ranges are interpolated
   // linearly, which is the only monotone choice through 2–3 points anyway.
-  const Interpolation how = x.size() < 4 ? Interpolation::linear : interpolation;
-  return tabulated_model(std::move(x), std::move(t), how);
+  const Interpolation how = a.x.size() < 4 ? Interpolation::linear : interpolation;
+  if (used) {
+    used->rounds_used = a.rounds_used;
+    used->rounds_dropped = a.rounds_dropped;
+  }
+  return tabulated_model(std::move(a.x), std::move(a.t), how);
 }
 
 }  // namespace
@@ -176,6 +135,7 @@ BlockRebalance rebalance_global(std::span<const std::int64_t> offsets,
     return out;
   }
   std::optional<CostModel> model;
+  pipeline::Accumulated used;
   if (options.model) {
     std::vector<double> cuts(offsets.begin(), offsets.end());
     model = options.model(samples_from_partition(cuts, loads, &speeds));
@@ -200,10 +160,13 @@ BlockRebalance rebalance_global(std::span<const std::int64_t> offsets,
           throw Error("rebalance: history round " + std::to_string(k) + " has a load " + exact(v) +
                       ", expected finite numbers >= 0");
     }
-    model = cumulative_model(offsets, loads, speeds, options.interpolation, history);
+    model = cumulative_model(offsets, loads, speeds, options.interpolation, history,
+                             options.history_tolerance, &used);
   }
   BlockRebalance out = cut_model(*model, speeds, offsets, options.cut, "global");
   out.measured_imbalance = measured;
+  out.history_used = used.rounds_used;
+  out.history_dropped = used.rounds_dropped;
   return out;
 }
 

@@ -71,6 +71,11 @@ TEST(RebalanceGlobal, HistoryAddsPointsAndIsMadeMonotone) {
   History h{{{0, 75, 100}, {2, 2}}};
   EXPECT_EQ(isocost::rebalance_global(now, loads, two, o, h).offsets, (Offsets{0, 75, 100}));
   h = {{{0, 75, 100}, {0.5, 3.5}}};
+  // t(75) = 0.5 lies below the current t(50) = 1 by 0.5 > 3 % of the total 4:
+  // by default that round has drifted and is left out.
+  EXPECT_EQ(isocost::rebalance_global(now, loads, two, o, h).offsets, (Offsets{0, 67, 100}));
+  EXPECT_EQ(isocost::rebalance_global(now, loads, two, o, h).history_dropped, 1);
+  o.history_tolerance = 1;  // kept: then pooled
   EXPECT_EQ(isocost::rebalance_global(now, loads, two, o, h).offsets, (Offsets{0, 84, 100}));
   h = {{{0, 75, 99}, {0.5, 3.5}}};
   expect_error([&] { isocost::rebalance_global(now, loads, two, o, h); },

@@ -1,0 +1,34 @@
+// isocost/forecast.hpp — where the cuts will be: a linear trend per cut
+// through the plans of recent checks, for loads that move (Eijkhout §4's
+// moving bell). A plan made from the last window's loads balances the past;
+// when the load moves steadily, each cut moves steadily too, and the trend
+// through the last few plans says where it will be over the coming interval.
+//
+//   std::vector<isocost::PlannedCuts> recent;       // oldest first
+//   recent.push_back({window_centre_step, plan.offsets});
+//   auto next = isocost::forecast_offsets(recent, step + (every + 1) / 2.0);
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace isocost {
+
+/// One check's plan: the P + 1 offsets it computed from its own measurements
+/// alone, and the time (in steps) its measurements stand for, the centre of
+/// the window they were averaged over.
+struct PlannedCuts {
+  double time = 0;
+  std::vector<std::int64_t> offsets;
+};
+
+/// Forecasts every interior offset at time `at` by the least-squares line
+/// through its values in `rounds` (oldest first, all with the same P and N),
+/// rounded to the nearest element, clamped to [0, N] and kept nondecreasing.
+/// With fewer than two rounds of distinct times, the newest round's offsets.
+/// Throws Error for no rounds, rounds of differing P or N, invalid offsets, or
+/// a time that is not finite.
+std::vector<std::int64_t> forecast_offsets(std::span<const PlannedCuts> rounds, double at);
+
+}  // namespace isocost

@@ -1,0 +1,39 @@
+// The cumulative measured cost through a block distribution's offsets, and
+// the accumulated points of earlier rounds (rebalance_global()'s history):
+// internal to the pipeline family.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "isocost/partition.hpp"
+#include "isocost/rebalance.hpp"
+
+namespace isocost::pipeline {
+
+/// The cumulative speed-1 cost (cost = time·speed, as samples_from_partition()
+/// converts it) through the ends of the non-empty ranges: x = 0 and every
+/// offset that ends a non-empty range, t from 0 to the total.
+void cumulative_points(std::span<const std::int64_t> offsets, std::span<const double> loads,
+                       const Speeds& speeds, std::vector<double>& x, std::vector<double>& t);
+
+/// What accumulate_rounds() made of the history.
+struct Accumulated {
+  std::vector<double> x, t;  ///< nondecreasing points from 0 to the current total
+  int rounds_used = 0;       ///< history rounds merged (newest first)
+  int rounds_dropped = 0;    ///< older rounds left out as drifted
+};
+
+/// The current round's points, with the points of earlier rounds merged in,
+/// newest first. Each earlier round's cumulative cost is scaled to the current
+/// total; a round that disagrees with what is merged so far by more than
+/// `tolerance`·total at one of its points (the load has drifted since) is
+/// left out with every older round. The merged points are made nondecreasing
+/// by weighted isotonic regression (the current round weighs twice an
+/// earlier one) and pinned to 0 and the total at the ends.
+Accumulated accumulate_rounds(std::span<const std::int64_t> offsets, std::span<const double> loads,
+                              const Speeds& speeds, std::span<const BlockRound> history,
+                              double tolerance);
+
+}  // namespace isocost::pipeline

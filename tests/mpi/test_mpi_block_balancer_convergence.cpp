@@ -1,0 +1,124 @@
+// The BlockBalancer's repartition under mpiexec -n N (CTest: N = 2, 3, 4, 8):
+// convergence on static loads from per-rank loads alone (the history of
+// earlier rounds), and the forecast for a moving load (`predict`). Loads are
+// synthetic and exact (block_loop.hpp), so every number is deterministic.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "block_loop.hpp"
+#include "mpi_test_support.hpp"
+
+namespace {
+
+using isocost::Strategy;
+using isocost::mpi::BlockBalancerOptions;
+using isocost::mpi::BlockDistribution;
+using isocost::testing::LoopRun;
+using isocost::testing::quiet_options;
+using isocost::testing::rank_of;
+using isocost::testing::run_loop;
+using isocost::testing::size_of;
+using isocost::testing::step_loads;
+using isocost::testing::Weight;
+
+// The static shapes the issue names, on N elements of [0, 1), in seconds.
+Weight static_shape(const std::string& name, std::int64_t N) {
+  std::vector<double> w(static_cast<std::size_t>(N));
+  std::mt19937 g(7);
+  std::uniform_real_distribution<> u(0, 1);
+  for (std::int64_t i = 0; i < N; ++i) {
+    const double x = (static_cast<double>(i) + 0.5) / static_cast<double>(N);
+    double v = 1;
+    if (name == "narrow peak") v = 1 + 50 * std::exp(-std::pow((x - 0.63) / 0.02, 2));
+    if (name == "step") v = x < 0.7 ? 1 : 5;
+    if (name == "spikes") v = u(g) < 0.01 ? 10 : 1;
+    w[static_cast<std::size_t>(i)] = 1e-6 * v;
+  }
+  return [w](std::int64_t i, int) { return w[static_cast<std::size_t>(i)]; };
+}
+
+// Rebalance at every step (window 1, a trigger that always fires, no cost):
+// max/avg after each rebalance, as measured in the step that follows it.
+TEST(BlockBalancerConvergence, StaticLoadsWithinFourRebalances) {
+  const int P = size_of();
+  if (P == 1) GTEST_SKIP() << "one rank never fires";
+  const std::int64_t N = 1 << 14;
+  BlockBalancerOptions o = quiet_options();
+  o.pipeline.trigger.every = 1;
+  o.pipeline.trigger.drift_threshold = 1e-9;
+  for (const char* name : {"narrow peak", "step", "spikes"}) {
+    const Weight w = static_shape(name, N);
+    const int steps = 9;
+    const LoopRun r = run_loop(o, N, steps, w, true);
+    // Every step's max/avg, from the distributions the balancer chose.
+    std::vector<double> ratio;
+    BlockDistribution d = BlockDistribution::uniform(N, P);
+    std::string trace;
+    for (const auto& e : r.calls) {
+      const auto t = step_loads(d, w, 0);
+      double max = 0, sum = 0;
+      for (double v : t) max = std::max(max, v), sum += v;
+      ratio.push_back(max / (sum / P));
+      trace += std::to_string(ratio.back()) + " ";
+      if (e.action != Strategy::none && e.migration) d = e.to;
+    }
+    SCOPED_TRACE(std::string(name) + ", P = " + std::to_string(P) + ": " + trace);
+    if (rank_of() == 0) std::printf("[ static ] %s, P = %d: %s\n", name, P, trace.c_str());
+    // ratio[k] is measured on the distribution after k rebalances. A narrow
+    // peak on 2 ranks needs a fifth (the serial test says why).
+    const int within = std::string(name) == "narrow peak" && P == 2 ? 5 : 4;
+    int first = -1;
+    for (std::size_t k = 0; k < ratio.size(); ++k)
+      if (first < 0 && ratio[k] <= 1.02) first = static_cast<int>(k);
+    ASSERT_GE(first, 0);
+    EXPECT_LE(first, within);
+    for (std::size_t k = 2; k < ratio.size(); ++k)
+      EXPECT_LE(ratio[k], std::max(1.02, 1.02 * ratio[k - 1])) << "after rebalance " << k;
+  }
+}
+
+// Eijkhout §4's moving bell, as in test_mpi_block_balancer, checked every 2
+// steps: the forecast keeps up with the load where the plan from the last
+// window lags it.
+TEST(BlockBalancerConvergence, PredictionFollowsAMovingBell) {
+  const int P = size_of();
+  if (P == 1) GTEST_SKIP() << "one rank never fires";
+  const std::int64_t N = 512 * P;
+  const int steps = 160;
+  const Weight bell = [=](std::int64_t i, int step) {
+    const double x = (static_cast<double>(i) + 0.5) / static_cast<double>(N);
+    const double s = 0.1 + 0.8 * step / steps;
+    return 1e-3 * (1 + 9 * std::exp(-((x - s) / 0.05) * ((x - s) / 0.05)));
+  };
+  BlockBalancerOptions o = quiet_options();
+  o.pipeline.trigger.every = 2;
+  o.pipeline.trigger.drift_threshold = 0.02;
+  o.pipeline.monitor.window = 2;
+  const LoopRun none = run_loop(o, N, steps, bell, false);
+  const LoopRun lagging = run_loop(o, N, steps, bell, true);
+  o.predict = 6;
+  const LoopRun ahead = run_loop(o, N, steps, bell, true);
+  int forecasts = 0;
+  for (const auto& e : ahead.checks) forecasts += e.rebalance.forecast ? 1 : 0;
+  if (rank_of() == 0)
+    std::printf("[ bell ] P = %d: mean efficiency %.3f none, %.3f balanced, %.3f predicted\n", P,
+                none.mean_efficiency, lagging.mean_efficiency, ahead.mean_efficiency);
+  EXPECT_GT(forecasts, 0);
+  // On 2 ranks the one cut sits inside the bell and does not move along a
+  // line: the forecast is no help there (block_balancer.hpp says so).
+  if (P >= 3) {
+    EXPECT_GT(ahead.mean_efficiency, lagging.mean_efficiency + 0.03);
+  }
+  // The issue's goal, at 4 and 8 ranks.
+  if (P >= 4) {
+    EXPECT_GE(ahead.mean_efficiency, 0.90);
+  }
+}
+
+}  // namespace
