@@ -4,7 +4,7 @@
 // those that left their owner's cells to the new owner, and the BlockBalancer,
 // given particles per cell as costs, moves the cells (with their field arrays)
 // when the load drifts. Exits 1 if a particle is lost or the efficiency after
-// balancing is below 0.9.   Run: mpiexec -n 3 ./particles
+// balancing is below 0.9.   Run: mpiexec -n 3 ./particles_exchange
 #include <mpi.h>
 
 #include <cmath>
