@@ -13,6 +13,8 @@
 #include <span>
 #include <vector>
 
+#include "isocost/decompose.hpp"
+
 namespace isocost {
 
 /// One check's plan: the P + 1 offsets it computed from its own measurements
@@ -30,5 +32,23 @@ struct PlannedCuts {
 /// Throws Error for no rounds, rounds of differing P or N, invalid offsets, or
 /// a time that is not finite.
 std::vector<std::int64_t> forecast_offsets(std::span<const PlannedCuts> rounds, double at);
+
+/// One check's plan of a grid of cells: its decomposition (only the parts'
+/// cell ranges are read) and the time its measurements stand for.
+struct PlannedParts {
+  double time = 0;
+  Decomposition decomposition;
+};
+
+/// forecast_offsets() for the parts of a gridded decomposition: every part's
+/// cell_lo and cell_hi on every axis follow their least-squares line to time
+/// `at`, rounded and clamped to [0, cells]. Parts that share a cut share its
+/// values in every round and so its forecast; the result tiles the grid
+/// unless cuts cross, and then (any part's range inverted) the newest round's
+/// decomposition is returned unchanged. Only cell ranges change (box, cost
+/// and time stay the newest plan's). Throws Error for no rounds, rounds with
+/// another number of parts, or a time that is not finite.
+Decomposition forecast_decomposition(std::span<const PlannedParts> rounds, double at,
+                                     const GridShape& shape);
 
 }  // namespace isocost

@@ -97,6 +97,10 @@ struct GridRebalance {
   std::int64_t elements_moved = 0;
   /// The most cells any one rank receives (Pearce's ElementsMoved_max).
   std::int64_t max_elements_received = 0;
+  /// The cell ranges are a forecast for the coming interval (GridBalancer's
+  /// `predict`); predicted_time and predicted_imbalance are the plan's for the
+  /// loads as measured.
+  bool forecast = false;
   /// converged when every root find and diffusion involved converged;
   /// iteration_limit otherwise.
   Termination termination = Termination::converged;

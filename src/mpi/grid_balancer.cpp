@@ -42,7 +42,8 @@ std::string GridEvent::to_json() const {
                  {"elements_moved", rebalance.elements_moved},
                  {"max_elements_received", rebalance.max_elements_received},
                  {"measured_imbalance", rebalance.measured_imbalance},
-                 {"predicted_imbalance", rebalance.predicted_imbalance}};
+                 {"predicted_imbalance", rebalance.predicted_imbalance},
+                 {"forecast", rebalance.forecast}};
   if (migration) internal::add_migration(j, *migration, seconds);
   return j.dump();
 }
@@ -226,6 +227,7 @@ GridPlan GridBalancer::decide_data(double bytes, std::span<const std::size_t> si
   } else if (plan.action == Strategy::global) {
     plan.rebalance = rebalance_grid_global(shape_, decomposition_, loads, speeds, options_.global);
   }
+  if (plan.action == Strategy::global && options_.predict > 1) forecast(plan);
   p.decided(plan, t0);
   if (!plan.moves()) {
     plan.reason = "the cost model predicts no gain";
@@ -249,6 +251,25 @@ GridPlan GridBalancer::decide_data(double bytes, std::span<const std::size_t> si
   }
   p.post(plan.step, plan.moves(), problem, bytes);
   return plan;
+}
+
+void GridBalancer::forecast(GridPlan& plan) {
+  // As BlockBalancer::forecast(): the window's centre, the coming interval's.
+  const double s = static_cast<double>(plan.step);
+  const int n = pipeline_->monitor().window_steps();
+  planned_.push_back({s - (n + 1) / 2.0, plan.rebalance.decomposition});
+  if (static_cast<int>(planned_.size()) > options_.predict) planned_.erase(planned_.begin());
+  Decomposition next =
+      forecast_decomposition(planned_, s + (options_.pipeline.trigger.every - 1) / 2.0, shape_);
+  bool same = true;
+  for (std::size_t r = 0; r < next.parts.size() && same; ++r)
+    same = next.parts[r].cell_lo == plan.rebalance.decomposition.parts[r].cell_lo &&
+           next.parts[r].cell_hi == plan.rebalance.decomposition.parts[r].cell_hi;
+  if (same) return;
+  GridRebalance& r = plan.rebalance;
+  std::tie(r.elements_moved, r.max_elements_received) = grid_cells_moved(decomposition_, next);
+  r.decomposition = std::move(next);
+  r.forecast = true;
 }
 
 bool GridBalancer::check_plan(const GridPlan& plan) {

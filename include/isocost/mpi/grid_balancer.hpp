@@ -34,6 +34,7 @@
 
 #include "isocost/decompose.hpp"
 #include "isocost/density.hpp"
+#include "isocost/forecast.hpp"
 #include "isocost/mpi/balancer.hpp"
 #include "isocost/mpi/distribution.hpp"
 #include "isocost/mpi/exchange.hpp"
@@ -54,6 +55,11 @@ struct GridBalancerOptions {
   GridWeightsRebalanceOptions weights;
   /// The diffusive plan (rebalance_grid_diffusive(); with costs, on them).
   GridDiffusiveRebalanceOptions diffusive;
+  /// Plans for a moving load, as BlockBalancerOptions::predict: >= 2 moves
+  /// every cut of a global plan (from loads or from costs) along its trend
+  /// through the plans of this many recent checks (forecast_decomposition());
+  /// 0 or 1: off.
+  int predict = 0;
 
   /// The field list (options.hpp): validation, JSON and the agreement hash.
   template <class Self, class V>
@@ -63,6 +69,7 @@ struct GridBalancerOptions {
     v("global", self.global);
     v("weights", self.weights);
     v("diffusive", self.diffusive);
+    v("predict", self.predict, at_least(0));
   }
   bool is_valid(std::string* why) const { return check_fields(*this, why); }
   /// Throws Error("grid balancer options: …") unless is_valid().
@@ -168,11 +175,15 @@ class GridBalancer : public BalancerBase {
   bool check_plan(const GridPlan& plan);
   void applied(const GridPlan& plan, const RedistributeSummary& s, double seconds);
   void finish(GridEvent event);
+  /// options_.predict: records a global plan and replaces its cell ranges by
+  /// the forecast for the coming interval.
+  void forecast(GridPlan& plan);
 
   GridBalancerOptions options_;
   GridShape shape_;
   Decomposition decomposition_;
   BoxDistribution boxes_;
+  std::vector<PlannedParts> planned_;  // the last options_.predict plans, oldest first
   std::function<void(const GridEvent&)> observer_;
   GridEvent event_;
   bool pending_ = false;

@@ -52,4 +52,54 @@ TEST(ForecastOffsets, BadInput) {
   expect_error([&] { forecast_offsets(bad, 2); }, {"offset 2 = 5", "nondecreasing"});
 }
 
+// Two parts of a 10x4 grid cut at x = c: [0, c) and [c, 10) along x, the
+// whole of y. The cut at 4, 5, 6 for t = 0, 1, 2 is 8 at t = 4 (both parts
+// move it alike); at t = 9 it would be 13, past the grid: clamped to 10, the
+// second part is empty but not inverted; a cut that would cross leaves the
+// newest plan unchanged.
+isocost::Decomposition two_parts(std::int64_t c) {
+  isocost::Decomposition d;
+  d.process_grid = {{2}, {0}};
+  d.parts.resize(2);
+  d.parts[0].rank = 0;
+  d.parts[0].cell_lo = {0, 0, 0};
+  d.parts[0].cell_hi = {c, 4, 0};
+  d.parts[1].rank = 1;
+  d.parts[1].cell_lo = {c, 0, 0};
+  d.parts[1].cell_hi = {10, 4, 0};
+  return d;
+}
+
+TEST(ForecastDecomposition, MovesSharedCutsAlike) {
+  const isocost::GridShape shape{2, {10, 4, 1}};
+  const std::vector<isocost::PlannedParts> r{
+      {0, two_parts(4)}, {1, two_parts(5)}, {2, two_parts(6)}};
+  const auto d = isocost::forecast_decomposition(r, 4, shape);
+  EXPECT_EQ(d.parts[0].cell_hi[0], 8);
+  EXPECT_EQ(d.parts[1].cell_lo[0], 8);
+  EXPECT_EQ(d.parts[1].cell_hi[0], 10);
+  EXPECT_EQ(d.parts[0].cell_hi[1], 4);
+  const auto far = isocost::forecast_decomposition(r, 9, shape);
+  EXPECT_EQ(far.parts[0].cell_hi[0], 10);
+  EXPECT_EQ(far.parts[1].cell_lo[0], 10);
+}
+
+TEST(ForecastDecomposition, CrossingCutsKeepTheNewestPlan) {
+  // Part 1's lower end runs right (5, 6) and its upper end left (10, 7):
+  // at t = 3 they would be 8 and 1.
+  const isocost::GridShape shape{2, {10, 4, 1}};
+  auto a = two_parts(5), b = two_parts(6);
+  b.parts[1].cell_hi[0] = 7;
+  const std::vector<isocost::PlannedParts> r{{0, a}, {1, b}};
+  const auto d = isocost::forecast_decomposition(r, 3, shape);
+  EXPECT_EQ(d.parts[1].cell_lo[0], 6);  // unchanged: b
+  EXPECT_EQ(d.parts[1].cell_hi[0], 7);
+  expect_error([&] { isocost::forecast_decomposition({}, 1, shape); }, {"no rounds"});
+  auto three = two_parts(5);
+  three.parts.push_back(three.parts[1]);
+  const std::vector<isocost::PlannedParts> mixed{{0, a}, {1, three}};
+  expect_error([&] { isocost::forecast_decomposition(mixed, 2, shape); },
+               {"round 0 has 2 parts", "the newest 3"});
+}
+
 }  // namespace
