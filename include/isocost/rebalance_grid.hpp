@@ -33,16 +33,28 @@
 
 namespace isocost {
 
+/// One earlier measurement of a grid: its parts (only the cell ranges are
+/// read) and the loads measured on them.
+struct GridRound {
+  Decomposition parts;
+  std::vector<double> loads;  ///< one per part, seconds
+};
+
 /// Settings for rebalance_grid_global().
 struct GridGlobalRebalanceOptions {
   /// Minimum part widths (box units of the grid, see rebalance_grid_global())
   /// and cut options, passed to decompose().
   DecomposeOptions decompose;
+  /// A history round that the refined estimate still misses by more than
+  /// this fraction of the total (summed over its parts) has drifted and is
+  /// left out with every older round. In (0, 1].
+  double history_tolerance = 0.03;
 
   /// The field list (options.hpp): validation, JSON and the agreement hash.
   template <class Self, class V>
   static void fields(Self& self, V&& v) {
     v("decompose", self.decompose);
+    v("history_tolerance", self.history_tolerance, left_open(0, 1));
   }
   bool is_valid(std::string* why) const { return check_fields(*this, why); }
   /// Throws Error("rebalance_grid: …") unless is_valid().
@@ -101,6 +113,10 @@ struct GridRebalance {
   /// `predict`); predicted_time and predicted_imbalance are the plan's for the
   /// loads as measured.
   bool forecast = false;
+  /// Global only: the history rounds that refined the estimate, and the older
+  /// ones left out because the load had drifted since.
+  int history_used = 0;
+  int history_dropped = 0;
   /// converged when every root find and diffusion involved converged;
   /// iteration_limit otherwise.
   Termination termination = Termination::converged;
@@ -135,12 +151,23 @@ struct GridRebalance {
 /// parts measured anything (the estimate would be zero everywhere), the
 /// measured total is spread evenly over the cells.
 ///
+/// `history`: earlier rounds on the same grid, oldest first. One load per
+/// part says nothing about where inside the part the cost lies, so a plan
+/// from one round can keep missing a narrow hot spot; earlier rounds cut
+/// elsewhere. The per-cell estimate is refined until every part of every
+/// round sums to its measured cost (iterative proportional fitting, each
+/// round scaled to the current total, the current round's sums exact); a
+/// round still missed by more than options.history_tolerance has drifted and
+/// is left out with every older one.
+///
 /// Throws Error for loads of the wrong count, negative, non-finite or all
-/// zero; a `current` that does not tile `shape` (naming the part and cell);
-/// a speed count other than the number of parts; bad options.
+/// zero; a `current` (or history round) that does not tile `shape` (naming
+/// the part and cell); a speed count other than the number of parts; history
+/// rounds with another number of parts or loads; bad options.
 GridRebalance rebalance_grid_global(const GridShape& shape, const Decomposition& current,
                                     std::span<const double> loads, const Speeds& speeds,
-                                    const GridGlobalRebalanceOptions& options = {});
+                                    const GridGlobalRebalanceOptions& options = {},
+                                    std::span<const GridRound> history = {});
 
 /// Global repartition from per-cell costs the code measured or modelled
 /// (e.g. particles per cell): decompose() of grid_density(cell_costs) with

@@ -197,6 +197,10 @@ BlockPlan BlockBalancer::decide_data(double bytes, std::span<const std::size_t> 
     plan.rebalance = rebalance_global(offsets, loads, speeds, options_.global, history_);
   }
   if (options_.history > 0) {
+    // A round on a distribution already kept replaces it: repeated checks on
+    // a settled distribution would otherwise crowd out the rounds that cut
+    // elsewhere, which are what the history knows.
+    std::erase_if(history_, [&](const BlockRound& h) { return h.offsets == offsets; });
     history_.push_back({offsets, loads});
     if (static_cast<int>(history_.size()) > options_.history) history_.erase(history_.begin());
   }

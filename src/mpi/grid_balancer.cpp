@@ -225,7 +225,22 @@ GridPlan GridBalancer::decide_data(double bytes, std::span<const std::size_t> si
     if (now > 0)
       for (double& t : plan.rebalance.predicted_time) t *= measured / now;
   } else if (plan.action == Strategy::global) {
-    plan.rebalance = rebalance_grid_global(shape_, decomposition_, loads, speeds, options_.global);
+    const std::span<const GridRound> past =
+        options_.predict > 1 ? std::span<const GridRound>() : std::span<const GridRound>(history_);
+    plan.rebalance =
+        rebalance_grid_global(shape_, decomposition_, loads, speeds, options_.global, past);
+  }
+  if (options_.history > 0) {
+    // As BlockBalancer: a round on parts already kept replaces it.
+    std::erase_if(history_, [&](const GridRound& h) {
+      for (std::size_t r = 0; r < P; ++r)
+        if (h.parts.parts[r].cell_lo != decomposition_.parts[r].cell_lo ||
+            h.parts.parts[r].cell_hi != decomposition_.parts[r].cell_hi)
+          return false;
+      return true;
+    });
+    history_.push_back({decomposition_, loads});
+    if (static_cast<int>(history_.size()) > options_.history) history_.erase(history_.begin());
   }
   if (plan.action == Strategy::global && options_.predict > 1) forecast(plan);
   p.decided(plan, t0);

@@ -60,6 +60,10 @@ struct GridBalancerOptions {
   /// through the plans of this many recent checks (forecast_decomposition());
   /// 0 or 1: off.
   int predict = 0;
+  /// Rounds of earlier measurements that refine the global plan's per-cell
+  /// estimate, >= 0 (rebalance_grid_global()'s history; see
+  /// BlockBalancerOptions::history). Not used with `predict`.
+  int history = 4;
 
   /// The field list (options.hpp): validation, JSON and the agreement hash.
   template <class Self, class V>
@@ -70,6 +74,7 @@ struct GridBalancerOptions {
     v("weights", self.weights);
     v("diffusive", self.diffusive);
     v("predict", self.predict, at_least(0));
+    v("history", self.history, at_least(0));
   }
   bool is_valid(std::string* why) const { return check_fields(*this, why); }
   /// Throws Error("grid balancer options: …") unless is_valid().
@@ -184,6 +189,7 @@ class GridBalancer : public BalancerBase {
   Decomposition decomposition_;
   BoxDistribution boxes_;
   std::vector<PlannedParts> planned_;  // the last options_.predict plans, oldest first
+  std::vector<GridRound> history_;     // the last options_.history rounds, oldest first
   std::function<void(const GridEvent&)> observer_;
   GridEvent event_;
   bool pending_ = false;

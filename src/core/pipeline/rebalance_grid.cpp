@@ -3,6 +3,8 @@
 // decompose()) and diffusive (shift_jagged() on a uniform-cost grid).
 #include "isocost/rebalance_grid.hpp"
 
+#include "pipeline/grid_history.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -314,7 +316,8 @@ GridRebalance plan_on(const GridShape& shape, const Decomposition& current, cons
 
 GridRebalance rebalance_grid_global(const GridShape& shape, const Decomposition& current,
                                     std::span<const double> loads, const Speeds& speeds,
-                                    const GridGlobalRebalanceOptions& options) {
+                                    const GridGlobalRebalanceOptions& options,
+                                    std::span<const GridRound> history) {
   options.validate();
   Tiling t = check_tiling(shape, current);
   const std::size_t P = current.parts.size();
@@ -329,9 +332,22 @@ GridRebalance rebalance_grid_global(const GridShape& shape, const Decomposition&
     now[r] = per_cell[r] * static_cast<double>(part_cells(current.parts[r], dims)) /
              speeds.speed(static_cast<int>(r));
   for (double& w : t.owner) w = per_cell[static_cast<std::size_t>(w)];
+  for (std::size_t k = 0; k < history.size(); ++k) {
+    check_tiling(shape, history[k].parts);
+    if (history[k].parts.parts.size() != P || history[k].loads.size() != P)
+      throw Error("rebalance_grid: history round " + std::to_string(k) + " has " +
+                  std::to_string(history[k].parts.parts.size()) + " parts and " +
+                  std::to_string(history[k].loads.size()) + " loads, expected " +
+                  std::to_string(P) + " of each");
+    check_loads(history[k].loads, "rebalance_grid: history round " + std::to_string(k), P, "part");
+  }
+  const pipeline::GridHistoryUse use = pipeline::refine_with_history(
+      shape, current, loads, speeds, history, options.history_tolerance, t.owner);
   const Density density = grid_density(std::move(t.owner), shape, t.box);
   GridRebalance out = plan_on(shape, current, density, now, speeds, options.decompose, "global");
   out.measured_imbalance = imbalance(loads);
+  out.history_used = use.rounds_used;
+  out.history_dropped = use.rounds_dropped;
   return out;
 }
 
