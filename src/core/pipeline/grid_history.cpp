@@ -2,6 +2,8 @@
 // loads of several rounds (grid_history.hpp).
 #include "pipeline/grid_history.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <numeric>
@@ -10,41 +12,57 @@ namespace isocost::pipeline {
 
 namespace {
 
+// The grid cut along every part boundary of every round: each part of each
+// round is a block of these atoms, and the current round's estimate is
+// constant on each (the current boundaries are among the lines), so fitting
+// atom masses is fitting the cells, in O(atoms) instead of O(cells).
+struct Atoms {
+  std::array<std::vector<std::int64_t>, 3> lines;  // sorted, unique, 0 … cells
+  std::vector<double> mass;                        // x fastest
+
+  std::size_t n(int a) const { return lines[static_cast<std::size_t>(a)].size() - 1; }
+  // The atoms [lo, hi) that part `p` covers along axis a.
+  std::pair<std::size_t, std::size_t> span(const Part& p, int a, int dims) const {
+    const auto& l = lines[static_cast<std::size_t>(a)];
+    if (a >= dims) return {0, 1};
+    const auto at = [&](std::int64_t v) {
+      return static_cast<std::size_t>(std::lower_bound(l.begin(), l.end(), v) - l.begin());
+    };
+    return {at(p.cell_lo[static_cast<std::size_t>(a)]), at(p.cell_hi[static_cast<std::size_t>(a)])};
+  }
+  template <class F>
+  void for_atoms(const Part& p, int dims, F&& f) const {
+    const auto [x0, x1] = span(p, 0, dims);
+    const auto [y0, y1] = span(p, 1, dims);
+    const auto [z0, z1] = span(p, 2, dims);
+    for (std::size_t k = z0; k < z1; ++k)
+      for (std::size_t j = y0; j < y1; ++j)
+        for (std::size_t i = x0; i < x1; ++i) f(i + n(0) * (j + n(1) * k));
+  }
+};
+
 // One round's parts with the speed-1 cost each must sum to.
 struct Constraint {
   const Decomposition* parts;
   std::vector<double> cost;
 };
 
-template <class F>
-void for_cells(const GridShape& shape, const Part& p, F&& f) {
-  const std::int64_t nx = shape.cells[0], ny = shape.dims > 1 ? shape.cells[1] : 1;
-  const std::int64_t lo[3] = {p.cell_lo[0], shape.dims > 1 ? p.cell_lo[1] : 0,
-                              shape.dims > 2 ? p.cell_lo[2] : 0};
-  const std::int64_t hi[3] = {p.cell_hi[0], shape.dims > 1 ? p.cell_hi[1] : 1,
-                              shape.dims > 2 ? p.cell_hi[2] : 1};
-  for (std::int64_t k = lo[2]; k < hi[2]; ++k)
-    for (std::int64_t j = lo[1]; j < hi[1]; ++j)
-      for (std::int64_t i = lo[0]; i < hi[0]; ++i)
-        f(static_cast<std::size_t>(i + nx * (j + ny * k)));
-}
-
 // Scales every part of `c` to its cost; returns Σ |sum − cost| before.
-double project(const GridShape& shape, const Constraint& c, std::vector<double>& cells) {
+double project(const Atoms& atoms, int dims, const Constraint& c, std::vector<double>& mass) {
   double miss = 0;
   for (std::size_t r = 0; r < c.parts->parts.size(); ++r) {
     const Part& p = c.parts->parts[r];
     double sum = 0;
-    std::int64_t n = 0;
-    for_cells(shape, p, [&](std::size_t i) { sum += cells[i], ++n; });
+    std::size_t n = 0;
+    atoms.for_atoms(p, dims, [&](std::size_t i) { sum += mass[i], ++n; });
     if (n == 0) continue;
     miss += std::abs(sum - c.cost[r]);
     if (sum > 0) {
       const double f = c.cost[r] / sum;
-      for_cells(shape, p, [&](std::size_t i) { cells[i] *= f; });
-    } else {
+      atoms.for_atoms(p, dims, [&](std::size_t i) { mass[i] *= f; });
+    } else {  // nothing there yet: the cost spread over the part's atoms
       const double each = c.cost[r] / static_cast<double>(n);
-      for_cells(shape, p, [&](std::size_t i) { cells[i] = each; });
+      atoms.for_atoms(p, dims, [&](std::size_t i) { mass[i] = each; });
     }
   }
   return miss;
@@ -73,31 +91,72 @@ GridHistoryUse refine_with_history(const GridShape& shape, const Decomposition& 
     for (double& v : c.cost) v *= total / t;
     rounds.push_back(std::move(c));
   }
-  const std::vector<double> start = cells;
+  // The atoms, and the current estimate's mass on each.
+  const int dims = shape.dims;
+  Atoms atoms;
+  for (int a = 0; a < 3; ++a) {
+    auto& l = atoms.lines[static_cast<std::size_t>(a)];
+    l = {0, a < dims ? shape.cells[static_cast<std::size_t>(a)] : 1};
+    if (a >= dims) continue;
+    const auto add = [&](const Decomposition& d) {
+      for (const Part& p : d.parts) {
+        l.push_back(p.cell_lo[static_cast<std::size_t>(a)]);
+        l.push_back(p.cell_hi[static_cast<std::size_t>(a)]);
+      }
+    };
+    add(current);
+    for (const Constraint& c : rounds) add(*c.parts);
+    std::sort(l.begin(), l.end());
+    l.erase(std::unique(l.begin(), l.end()), l.end());
+  }
+  const std::int64_t nx = shape.cells[0], ny = dims > 1 ? shape.cells[1] : 1;
+  const auto cell = [&](std::int64_t i, std::int64_t j, std::int64_t k) {
+    return static_cast<std::size_t>(i + nx * (j + ny * k));
+  };
+  std::vector<double> start(atoms.n(0) * atoms.n(1) * atoms.n(2));
+  for (std::size_t k = 0; k < atoms.n(2); ++k)
+    for (std::size_t j = 0; j < atoms.n(1); ++j)
+      for (std::size_t i = 0; i < atoms.n(0); ++i) {
+        const auto& L = atoms.lines;
+        const double volume = static_cast<double>(
+            (L[0][i + 1] - L[0][i]) * (L[1][j + 1] - L[1][j]) * (L[2][k + 1] - L[2][k]));
+        start[i + atoms.n(0) * (j + atoms.n(1) * k)] =
+            cells[cell(L[0][i], L[1][j], L[2][k])] * volume;
+      }
   // Drop the oldest rounds until every kept one is met within the tolerance.
   for (std::size_t first = 0; first < rounds.size(); ++first) {
-    cells = start;
-    std::vector<double> miss(rounds.size(), 0.0);
+    std::vector<double> mass = start;
     // Sweeps until the rounds agree to a part in 10⁶ of the total (a static
-    // load's rounds are consistent, and IPF converges to them), at most 64.
-    for (int sweep = 0; sweep < 64; ++sweep) {
+    // load's rounds are consistent, and IPF converges to them), at most 200.
+    for (int sweep = 0; sweep < 200; ++sweep) {
       double miss = 0;
-      for (std::size_t k = first; k < rounds.size(); ++k) miss += project(shape, rounds[k], cells);
-      miss += project(shape, now, cells);
+      for (std::size_t k = first; k < rounds.size(); ++k)
+        miss += project(atoms, dims, rounds[k], mass);
+      miss += project(atoms, dims, now, mass);
       if (miss <= 1e-6 * total) break;
     }
     bool consistent = true;
     for (std::size_t k = first; k < rounds.size() && consistent; ++k) {
-      std::vector<double> probe = cells;
-      consistent = project(shape, rounds[k], probe) <= tolerance * total;
+      std::vector<double> probe = mass;
+      consistent = project(atoms, dims, rounds[k], probe) <= tolerance * total;
     }
-    if (consistent) {
-      use.rounds_used = static_cast<int>(rounds.size() - first);
-      use.rounds_dropped = static_cast<int>(history.size()) - use.rounds_used;
-      return use;
-    }
+    if (!consistent) continue;
+    // Back to cells: each atom's mass spread evenly over its cells.
+    const auto& L = atoms.lines;
+    for (std::size_t k = 0; k < atoms.n(2); ++k)
+      for (std::size_t j = 0; j < atoms.n(1); ++j)
+        for (std::size_t i = 0; i < atoms.n(0); ++i) {
+          const double volume = static_cast<double>(
+              (L[0][i + 1] - L[0][i]) * (L[1][j + 1] - L[1][j]) * (L[2][k + 1] - L[2][k]));
+          const double each = mass[i + atoms.n(0) * (j + atoms.n(1) * k)] / volume;
+          for (std::int64_t z = L[2][k]; z < L[2][k + 1]; ++z)
+            for (std::int64_t y = L[1][j]; y < L[1][j + 1]; ++y)
+              for (std::int64_t x = L[0][i]; x < L[0][i + 1]; ++x) cells[cell(x, y, z)] = each;
+        }
+    use.rounds_used = static_cast<int>(rounds.size() - first);
+    use.rounds_dropped = static_cast<int>(history.size()) - use.rounds_used;
+    return use;
   }
-  cells = start;
   use.rounds_dropped = static_cast<int>(history.size());
   return use;
 }
