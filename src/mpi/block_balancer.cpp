@@ -190,7 +190,7 @@ BlockPlan BlockBalancer::decide_data(double bytes, std::span<const std::size_t> 
       for (double& t : plan.rebalance.predicted_time) t *= measured / now;
   } else if (plan.action == Strategy::global && F > 0) {
     plan.rebalance = rebalance_phases(offsets, phase_loads, speeds, options_.phases);
-  } else if (plan.action == Strategy::global && options_.predict > 0) {
+  } else if (plan.action == Strategy::global && options_.predict > 1) {
     plan.rebalance = rebalance_global(offsets, loads, speeds, options_.global);
     forecast(plan);
   } else if (plan.action == Strategy::global) {

@@ -43,6 +43,8 @@ std::string GridEvent::to_json() const {
                  {"max_elements_received", rebalance.max_elements_received},
                  {"measured_imbalance", rebalance.measured_imbalance},
                  {"predicted_imbalance", rebalance.predicted_imbalance},
+                 {"history_used", rebalance.history_used},
+                 {"history_dropped", rebalance.history_dropped},
                  {"forecast", rebalance.forecast}};
   if (migration) internal::add_migration(j, *migration, seconds);
   return j.dump();

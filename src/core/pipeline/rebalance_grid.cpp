@@ -211,6 +211,10 @@ std::string GridRebalance::brief_report() const {
       << "), imbalance " << exact(measured_imbalance) << " measured -> "
       << exact(predicted_imbalance) << " predicted; " << elements_moved
       << " cells change owner (at most " << max_elements_received << " into one rank)"
+      << (history_used > 0 ? "; " + std::to_string(history_used) + " earlier rounds fitted" : "")
+      << (history_dropped > 0 ? "; " + std::to_string(history_dropped) + " drifted rounds left out"
+                              : "")
+      << (forecast ? "; parts forecast for the coming interval" : "")
       << (converged() ? "" : " (NOT converged)");
   return out.str();
 }

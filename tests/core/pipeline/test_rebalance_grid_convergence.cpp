@@ -158,6 +158,8 @@ TEST(RebalanceGridConvergence, DriftedRoundsAreLeftOut) {
   const auto plan = isocost::rebalance_grid_global(shape, d, now, Speeds::uniform(2), {}, stale);
   EXPECT_EQ(plan.history_used, 0);
   EXPECT_EQ(plan.history_dropped, 1);
+  EXPECT_NE(plan.brief_report().find("1 drifted rounds left out"), std::string::npos)
+      << plan.brief_report();
   const auto alone = isocost::rebalance_grid_global(shape, d, now, Speeds::uniform(2));
   EXPECT_EQ(plan.decomposition.parts[0].cell_hi[0], alone.decomposition.parts[0].cell_hi[0]);
   // The same round measured on the same load is merged.
