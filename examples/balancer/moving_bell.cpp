@@ -95,11 +95,9 @@ Outcome run(const Settings& s, bool balance, int predict, MPI_Comm comm) {
     out.total += max;
     out.mean_efficiency += max > 0 ? sum / P / max : 1;
     if (!balance) continue;
-    const double c0 = examples::cpu_seconds();
-    const auto e = b.maybe_rebalance(cells);
-    const double spent = examples::cpu_seconds() - c0;
-    double slowest = 0;
-    MPI_Allreduce(&spent, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+    isocost::mpi::BlockEvent e;
+    const double slowest =
+        examples::slowest_cpu_seconds(comm, [&] { e = b.maybe_rebalance(cells); });
     out.total += slowest;
     out.balancing += slowest;
     if (e.action != isocost::Strategy::none) {

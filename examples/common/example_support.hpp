@@ -41,6 +41,18 @@ double fastest_cpu_seconds(MPI_Comm comm, int repeats, Work&& work) {
   return best;
 }
 
+/// The slowest rank's CPU seconds in `work()`, e.g. a balancer's collective
+/// call, which costs every rank until the slowest is done. Collective over
+/// `comm`.
+template <class Work>
+double slowest_cpu_seconds(MPI_Comm comm, Work&& work) {
+  const double t0 = cpu_seconds();
+  work();
+  double spent = cpu_seconds() - t0;
+  MPI_Allreduce(MPI_IN_PLACE, &spent, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return spent;
+}
+
 /// Before MPI_Init: OpenMPI's ranks waiting in a collective yield their core
 /// instead of spinning on it. With more ranks than cores, spinning is charged
 /// to the waiting rank's CPU time — up to a time slice per collective, which

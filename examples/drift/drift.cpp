@@ -109,11 +109,9 @@ Outcome run(const Settings& s, double threshold, MPI_Comm comm) {
     out.efficiency.push_back(stats.efficiency);
     out.mean_efficiency += stats.efficiency;
     if (threshold < 0) continue;
-    const double c0 = examples::cpu_seconds();
-    const auto e = b.maybe_rebalance(value, index);
-    const double spent = examples::cpu_seconds() - c0;
-    double slowest = 0;
-    MPI_Allreduce(&spent, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+    isocost::mpi::BlockEvent e;
+    const double slowest =
+        examples::slowest_cpu_seconds(comm, [&] { e = b.maybe_rebalance(value, index); });
     out.total += slowest;
     out.balancing += slowest;
     if (e.checked) {

@@ -154,12 +154,11 @@ Outcome run(const Settings& s, const Policy& how, MPI_Comm comm) {
     out.efficiency.push_back(stats.efficiency);
     out.mean_efficiency += stats.efficiency;
     if (!how.balance) continue;
-    const double c0 = examples::cpu_seconds();
-    if (how.costs) b.set_costs(costs);
-    const auto e = b.maybe_rebalance(value, index);
-    const double spent = examples::cpu_seconds() - c0;
-    double slowest = 0;
-    MPI_Allreduce(&spent, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+    isocost::mpi::GridEvent e;
+    const double slowest = examples::slowest_cpu_seconds(comm, [&] {
+      if (how.costs) b.set_costs(costs);
+      e = b.maybe_rebalance(value, index);
+    });
     out.total += slowest;
     out.balancing += slowest;
     if (e.action != isocost::Strategy::none) {

@@ -216,68 +216,67 @@ Outcome run(const Model& m, const RunOptions& ro, MPI_Comm comm) {
     if (ro.scheme == Scheme::none) continue;
 
     // Balancing, timed as CPU time on every rank; the slowest rank's counts.
-    const double c0 = examples::cpu_seconds();
     bool moved = false;
-    const bool check = isocost::is_check_step(mon.steps(), ro.every);
-    const int window = std::min<int>(ro.every, static_cast<int>(out.synchronised.size()));
-    if (ro.scheme == Scheme::vector && check &&
-        mean_from(out.synchronised, static_cast<int>(out.synchronised.size()) - window) <
-            ro.mineff) {
-      // Watts §4.2: pair particle-rich chunks with particle-poor ones. The
-      // chunks' particle counts are global; every rank builds the same order.
-      std::vector<std::int64_t> per_chunk(order.at.size(), 0);
-      for (std::size_t c = 0; c < count.size(); ++c)
-        per_chunk[static_cast<std::size_t>(cell_key[c] / order.chunk)] += count[c];
-      MPI_Allreduce(MPI_IN_PLACE, per_chunk.data(), static_cast<int>(per_chunk.size()), MPI_INT64_T,
-                    MPI_SUM, comm);
-      order = phase_mixed_order(per_chunk, order.chunk);
-      // The cells move to an equal split of the new order; the balancer
-      // starts afresh on it (its window was measured on the old one).
-      const BlockDistribution d = BlockDistribution::uniform(N, P);
-      out.cells_moved += move_cells(order, d, cell_key, value, comm);
-      const isocost::CommModel cm = b->comm_model();
-      b.reset();
-      b = make_balancer(ro, d, cm, comm);
-      std::tie(push_id, field_id) = add_phases();
-      key_particles();
-      b->exchange(pkey, parts);
-      ++out.reorders;
-      moved = true;
-    } else if (ro.scheme != Scheme::vector || out.reorders > 0) {
-      if (check && (ro.scheme == Scheme::costs || ro.scheme == Scheme::total)) {
-        // Per-cell costs (BalancerBase::set_costs): this rank's measured time
-        // (Watts §3.2.2: the window's mean), spread over its cells in
-        // proportion to their particles — DSMC's work is particles per cell,
-        // and the measurement catches what the count misses (an orbiting
-        // particle's move costs more than a free one's). PIC's total is
-        // α·particles + β, α and β this rank's measured seconds per particle
-        // in the push and per cell in the field solve.
-        const double n = static_cast<double>(parts.size());
-        const double n_cells = static_cast<double>(count.size());
-        double alpha = 0, beta = 0;
-        if (ro.scheme == Scheme::costs) {
-          alpha = n > 0 ? mon.mean_busy() / n : 0;
-        } else {
-          const std::vector<double> ph = mon.phase_means();
-          alpha = n > 0 ? ph[push_id.index] / n : 0;
-          beta = n_cells > 0 ? ph[field_id.index] / n_cells : 0;
-        }
-        costs.resize(count.size());
+    const double spent = examples::slowest_cpu_seconds(comm, [&] {
+      const bool check = isocost::is_check_step(mon.steps(), ro.every);
+      const int window = std::min<int>(ro.every, static_cast<int>(out.synchronised.size()));
+      if (ro.scheme == Scheme::vector && check &&
+          mean_from(out.synchronised, static_cast<int>(out.synchronised.size()) - window) <
+              ro.mineff) {
+        // Watts §4.2: pair particle-rich chunks with particle-poor ones. The
+        // chunks' particle counts are global; every rank builds the same order.
+        std::vector<std::int64_t> per_chunk(order.at.size(), 0);
         for (std::size_t c = 0; c < count.size(); ++c)
-          costs[c] = alpha * static_cast<double>(count[c]) + beta;
-        b->set_costs(costs);
-      }
-      const isocost::mpi::BlockPlan plan = b->decide(bytes);
-      if (plan.moves()) {
-        b->apply(plan, cell_key, value);
-        b->exchange(pkey, parts);  // the particles follow their cells
-        ++out.rebalances;
-        out.cells_moved += plan.rebalance.elements_moved;
+          per_chunk[static_cast<std::size_t>(cell_key[c] / order.chunk)] += count[c];
+        MPI_Allreduce(MPI_IN_PLACE, per_chunk.data(), static_cast<int>(per_chunk.size()),
+                      MPI_INT64_T, MPI_SUM, comm);
+        order = phase_mixed_order(per_chunk, order.chunk);
+        // The cells move to an equal split of the new order; the balancer
+        // starts afresh on it (its window was measured on the old one).
+        const BlockDistribution d = BlockDistribution::uniform(N, P);
+        out.cells_moved += move_cells(order, d, cell_key, value, comm);
+        const isocost::CommModel cm = b->comm_model();
+        b.reset();
+        b = make_balancer(ro, d, cm, comm);
+        std::tie(push_id, field_id) = add_phases();
+        key_particles();
+        b->exchange(pkey, parts);
+        ++out.reorders;
         moved = true;
+      } else if (ro.scheme != Scheme::vector || out.reorders > 0) {
+        if (check && (ro.scheme == Scheme::costs || ro.scheme == Scheme::total)) {
+          // Per-cell costs (BalancerBase::set_costs): this rank's measured time
+          // (Watts §3.2.2: the window's mean), spread over its cells in
+          // proportion to their particles — DSMC's work is particles per cell,
+          // and the measurement catches what the count misses (an orbiting
+          // particle's move costs more than a free one's). PIC's total is
+          // α·particles + β, α and β this rank's measured seconds per particle
+          // in the push and per cell in the field solve.
+          const double n = static_cast<double>(parts.size());
+          const double n_cells = static_cast<double>(count.size());
+          double alpha = 0, beta = 0;
+          if (ro.scheme == Scheme::costs) {
+            alpha = n > 0 ? mon.mean_busy() / n : 0;
+          } else {
+            const std::vector<double> ph = mon.phase_means();
+            alpha = n > 0 ? ph[push_id.index] / n : 0;
+            beta = n_cells > 0 ? ph[field_id.index] / n_cells : 0;
+          }
+          costs.resize(count.size());
+          for (std::size_t c = 0; c < count.size(); ++c)
+            costs[c] = alpha * static_cast<double>(count[c]) + beta;
+          b->set_costs(costs);
+        }
+        const isocost::mpi::BlockPlan plan = b->decide(bytes);
+        if (plan.moves()) {
+          b->apply(plan, cell_key, value);
+          b->exchange(pkey, parts);  // the particles follow their cells
+          ++out.rebalances;
+          out.cells_moved += plan.rebalance.elements_moved;
+          moved = true;
+        }
       }
-    }
-    double spent = examples::cpu_seconds() - c0;
-    MPI_Allreduce(MPI_IN_PLACE, &spent, 1, MPI_DOUBLE, MPI_MAX, comm);
+    });
     out.balancing += spent;
     out.time += spent;
     if (moved && out.balanced_from < 0) out.balanced_from = step + 1;
