@@ -190,13 +190,12 @@ BlockPlan BlockBalancer::decide_data(double bytes, std::span<const std::size_t> 
       for (double& t : plan.rebalance.predicted_time) t *= measured / now;
   } else if (plan.action == Strategy::global && F > 0) {
     plan.rebalance = rebalance_phases(offsets, phase_loads, speeds, options_.phases);
-  } else if (plan.action == Strategy::global && options_.predict > 1) {
-    plan.rebalance = rebalance_global(offsets, loads, speeds, options_.global);
-    forecast(plan);
   } else if (plan.action == Strategy::global) {
+    // With the forecast no history is kept: each plan is its window's alone.
     plan.rebalance = rebalance_global(offsets, loads, speeds, options_.global, history_);
+    if (options_.predict > 1) forecast(plan);
   }
-  if (options_.history > 0) {
+  if (options_.history > 0 && options_.predict <= 1) {  // the forecast plans without it
     // A round on a distribution already kept replaces it: repeated checks on
     // a settled distribution would otherwise crowd out the rounds that cut
     // elsewhere, which are what the history knows.

@@ -227,12 +227,10 @@ GridPlan GridBalancer::decide_data(double bytes, std::span<const std::size_t> si
     if (now > 0)
       for (double& t : plan.rebalance.predicted_time) t *= measured / now;
   } else if (plan.action == Strategy::global) {
-    const std::span<const GridRound> past =
-        options_.predict > 1 ? std::span<const GridRound>() : std::span<const GridRound>(history_);
     plan.rebalance =
-        rebalance_grid_global(shape_, decomposition_, loads, speeds, options_.global, past);
+        rebalance_grid_global(shape_, decomposition_, loads, speeds, options_.global, history_);
   }
-  if (options_.history > 0) {
+  if (options_.history > 0 && options_.predict <= 1) {  // the forecast plans without it
     // As BlockBalancer: a round on parts already kept replaces it.
     std::erase_if(history_, [&](const GridRound& h) {
       for (std::size_t r = 0; r < P; ++r)

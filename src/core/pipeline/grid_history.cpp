@@ -7,6 +7,9 @@
 #include <cmath>
 #include <cstdint>
 #include <numeric>
+#include <string>
+
+#include "isocost/error.hpp"
 
 namespace isocost::pipeline {
 
@@ -76,6 +79,55 @@ GridHistoryUse refine_with_history(const GridShape& shape, const Decomposition& 
                                    std::vector<double>& cells) {
   GridHistoryUse use;
   if (history.empty()) return use;
+  // The atoms of the current parts and of every round's.
+  const int dims = shape.dims;
+  Atoms atoms;
+  for (int a = 0; a < 3; ++a) {
+    auto& l = atoms.lines[static_cast<std::size_t>(a)];
+    const std::int64_t n = a < dims ? shape.cells[static_cast<std::size_t>(a)] : 1;
+    l = {0, n};
+    if (a >= dims) continue;
+    const auto add = [&](const Decomposition& d) {
+      for (const Part& p : d.parts)
+        for (const std::int64_t v :
+             {p.cell_lo[static_cast<std::size_t>(a)], p.cell_hi[static_cast<std::size_t>(a)]})
+          l.push_back(std::clamp<std::int64_t>(v, 0, n));  // out of range: refused below
+    };
+    add(current);
+    for (const GridRound& h : history) add(h.parts);
+    std::sort(l.begin(), l.end());
+    l.erase(std::unique(l.begin(), l.end()), l.end());
+  }
+  // Every round must tile the grid: each atom covered by exactly one part
+  // (O(atoms) per round, and atoms <= cells).
+  std::vector<int> cover(atoms.n(0) * atoms.n(1) * atoms.n(2));
+  for (std::size_t k = 0; k < history.size(); ++k) {
+    const auto where = "rebalance_grid: history round " + std::to_string(k);
+    for (std::size_t r = 0; r < history[k].parts.parts.size(); ++r) {
+      const Part& p = history[k].parts.parts[r];
+      for (int a = 0; a < dims; ++a) {
+        const auto ax = static_cast<std::size_t>(a);
+        if (p.cell_lo[ax] < 0 || p.cell_lo[ax] > p.cell_hi[ax] || p.cell_hi[ax] > shape.cells[ax])
+          throw Error(where + ": part " + std::to_string(r) + " has cells [" +
+                      std::to_string(p.cell_lo[ax]) + ", " + std::to_string(p.cell_hi[ax]) +
+                      ") along axis " + std::to_string(a) + ", expected a range within [0, " +
+                      std::to_string(shape.cells[ax]) + "]");
+      }
+    }
+    std::fill(cover.begin(), cover.end(), 0);
+    for (const Part& p : history[k].parts.parts)
+      atoms.for_atoms(p, dims, [&](std::size_t i) { ++cover[i]; });
+    for (std::size_t i = 0; i < cover.size(); ++i)
+      if (cover[i] != 1) {
+        const std::size_t x = i % atoms.n(0), y = i / atoms.n(0) % atoms.n(1),
+                          z = i / (atoms.n(0) * atoms.n(1));
+        std::string cell = std::to_string(atoms.lines[0][x]);
+        if (dims > 1) cell += ", " + std::to_string(atoms.lines[1][y]);
+        if (dims > 2) cell += ", " + std::to_string(atoms.lines[2][z]);
+        throw Error(where + " does not tile the grid: cell (" + cell + ") lies in " +
+                    std::to_string(cover[i]) + " parts, expected 1");
+      }
+  }
   Constraint now{&current, {}};
   for (std::size_t r = 0; r < loads.size(); ++r)
     now.cost.push_back(loads[r] * speeds.speed(static_cast<int>(r)));
@@ -90,24 +142,6 @@ GridHistoryUse refine_with_history(const GridShape& shape, const Decomposition& 
     if (!(t > 0)) continue;  // an idle round says nothing about the shape
     for (double& v : c.cost) v *= total / t;
     rounds.push_back(std::move(c));
-  }
-  // The atoms, and the current estimate's mass on each.
-  const int dims = shape.dims;
-  Atoms atoms;
-  for (int a = 0; a < 3; ++a) {
-    auto& l = atoms.lines[static_cast<std::size_t>(a)];
-    l = {0, a < dims ? shape.cells[static_cast<std::size_t>(a)] : 1};
-    if (a >= dims) continue;
-    const auto add = [&](const Decomposition& d) {
-      for (const Part& p : d.parts) {
-        l.push_back(p.cell_lo[static_cast<std::size_t>(a)]);
-        l.push_back(p.cell_hi[static_cast<std::size_t>(a)]);
-      }
-    };
-    add(current);
-    for (const Constraint& c : rounds) add(*c.parts);
-    std::sort(l.begin(), l.end());
-    l.erase(std::unique(l.begin(), l.end()), l.end());
   }
   const std::int64_t nx = shape.cells[0], ny = dims > 1 ? shape.cells[1] : 1;
   const auto cell = [&](std::int64_t i, std::int64_t j, std::int64_t k) {

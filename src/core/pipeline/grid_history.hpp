@@ -23,7 +23,8 @@ struct GridHistoryUse {
 /// one last in every sweep, so the current sums hold exactly. A static load
 /// satisfies all rounds at once; when an earlier round still misses its own
 /// sums by more than `tolerance`·total after the sweeps, the load has drifted
-/// since, and it is left out with every older one.
+/// since, and it is left out with every older one. Throws Error, naming the
+/// round and a cell, for a round whose parts do not tile the grid.
 GridHistoryUse refine_with_history(const GridShape& shape, const Decomposition& current,
                                    std::span<const double> loads, const Speeds& speeds,
                                    std::span<const GridRound> history, double tolerance,

@@ -337,7 +337,6 @@ GridRebalance rebalance_grid_global(const GridShape& shape, const Decomposition&
              speeds.speed(static_cast<int>(r));
   for (double& w : t.owner) w = per_cell[static_cast<std::size_t>(w)];
   for (std::size_t k = 0; k < history.size(); ++k) {
-    check_tiling(shape, history[k].parts);
     if (history[k].parts.parts.size() != P || history[k].loads.size() != P)
       throw Error("rebalance_grid: history round " + std::to_string(k) + " has " +
                   std::to_string(history[k].parts.parts.size()) + " parts and " +

@@ -15,12 +15,14 @@
 #include "isocost/decompose.hpp"
 #include "isocost/density.hpp"
 #include "isocost/rebalance_grid.hpp"
+#include "support/expect_error.hpp"
 
 namespace {
 
 using isocost::GridRound;
 using isocost::GridShape;
 using isocost::Speeds;
+using isocost::testing::expect_error;
 
 const std::int64_t n = 128;
 
@@ -166,6 +168,32 @@ TEST(RebalanceGridConvergence, DriftedRoundsAreLeftOut) {
   const std::vector<GridRound> fresh{{d, now}};
   EXPECT_EQ(
       isocost::rebalance_grid_global(shape, d, now, Speeds::uniform(2), {}, fresh).history_used, 1);
+}
+
+TEST(RebalanceGridConvergence, HistoryRoundsMustTileTheGrid) {
+  const GridShape shape{2, {8, 8, 1}};
+  const std::vector<double> ones(64, 1.0);
+  const auto d =
+      isocost::decompose(isocost::grid_density(ones, shape), {{2}, {0}}, Speeds::uniform(2));
+  const std::vector<double> now{1, 3};
+  auto overlap = d;
+  overlap.parts[0].cell_hi[0] += 1;  // part 0 reaches into part 1's first column
+  expect_error(
+      [&] {
+        isocost::rebalance_grid_global(shape, d, now, Speeds::uniform(2), {}, {{{overlap, now}}});
+      },
+      {"history round 0 does not tile the grid", "cell (4, 0) lies in 2 parts, expected 1"});
+  auto outside = d;
+  outside.parts[1].cell_hi[0] = 9;
+  expect_error(
+      [&] {
+        isocost::rebalance_grid_global(shape, d, now, Speeds::uniform(2), {}, {{{outside, now}}});
+      },
+      {"history round 0: part 1 has cells [4, 9) along axis 0", "within [0, 8]"});
+  const std::vector<GridRound> wrong_count{{d, {1, 2, 3}}};
+  expect_error(
+      [&] { isocost::rebalance_grid_global(shape, d, now, Speeds::uniform(2), {}, wrong_count); },
+      {"history round 0 has 2 parts and 3 loads, expected 2 of each"});
 }
 
 }  // namespace
