@@ -58,9 +58,9 @@ struct BlockBalancerOptions {
   /// cumulative cost, >= 0 (the rebalance_global() history). With one load
   /// per rank a round knows P + 1 points of the cost's shape, so a plan from
   /// the last round alone can cycle on a static narrow peak (max/avg 1.64 ->
-  /// 1.78 -> 1.72 -> 1.56 -> 1.70 on 2 ranks); merging the earlier rounds'
+  /// 1.78 -> 1.72 -> 1.57 -> 1.70 on 2 ranks); merging the earlier rounds'
   /// points, where they still agree (global.history_tolerance), converges
-  /// (1.64 -> 1.78 -> 1.57 -> 1.34 -> 1.24 -> 1.004; tests/core/pipeline/
+  /// (1.64 -> 1.78 -> 1.57 -> 1.35 -> 1.24 -> 1.006; tests/core/pipeline/
   /// test_rebalance_convergence.cpp). Stale points mislead a load that moves:
   /// use `predict` there, which ignores the history.
   int history = 4;
