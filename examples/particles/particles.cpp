@@ -16,9 +16,11 @@
 //     no balancing
 //     total               the same on each cell's total, α·particles + β
 //     balance_phases      the BlockBalancer's per-phase plan, one block a rank
-//     vector              chunks of cells re-ordered so that particle-rich
+//     vector              the library's plan_pieces() (isocost/pieces.hpp):
+//                         chunks of cells re-ordered so that particle-rich
 //                         and particle-poor ones alternate (Watts Fig. 4.12:
-//                         several partitions per computer), then balance_phases
+//                         several partitions per computer) and cut by their
+//                         measured phase costs, then balance_phases
 // Every run must end with every particle once, on the owner of its cell, and
 // with the same bits of state (position, work result) as the unbalanced run
 // of its kind, and every cell with the unbalanced run's value: exit 1 if not.
@@ -137,6 +139,14 @@ std::string report(const particles::Model& model, const particles::RunOptions& r
     }
     out << "(synchronised: Σ_phases T_avg / Σ_phases T_max, Watts §4.2; R: re-orders of the "
            "vector run)\n";
+    const Outcome& v = runs.back();
+    if (v.reorders > 0) {
+      std::snprintf(line, sizeof line,
+                    "vector: plan_pieces() predicted synchronised %.3f on the measured chunk "
+                    "costs, one block per rank %.3f\n",
+                    v.planned_synchronised, v.planned_block_synchronised);
+      out << line;
+    }
   }
   // The efficiency of every k-th step.
   out << "\n";
@@ -276,6 +286,9 @@ int main(int argc, char** argv) {
                          {"total_balanced", phase(runs[3])},
                          {"balance_phases", phase(runs[4])},
                          {"vector_balanced", phase(runs[5])},
+                         {"vector_planned",
+                          {{"synchronised", runs[5].planned_synchronised},
+                           {"one_block_per_rank", runs[5].planned_block_synchronised}}},
                          {"runs", pic}};
         }
         examples::write_summary(json_path, j.dump(2) + "\n");

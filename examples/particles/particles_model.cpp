@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <utility>
 
 #include "example_support.hpp"
 
@@ -117,28 +118,12 @@ CellOrder CellOrder::morton(std::int64_t cells, std::int64_t chunk) {
   return o;
 }
 
-CellOrder phase_mixed_order(std::span<const std::int64_t> particles, std::int64_t chunk) {
-  const std::size_t G = particles.size();
-  double total = 0;
-  for (const std::int64_t p : particles) total += static_cast<double>(p);
-  // Rich: more than a chunk's share of the particles.
-  std::vector<std::int64_t> rich, poor;
-  for (std::size_t g = 0; g < G; ++g)
-    (static_cast<double>(particles[g]) * static_cast<double>(G) > total ? rich : poor)
-        .push_back(static_cast<std::int64_t>(g));
+CellOrder CellOrder::from(std::vector<std::int64_t> at, std::int64_t chunk) {
   CellOrder o;
   o.chunk = chunk;
-  std::size_t r = 0, q = 0;
-  double share = 0;  // the particles' running share minus the cells'
-  for (std::size_t k = 0; k < G; ++k) {
-    const bool take_rich = q == poor.size() || (r < rich.size() && share <= 0);
-    const std::int64_t g = take_rich ? rich[r++] : poor[q++];
-    o.at.push_back(g);
-    share += (total > 0 ? static_cast<double>(particles[static_cast<std::size_t>(g)]) / total : 0) -
-             1.0 / static_cast<double>(G);
-  }
-  o.pos.resize(G);
-  for (std::size_t k = 0; k < G; ++k)
+  o.at = std::move(at);
+  o.pos.resize(o.at.size());
+  for (std::size_t k = 0; k < o.at.size(); ++k)
     o.pos[static_cast<std::size_t>(o.at[k])] = static_cast<std::int64_t>(k);
   return o;
 }

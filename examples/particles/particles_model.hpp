@@ -81,6 +81,9 @@ struct CellOrder {
   std::vector<std::int64_t> pos;  ///< chunk → position
 
   static CellOrder morton(std::int64_t cells, std::int64_t chunk);
+  /// The chunks in the order `at` (a permutation of 0 … G − 1), e.g. a
+  /// PiecePlan's order (isocost/pieces.hpp, Watts §4.2).
+  static CellOrder from(std::vector<std::int64_t> at, std::int64_t chunk);
   std::int64_t element_of(std::int64_t cell) const {
     return pos[static_cast<std::size_t>(cell / chunk)] * chunk + cell % chunk;
   }
@@ -88,17 +91,5 @@ struct CellOrder {
     return at[static_cast<std::size_t>(element / chunk)] * chunk + element % chunk;
   }
 };
-
-/// Watts §4.2, Fig. 4.12: one cut cannot balance two phases whose costs are
-/// distributed differently; "the only way to achieve a balance is to assign
-/// multiple partitions to each computer", pairing partitions of high and low
-/// particle-to-cell ratio. This order does that pairing: it takes the chunks
-/// (in Morton order within each kind) from the particle-rich and the
-/// particle-poor ones, always from the kind that brings the running share of
-/// particles back to the running share of cells. Every range of the result
-/// then holds about its share of both, within one chunk's particles, so a
-/// cut that balances one phase balances the other. `particles` holds the
-/// global particle count of each chunk; the result is the same on every rank.
-CellOrder phase_mixed_order(std::span<const std::int64_t> particles, std::int64_t chunk);
 
 }  // namespace particles

@@ -12,6 +12,7 @@
 #include "isocost/metrics.hpp"
 #include "isocost/mpi/block_balancer.hpp"
 #include "isocost/mpi/exchange.hpp"
+#include "isocost/mpi/pieces.hpp"
 #include "isocost/trigger.hpp"
 
 namespace particles {
@@ -89,7 +90,7 @@ std::string name_of(Scheme scheme) {
     case Scheme::phases:
       return "balance_phases";
     case Scheme::vector:
-      return "vector (mixed order)";
+      return "vector (plan_pieces)";
   }
   return "?";
 }
@@ -223,17 +224,40 @@ Outcome run(const Model& m, const RunOptions& ro, MPI_Comm comm) {
       if (ro.scheme == Scheme::vector && check &&
           mean_from(out.synchronised, static_cast<int>(out.synchronised.size()) - window) <
               ro.mineff) {
-        // Watts §4.2: pair particle-rich chunks with particle-poor ones. The
-        // chunks' particle counts are global; every rank builds the same order.
-        std::vector<std::int64_t> per_chunk(order.at.size(), 0);
-        for (std::size_t c = 0; c < count.size(); ++c)
-          per_chunk[static_cast<std::size_t>(cell_key[c] / order.chunk)] += count[c];
-        MPI_Allreduce(MPI_IN_PLACE, per_chunk.data(), static_cast<int>(per_chunk.size()),
-                      MPI_INT64_T, MPI_SUM, comm);
-        order = phase_mixed_order(per_chunk, order.chunk);
-        // The cells move to an equal split of the new order; the balancer
+        // Watts §4.2: several pieces per rank, planned by the library from
+        // each chunk's cost per phase — this rank's measured seconds per
+        // particle (push) and per cell (field) times the chunk's particles
+        // and cells here (a chunk split between ranks sums its parts).
+        const std::vector<double> ph = mon.phase_means();
+        const double alpha =
+            parts.empty() ? 0 : ph[push_id.index] / static_cast<double>(parts.size());
+        const double beta =
+            count.empty() ? 0 : ph[field_id.index] / static_cast<double>(count.size());
+        std::vector<std::int64_t> ids;
+        std::vector<double> chunk_costs;
+        for (std::size_t c = 0; c < count.size(); ++c) {
+          const std::int64_t g = cell_key[c] / order.chunk;
+          if (ids.empty() || ids.back() != g) {
+            ids.push_back(g);
+            chunk_costs.insert(chunk_costs.end(), {0.0, 0.0});
+          }
+          chunk_costs[chunk_costs.size() - 2] += alpha * static_cast<double>(count[c]);
+          chunk_costs.back() += beta;
+        }
+        const isocost::PiecePlan plan =
+            isocost::mpi::plan_pieces(comm, static_cast<std::int64_t>(order.at.size()), ids,
+                                      chunk_costs, 2, isocost::Speeds::uniform(P));
+        order = CellOrder::from(plan.order, order.chunk);
+        // The cells move to the plan's ranges of the new order; the balancer
         // starts afresh on it (its window was measured on the old one).
-        const BlockDistribution d = BlockDistribution::uniform(N, P);
+        std::vector<std::int64_t> counts(static_cast<std::size_t>(P));
+        for (int r = 0; r < P; ++r)
+          counts[static_cast<std::size_t>(r)] = (plan.offsets[static_cast<std::size_t>(r) + 1] -
+                                                 plan.offsets[static_cast<std::size_t>(r)]) *
+                                                order.chunk;
+        const BlockDistribution d = BlockDistribution::from_counts(counts);
+        out.planned_synchronised = plan.synchronised_efficiency;
+        out.planned_block_synchronised = plan.block_synchronised_efficiency;
         out.cells_moved += move_cells(order, d, cell_key, value, comm);
         const isocost::CommModel cm = b->comm_model();
         b.reset();

@@ -19,7 +19,7 @@ enum class Scheme {
   costs,   ///< DSMC: the BlockBalancer cut on per-cell costs (Watts §4.1)
   total,   ///< PIC: cut on each cell's modelled total time, push + field
   phases,  ///< PIC: the BlockBalancer's balance_phases on one block per rank
-  vector,  ///< PIC: phase-mixed chunk order, then balance_phases (Watts §4.2)
+  vector,  ///< PIC: plan_pieces()'s chunk order, then balance_phases (Watts §4.2)
 };
 
 struct RunOptions {
@@ -41,7 +41,10 @@ struct Outcome {
   double time = 0;       ///< Σ steps (DSMC: max_r T; PIC: Σ_p max_r T_p) + balancing
   double balancing = 0;  ///< Σ of the rebalances' CPU time, max over ranks
   int rebalances = 0;    ///< plans carried out (cells migrated)
-  int reorders = 0;      ///< vector scheme: phase-mixed orders built and moved to
+  int reorders = 0;      ///< vector scheme: plan_pieces() plans built and moved to
+  /// Vector scheme, the last plan_pieces(): its predicted synchronised
+  /// efficiency, and one block per rank's on the same costs.
+  double planned_synchronised = 0, planned_block_synchronised = 0;
   long long cells_moved = 0;
   int balanced_from = -1;  ///< the first step after the first rebalance (-1: none)
   // The checks.

@@ -1,0 +1,99 @@
+// Vector balancing from chunk costs held in parts (mpi/pieces.hpp).
+#include "isocost/mpi/pieces.hpp"
+
+#include <climits>
+#include <cmath>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "agreement.hpp"
+#include "isocost/detail/text.hpp"
+#include "isocost/error.hpp"
+#include "isocost/limits.hpp"
+
+namespace isocost::mpi {
+
+namespace {
+
+// The inputs every rank must share, as an options-like field list so that a
+// difference is named field by field.
+struct Shape {
+  std::int64_t chunks = 0;
+  std::int64_t phases = 0;
+  Speeds speeds;
+
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("chunks", self.chunks);
+    v("phases", self.phases);
+    v("speeds", self.speeds);
+  }
+};
+
+std::string check_input(std::int64_t chunks, std::span<const std::int64_t> ids,
+                        std::span<const double> costs, std::size_t phases, const Speeds& speeds,
+                        int P, const PiecesOptions& options) {
+  std::string why;
+  if (!options.is_valid(&why)) return "options: " + why;
+  if (chunks < 1 || chunks > kMaxParts)
+    return "chunks " + std::to_string(chunks) + ", expected 1 to " + std::to_string(kMaxParts);
+  if (phases == 0) return "0 phases, expected at least 1";
+  // One MPI_Allreduce carries them all: its count is an int.
+  if (static_cast<double>(chunks) * static_cast<double>(phases) > INT_MAX)
+    return "chunks x phases = " + std::to_string(chunks) + " x " + std::to_string(phases) +
+           ", expected at most " + std::to_string(INT_MAX);
+  if (speeds.ranks() != P)
+    return "speeds for " + std::to_string(speeds.ranks()) + " ranks, expected " +
+           std::to_string(P) + " (the communicator's size)";
+  if (costs.size() != ids.size() * phases)
+    return std::to_string(costs.size()) + " costs for " + std::to_string(ids.size()) +
+           " chunks and " + std::to_string(phases) + " phases, expected " +
+           std::to_string(ids.size() * phases);
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] < 0 || ids[i] >= chunks)
+      return "chunk id " + std::to_string(ids[i]) + " at " + std::to_string(i) +
+             ", expected 0 to " + std::to_string(chunks - 1);
+    for (std::size_t p = 0; p < phases; ++p) {
+      const double v = costs[i * phases + p];
+      if (!(v >= 0) || !std::isfinite(v))
+        return "cost of chunk " + std::to_string(ids[i]) + " in phase " + std::to_string(p) +
+               " = " + detail::exact(v) + ", expected a finite number >= 0";
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+PiecePlan plan_pieces(MPI_Comm comm, std::int64_t chunks, std::span<const std::int64_t> ids,
+                      std::span<const double> costs, std::size_t phases, const Speeds& speeds,
+                      const PiecesOptions& options) {
+  const char* what = "plan_pieces";
+  internal::check_comm(comm, what);
+  int P = 1;
+  MPI_Comm_size(comm, &P);
+  const std::string problem = check_input(chunks, ids, costs, phases, speeds, P, options);
+  const Shape shape{chunks, static_cast<std::int64_t>(phases), speeds};
+  const internal::Same same[] = {
+      {options_hash(shape), "the chunks, phases and speeds", options_lines(shape)},
+      internal::same_options(options)};
+  internal::agree(comm, what, problem, same);
+
+  std::vector<double> all;
+  std::string memory;
+  try {
+    all.assign(static_cast<std::size_t>(chunks) * phases, 0.0);
+  } catch (const std::bad_alloc&) {
+    memory = std::to_string(chunks) + " chunks x " + std::to_string(phases) + " phases";
+  }
+  internal::agree(comm, what, memory, {}, "out of memory on");
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    for (std::size_t p = 0; p < phases; ++p)
+      all[static_cast<std::size_t>(ids[i]) * phases + p] += costs[i * phases + p];
+  MPI_Allreduce(MPI_IN_PLACE, all.data(), static_cast<int>(all.size()), MPI_DOUBLE, MPI_SUM, comm);
+  // The same sums on every rank: plan_pieces() answers, or throws, alike.
+  return isocost::plan_pieces(all, phases, speeds, options);
+}
+
+}  // namespace isocost::mpi
