@@ -28,15 +28,12 @@ std::unique_ptr<BlockBalancer> make_balancer(const RunOptions& ro, const BlockDi
   o.pipeline.monitor.clock = isocost::MonitorClock::cpu;  // 4 ranks share 2 cores
   o.pipeline.monitor.window = ro.every;
   o.pipeline.trigger.every = ro.every;
-  // Watts's mineff (§3.2.3). The trigger sees each rank's total only, which a
-  // total-balanced PIC run keeps even while its phases are not (§4.2): the
-  // phase plans are therefore reconsidered at every check (drift > 0).
+  // Watts's mineff (§3.2.3). With balance_phases the trigger also applies it
+  // to the phase-synchronised efficiency, which a total-balanced PIC run
+  // leaves low (§4.2).
   o.pipeline.trigger.min_efficiency = ro.mineff;
   o.pipeline.trigger.drift_threshold = std::nullopt;
-  if (ro.scheme == Scheme::phases || ro.scheme == Scheme::vector) {
-    o.balance_phases = true;
-    o.pipeline.trigger.drift_threshold = 0.0;
-  }
+  o.balance_phases = ro.scheme == Scheme::phases || ro.scheme == Scheme::vector;
   o.pipeline.policy = isocost::mpi::BalancePolicy::global;
   o.pipeline.comm = comm_model;  // measured once, by the run's first balancer
   return std::make_unique<BlockBalancer>(comm, d, o);

@@ -27,8 +27,12 @@ std::string Decision::brief_report() const {
   if (!checked) return out.str() + ": no check";
   out << ": check at step " << check.step << " (T_max " << exact(check.t_max) << ", T_avg "
       << exact(check.t_avg) << ", drift " << exact(check.drift) << ", efficiency "
-      << exact(check.efficiency) << (check.fired ? ", fired" : "") << ") -> "
-      << isocost::to_string(action) << ": " << reason;
+      << exact(check.efficiency) << (check.fired ? ", fired" : "") << ")"
+      << (phase_check
+              ? "; phases synchronised: drift " + exact(phase_check->drift) + ", efficiency " +
+                    exact(phase_check->efficiency) + (phase_check->fired ? ", fired" : "")
+              : std::string())
+      << " -> " << isocost::to_string(action) << ": " << reason;
   return out.str();
 }
 
@@ -49,6 +53,11 @@ nlohmann::ordered_json decision_json(const Decision& d) {
                   {"drift_fired", c.drift_fired},
                   {"efficiency_fired", c.efficiency_fired},
                   {"fired", c.fired}};
+  }
+  if (d.phase_check) {
+    const TriggerCheck& c = *d.phase_check;
+    j["phase_check"] = {{"t_min", c.t_min}, {"t_avg", c.t_avg},           {"t_max", c.t_max},
+                        {"drift", c.drift}, {"efficiency", c.efficiency}, {"fired", c.fired}};
   }
   if (d.gain)
     j["gain"] = {{"rebalance_step", d.gain->rebalance_step},

@@ -117,6 +117,7 @@ BlockPlan BlockBalancer::decide_data(double bytes, std::span<const std::size_t> 
     throw Error(std::string(what) + ": the ranks registered between " + exact(c.phases_min) +
                 " and " + exact(c.phases_max) +
                 " phases; balance_phases needs the same phases on every rank");
+  if (options_.balance_phases && !c.my_phases.empty()) p.check_phases(plan, c);
   if (!plan.check.fired) {
     finish(BlockEvent{plan});
     p.post(plan.step, false, problem, bytes);

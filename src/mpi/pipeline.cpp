@@ -170,6 +170,21 @@ void Pipeline::begin(Decision& d, const CheckNumbers& c) {
   d.reason = d.check.fired ? "" : "below the trigger";
 }
 
+void Pipeline::check_phases(Decision& d, const CheckNumbers& c) {
+  const std::size_t F = c.my_phases.size();
+  std::vector<double> mine(4 * F, 0.0), all(4 * F);
+  for (std::size_t p = 0; p < F; ++p)
+    std::fill_n(mine.begin() + static_cast<long>(4 * p), 3, c.my_phases[p]);
+  MPI_Allreduce(mine.data(), all.data(), static_cast<int>(all.size()), MPI_DOUBLE, op_, comm_);
+  double lo = 0, hi = 0, sum = 0;
+  for (std::size_t p = 0; p < F; ++p) lo += all[4 * p], hi += all[4 * p + 1], sum += all[4 * p + 2];
+  d.phase_check = check_trigger(c.step, lo, std::clamp(sum / size_, lo, hi), hi, options_.trigger);
+  if (d.phase_check->fired && !d.check.fired) {
+    d.check.fired = true;
+    d.reason = "";
+  }
+}
+
 Strategy Pipeline::choose(Decision& d, const ProcessGraph& graph, std::span<const double> loads,
                           std::span<const double> elements, double bytes, bool can_diffuse) {
   switch (options_.policy) {
@@ -209,7 +224,10 @@ bool Pipeline::profitable(Decision& d, double received_bytes) {
   po.expected_improvement = options_.expected_improvement;
   po.comm = comm_model_;
   po.decision_seconds = options_.decision_seconds.value_or(d.decision_seconds);
-  d.profit = assess_profitability(d.check.t_avg, d.check.t_max, received_bytes, costs_, po);
+  // Phases that synchronise wait for each phase's slowest rank: the step
+  // takes Σ_p T_max,p >= the slowest total, and that is what a plan saves.
+  const TriggerCheck& t = d.phase_check ? *d.phase_check : d.check;
+  d.profit = assess_profitability(t.t_avg, t.t_max, received_bytes, costs_, po);
   return d.profit->profitable;
 }
 

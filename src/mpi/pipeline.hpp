@@ -63,6 +63,10 @@ class Pipeline {
 
   /// The decision's check and the last rebalance's measured gain.
   void begin(Decision& d, const CheckNumbers& c);
+  /// After begin(), with phases registered alike on every rank: one more
+  /// MPI_Allreduce of each phase's (min, max, sum), the trigger on their
+  /// sums into d.phase_check, and d.check.fired when it fires. Collective.
+  void check_phases(Decision& d, const CheckNumbers& c);
   /// Pearce's choice for the gathered loads and element counts (policy
   /// choose), or the forced action. `can_diffuse` false (3-level grids):
   /// diffusion becomes the better of none and global.
@@ -71,7 +75,8 @@ class Pipeline {
   /// The decision time (max over ranks, one MPI_Allreduce): every rank since
   /// `t0`. Collective.
   void decided(Decision& d, double t0);
-  /// Whether moving `received_bytes` into the busiest rank pays (d.profit).
+  /// Whether moving `received_bytes` into the busiest rank pays (d.profit),
+  /// on the synchronised times when d.phase_check is set.
   bool profitable(Decision& d, double received_bytes);
   /// After a migration of `seconds` on this rank: the rebalance's cost (max
   /// over ranks, one MPI_Allreduce, plus the decision time) is recorded, the

@@ -242,37 +242,6 @@ TEST(BlockBalancer, MovingBellEndsMoreEfficientThanNoBalancing) {
   }
 }
 
-TEST(BlockBalancer, PhaseSynchronisedPlans) {
-  const int P = size_of();
-  if (P == 1) GTEST_SKIP() << "one rank never fires";
-  const std::int64_t N = 100 * P;
-  BlockBalancerOptions o = quiet_options();
-  o.balance_phases = true;
-  const int rank = rank_of();
-  BlockBalancer b(MPI_COMM_WORLD, BlockDistribution::uniform(N, P), o);
-  const auto a = b.add_phase("a");
-  const auto c = b.add_phase("c");
-  std::vector<double> data(static_cast<std::size_t>(b.distribution().count(rank)), 0.0);
-  BlockEvent fired;
-  for (int s = 0; s < 2; ++s) {
-    // Phase a grows with the element index, phase c shrinks.
-    double ta = 0, tc = 0;
-    for (std::int64_t i = b.distribution().begin(rank); i < b.distribution().end(rank); ++i) {
-      ta += 1e-3 * static_cast<double>(i);
-      tc += 1e-3 * static_cast<double>(N - i) * (i < N / P ? 3 : 1);
-    }
-    std::vector<double> phases(2);
-    phases[a.index] = ta;
-    phases[c.index] = tc;
-    b.record_step(ta + tc, phases);
-    const auto e = b.maybe_rebalance(data);
-    if (e.checked && e.check.fired) fired = e;
-  }
-  ASSERT_EQ(fired.action, Strategy::global);
-  EXPECT_EQ(fired.rebalance.method, "phases");
-  EXPECT_LT(fired.rebalance.predicted_synchronised, fired.rebalance.measured_synchronised);
-}
-
 TEST(BlockBalancer, LogHasOneJsonLinePerCheck) {
   const int P = size_of(), rank = rank_of();
   // One path for all ranks: rank 0's pid.

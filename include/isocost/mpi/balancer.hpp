@@ -115,9 +115,15 @@ struct BalancerOptions {
 
 /// What one decide() decided, identical on every rank.
 struct Decision {
-  long long step = 0;                    ///< steps completed when decide() was called
-  bool checked = false;                  ///< a check was decided in this call (it was collective)
-  TriggerCheck check;                    ///< its numbers (check.step: when the loads were taken)
+  long long step = 0;    ///< steps completed when decide() was called
+  bool checked = false;  ///< a check was decided in this call (it was collective)
+  TriggerCheck check;    ///< its numbers (check.step: when the loads were taken)
+  /// BlockBalancer with balance_phases: the same trigger on the phases'
+  /// synchronised times (T_min, T_avg, T_max each summed over the phases, so
+  /// the efficiency is Watts's Σ_p T_avg / Σ_p T_max). A check fires when
+  /// either fires: ranks can be balanced in total while each phase waits
+  /// for its slowest rank (Watts §4.2).
+  std::optional<TriggerCheck> phase_check;
   std::optional<Profitability> profit;   ///< when a plan was computed
   std::optional<StrategyChoice> choice;  ///< when the check fired and policy == choose
   /// What apply() will do: Strategy::none moves nothing (and communicates

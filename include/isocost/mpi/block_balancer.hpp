@@ -76,11 +76,13 @@ struct BlockBalancerOptions {
   /// it lowers it (0.87 with the history, 0.77 with the forecast).
   int predict = 0;
   /// Phase-synchronised balance (Watts ch. 4): with phases registered, the
-  /// global plan minimises Σ_phases max_ranks T (rebalance_phases()). One
-  /// block per rank cannot always balance every phase (Watts Fig. 4.12;
-  /// examples/particles gives each rank several pieces by reordering the
-  /// elements). Per-element costs given with set_costs() take precedence:
-  /// the plan is then rebalance_weights() of them.
+  /// global plan minimises Σ_phases max_ranks T (rebalance_phases()), and
+  /// the trigger and the profitability test also look at the synchronised
+  /// times (Decision::phase_check; one more MPI_Allreduce per check). One
+  /// block per rank cannot always balance every phase (Watts Fig. 4.12);
+  /// plan_pieces() (mpi/pieces.hpp) gives each rank several pieces, as
+  /// examples/particles does. Per-element costs given with set_costs() take
+  /// precedence: the plan is then rebalance_weights() of them.
   bool balance_phases = false;
   PhaseRebalanceOptions phases;
   /// The global plan from per-element costs given with set_costs()
