@@ -78,6 +78,22 @@ void throw_agreed(MPI_Comm comm, const std::string& what, const std::string& pro
               (count == 1 ? "1 rank (" : std::to_string(count) + " ranks (") + details + ")");
 }
 
+namespace {
+// Speeds as an options-like field list, so that a difference is named.
+struct SpeedsField {
+  Speeds speeds;
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("speeds", self.speeds);
+  }
+};
+}  // namespace
+
+Same same_speeds(const Speeds& speeds) {
+  const SpeedsField f{speeds};
+  return {options_hash(f), "speeds", options_lines(f)};
+}
+
 void agree(MPI_Comm comm, const std::string& what, std::string problem, std::span<const Same> same,
            const char* kind, long long* allreduces) {
   const std::size_t k = same.size();

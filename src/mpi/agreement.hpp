@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "isocost/options.hpp"
+#include "isocost/partition.hpp"
 
 namespace isocost::mpi {
 struct MigrationCallbacks;
@@ -43,6 +44,9 @@ template <class O>
 Same same_options(const O& options, std::string name = "options") {
   return {options_hash(options), std::move(name), options_lines(options)};
 }
+
+/// Speeds as a Same: their values hashed, named "speeds" field by field.
+Same same_speeds(const Speeds& speeds);
 
 /// Collective over `comm`. If any rank's `problem` is non-empty, or one of
 /// `same` differs between ranks, every rank throws one Error: "what: kind N

@@ -16,18 +16,16 @@ namespace isocost::mpi {
 
 namespace {
 
-// The inputs every rank must share, as an options-like field list so that a
+// The sizes every rank must share, as an options-like field list so that a
 // difference is named field by field.
 struct Shape {
   std::int64_t chunks = 0;
   std::int64_t phases = 0;
-  Speeds speeds;
 
   template <class Self, class V>
   static void fields(Self& self, V&& v) {
     v("chunks", self.chunks);
     v("phases", self.phases);
-    v("speeds", self.speeds);
   }
 };
 
@@ -74,10 +72,10 @@ PiecePlan plan_pieces(MPI_Comm comm, std::int64_t chunks, std::span<const std::i
   int P = 1;
   MPI_Comm_size(comm, &P);
   const std::string problem = check_input(chunks, ids, costs, phases, speeds, P, options);
-  const Shape shape{chunks, static_cast<std::int64_t>(phases), speeds};
+  const Shape shape{chunks, static_cast<std::int64_t>(phases)};
   const internal::Same same[] = {
-      {options_hash(shape), "the chunks, phases and speeds", options_lines(shape)},
-      internal::same_options(options)};
+      {options_hash(shape), "the chunks and phases", options_lines(shape)},
+      internal::same_speeds(speeds), internal::same_options(options)};
   internal::agree(comm, what, problem, same);
 
   std::vector<double> all;

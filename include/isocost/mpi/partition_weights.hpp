@@ -1,0 +1,95 @@
+// isocost/mpi/partition_weights.hpp — 1-D partition of weights that no single
+// rank holds: the cumulative cost t(b) = Σ_{i<b} w_i is a global prefix sum,
+// and every cut is found on the rank whose slice holds it (issue #13).
+//
+// Each rank holds a contiguous slice of the global cells, in rank order (rank
+// r's first cell follows rank r − 1's last; slices may be empty). The cuts
+// are the integer cells nearest the targets TT·S_k/S, as the serial
+// partition() of discrete_model() of the gathered weights gives them: the
+// smallest b minimising |t(b) − TT·S_k/S|. Communication: two scans, one
+// broadcast and one reduction of the P − 1 candidate cuts; per-rank memory
+// O(local cells + P); never a gather of the weights.
+//
+//   std::vector<double> mine = …;                  // this rank's cells, in order
+//   auto p = isocost::mpi::partition_weights(comm, mine, isocost::Speeds::uniform(P));
+//   // p.cuts[k]: the first global cell of part k; p.max_time / p.ideal_time
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "isocost/options.hpp"
+#include "isocost/partition.hpp"
+#include "isocost/result.hpp"
+
+namespace isocost::mpi {
+
+/// Settings for partition_weights(). Must be the same on every rank (compared).
+struct WeightsPartitionOptions {
+  /// true: every rank receives all P + 1 cuts and part times (O(P) per rank,
+  /// one MPI_Allreduce). false: each rank receives only its own part's ends
+  /// (one MPI_Reduce_scatter_block and a neighbour exchange); needs P equal
+  /// to the communicator's size.
+  bool all_cuts = true;
+
+  /// The field list (options.hpp): validation, JSON and the agreement hash.
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("all_cuts", self.all_cuts);
+  }
+  bool is_valid(std::string* why) const { return check_fields(*this, why); }
+  /// Throws Error("partition_weights: …") unless is_valid().
+  void validate() const { validate_options(*this, "partition_weights"); }
+};
+
+/// What partition_weights() found; fields marked global are the same on
+/// every rank.
+struct WeightsPartition {
+  std::int64_t cells = 0;  ///< N, the global cell count, global
+  double total = 0;        ///< TT = t(N), global
+  /// all_cuts: the P + 1 cuts, 0 = c_0 <= … <= c_P = N (part k owns cells
+  /// [c_k, c_{k+1})), global; empty otherwise.
+  std::vector<std::int64_t> cuts;
+  /// all_cuts: each part's cost / speed, global; empty otherwise.
+  std::vector<double> time;
+  /// This rank's part [begin, end) when P equals the communicator's size
+  /// (either mode); 0, 0 otherwise.
+  std::int64_t begin = 0, end = 0;
+  double max_time = 0;    ///< the bottleneck, max_k part cost / speed, global
+  double ideal_time = 0;  ///< TT / S, global
+  /// Always converged: every cut is the exact nearest cell boundary.
+  Termination termination = Termination::converged;
+  bool converged() const noexcept { return termination == Termination::converged; }
+  WeightsPartitionOptions options;  ///< the options used
+
+  /// max_time / ideal_time − 1 (0 when the total is 0).
+  double imbalance() const noexcept;
+  std::string brief_report() const;  ///< one line
+};
+
+/// Partitions the weights the ranks hold (`weights`: this rank's slice, in
+/// global cell order after the lower ranks' slices) into P = speeds.ranks()
+/// parts of cost share S_k/S, with integer cuts: cut k is the smallest cell
+/// boundary b minimising |t(b) − TT·S_k/S|, t(b) the compensated prefix sum
+/// (as discrete_model() computes it). Identical to partition() of
+/// discrete_model() of the gathered weights whenever the prefix sums are
+/// exact (e.g. integer weights below 2^53 in total); otherwise each prefix
+/// sum may differ from the serial one by rounding, and a cut only where two
+/// boundaries are equally near a target within that rounding. Each part's
+/// cost is within one cell's weight of its target share.
+///
+/// Collective over `comm`. `speeds` and `options` must be the same on every
+/// rank (compared); P may differ from the communicator's size unless
+/// options.all_cuts is false. Global counts are 64-bit. Throws the same
+/// Error on every rank for a weight that is negative or not finite (naming
+/// the rank and the global cell), a total of 0 or beyond the double range,
+/// no cells at all, P beyond kMaxParts, or options or speeds that differ.
+WeightsPartition partition_weights(MPI_Comm comm, std::span<const double> weights,
+                                   const Speeds& speeds,
+                                   const WeightsPartitionOptions& options = {});
+
+}  // namespace isocost::mpi

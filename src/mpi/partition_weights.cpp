@@ -1,0 +1,234 @@
+// 1-D partition of distributed weights (mpi/partition_weights.hpp): a
+// compensated prefix sum across ranks, and each cut found where it lies.
+#include "isocost/mpi/partition_weights.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <sstream>
+
+#include "../core/model/compensated_sum.hpp"
+#include "agreement.hpp"
+#include "isocost/detail/text.hpp"
+#include "isocost/error.hpp"
+#include "isocost/limits.hpp"
+
+namespace isocost::mpi {
+
+using detail::exact;
+
+double WeightsPartition::imbalance() const noexcept {
+  return ideal_time > 0 ? max_time / ideal_time - 1 : 0;
+}
+
+std::string WeightsPartition::brief_report() const {
+  std::ostringstream out;
+  out << "partition_weights: " << cells << " cells, total " << exact(total) << "; bottleneck "
+      << exact(max_time) << " against the ideal " << exact(ideal_time) << " (imbalance "
+      << exact(imbalance()) << ")" << (options.all_cuts ? "" : "; own part only");
+  return out.str();
+}
+
+namespace {
+
+// A slice's compensated sum and cell count: what the scans carry.
+struct Slice {
+  double sum = 0, compensation = 0;
+  std::int64_t cells = 0;
+};
+
+// Slices in rank order: lower ranks' (in) before higher ranks' (inout), the
+// two compensated sums added as a double-double (TwoSum of the heads).
+void add_slices(void* in, void* inout, int* len, MPI_Datatype*) {
+  const auto* a = static_cast<const Slice*>(in);
+  auto* b = static_cast<Slice*>(inout);
+  for (int k = 0; k < *len; ++k) {
+    const double s = a[k].sum + b[k].sum;
+    const double bb = s - a[k].sum;
+    const double e = (a[k].sum - (s - bb)) + (b[k].sum - bb);
+    b[k].compensation = a[k].compensation + b[k].compensation + e;
+    b[k].sum = s;
+    b[k].cells = a[k].cells + b[k].cells;
+  }
+}
+
+// One target's best boundary so far: its distance, the global cell boundary
+// and t there. The nearest wins, ties to the smaller boundary (as serially).
+struct Candidate {
+  double distance = std::numeric_limits<double>::infinity();
+  std::int64_t b = std::numeric_limits<std::int64_t>::max();
+  double t = 0;
+};
+
+void nearest(void* in, void* inout, int* len, MPI_Datatype*) {
+  const auto* a = static_cast<const Candidate*>(in);
+  auto* c = static_cast<Candidate*>(inout);
+  for (int k = 0; k < *len; ++k)
+    if (a[k].distance < c[k].distance || (a[k].distance == c[k].distance && a[k].b < c[k].b))
+      c[k] = a[k];
+}
+
+// RAII for the derived datatypes and operations of one call.
+struct Handles {
+  MPI_Datatype slice = MPI_DATATYPE_NULL, candidate = MPI_DATATYPE_NULL;
+  MPI_Op add = MPI_OP_NULL, near = MPI_OP_NULL;
+  Handles() {
+    MPI_Type_contiguous(sizeof(Slice), MPI_BYTE, &slice);
+    MPI_Type_commit(&slice);
+    MPI_Type_contiguous(sizeof(Candidate), MPI_BYTE, &candidate);
+    MPI_Type_commit(&candidate);
+    MPI_Op_create(&add_slices, 0, &add);  // not commutative: rank order matters
+    MPI_Op_create(&nearest, 1, &near);
+  }
+  ~Handles() {
+    MPI_Op_free(&near);
+    MPI_Op_free(&add);
+    MPI_Type_free(&candidate);
+    MPI_Type_free(&slice);
+  }
+  Handles(const Handles&) = delete;
+  Handles& operator=(const Handles&) = delete;
+};
+
+// The local candidate for `target` among the boundaries [first, first + n)
+// of this rank (and first + n too on the last rank): the serial search of
+// cut.cpp on the local prefix sums pre[0..n].
+Candidate local_candidate(std::span<const double> pre, std::int64_t first, bool last_rank,
+                          double target) {
+  const std::size_t n = pre.size() - 1;
+  const std::size_t top = last_rank ? n : n - 1;  // the last boundary this rank owns
+  if (n == 0 && !last_rank) return {};
+  auto k = static_cast<std::size_t>(
+      std::lower_bound(pre.begin(), pre.begin() + static_cast<long>(top) + 1, target) -
+      pre.begin());
+  k = std::min(k, top);
+  if (k > 0 && std::abs(pre[k - 1] - target) <= std::abs(pre[k] - target)) --k;
+  // Among equal sums (zero weights) the smallest boundary.
+  k = static_cast<std::size_t>(
+      std::lower_bound(pre.begin(), pre.begin() + static_cast<long>(k), pre[k]) - pre.begin());
+  return {std::abs(pre[k] - target), first + static_cast<std::int64_t>(k), pre[k]};
+}
+
+std::string check_weights(std::span<const double> w, std::int64_t first_hint) {
+  for (std::size_t i = 0; i < w.size(); ++i)
+    if (!(w[i] >= 0) || !std::isfinite(w[i]))
+      return "weight " + exact(w[i]) + " at local cell " + std::to_string(i) +
+             (first_hint >= 0
+                  ? " (global " + std::to_string(first_hint + static_cast<std::int64_t>(i)) + ")"
+                  : "") +
+             ", expected a finite number >= 0";
+  return {};
+}
+
+}  // namespace
+
+WeightsPartition partition_weights(MPI_Comm comm, std::span<const double> weights,
+                                   const Speeds& speeds, const WeightsPartitionOptions& options) {
+  const char* what = "partition_weights";
+  internal::check_comm(comm, what);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const Handles h;
+
+  // This slice's own sum and count, and where it starts (an exclusive scan).
+  detail::CompensatedSum own;
+  for (const double w : weights) own.add(w);
+  Slice mine{own.sum, own.compensation, static_cast<std::int64_t>(weights.size())}, before;
+  MPI_Exscan(&mine, &before, 1, h.slice, h.add, comm);
+  if (rank == 0) before = Slice{};
+
+  std::string problem, why;
+  const int P = speeds.ranks();
+  if (!options.is_valid(&why))
+    problem = "options: " + why;
+  else if (P > kMaxParts)
+    problem =
+        "speeds for " + std::to_string(P) + " parts, expected at most " + std::to_string(kMaxParts);
+  else if (!options.all_cuts && P != size)
+    problem = "all_cuts false with " + std::to_string(P) + " parts on " + std::to_string(size) +
+              " ranks; a rank's own part needs P equal to the communicator's size";
+  if (problem.empty()) problem = check_weights(weights, before.cells);
+  const internal::Same same[] = {internal::same_speeds(speeds), internal::same_options(options)};
+  internal::agree(comm, what, problem, same);
+
+  // t at this rank's boundaries: the lower ranks' sum carried on.
+  std::vector<double> pre;
+  std::string memory;
+  try {
+    pre.resize(weights.size() + 1);
+  } catch (const std::bad_alloc&) {
+    memory = std::to_string(weights.size() + 1) + " prefix sums";
+  }
+  internal::agree(comm, what, memory, {}, "out of memory on");
+  detail::CompensatedSum run;
+  run.sum = before.sum;
+  run.compensation = before.compensation;
+  pre[0] = run.value();
+  for (std::size_t i = 0; i < weights.size(); ++i) {
+    run.add(weights[i]);
+    pre[i + 1] = std::max(pre[i], run.value());  // sorted despite rounding, as serially
+  }
+  // N and TT as the last rank holds them: t(N) is its last prefix sum.
+  double totals[2] = {pre.back(), static_cast<double>(before.cells + mine.cells)};
+  std::int64_t N = before.cells + mine.cells;
+  MPI_Bcast(totals, 2, MPI_DOUBLE, size - 1, comm);
+  MPI_Bcast(&N, 1, MPI_INT64_T, size - 1, comm);
+  const double TT = totals[0];
+  if (N == 0) throw Error(std::string(what) + ": no rank holds a cell; expected at least one");
+  if (!std::isfinite(TT))
+    throw Error(std::string(what) + ": the weights sum to " + exact(TT) +
+                " (beyond the double range)");
+  if (!(TT > 0)) throw Error(std::string(what) + ": all weights are zero; the total must be > 0");
+
+  WeightsPartition out;
+  out.cells = N;
+  out.total = TT;
+  out.options = options;
+  out.ideal_time = TT / speeds.total();
+  const bool last_rank = rank == size - 1;
+  // Every target's local candidate: P − 1 binary searches, O(P log n).
+  std::vector<Candidate> local(static_cast<std::size_t>(P));
+  for (int k = 1; k < P; ++k)
+    local[static_cast<std::size_t>(k)] =
+        local_candidate(pre, before.cells, last_rank, TT * speeds.fraction_before(k));
+  // Cut 0 is 0 and cut P is N on every rank; their slots stay at t = 0 / TT.
+  local[0] = {0, 0, 0};
+  if (options.all_cuts) {
+    std::vector<Candidate> best(static_cast<std::size_t>(P));
+    MPI_Allreduce(local.data(), best.data(), P, h.candidate, h.near, comm);
+    best[0] = {0, 0, 0};
+    out.cuts.resize(static_cast<std::size_t>(P) + 1);
+    out.time.resize(static_cast<std::size_t>(P));
+    for (int k = 0; k < P; ++k)
+      out.cuts[static_cast<std::size_t>(k)] = best[static_cast<std::size_t>(k)].b;
+    out.cuts.back() = N;
+    for (int k = 0; k < P; ++k) {
+      const double t_end = k + 1 < P ? best[static_cast<std::size_t>(k) + 1].t : TT;
+      out.time[static_cast<std::size_t>(k)] =
+          (t_end - best[static_cast<std::size_t>(k)].t) / speeds.speed(k);
+    }
+    out.max_time = *std::max_element(out.time.begin(), out.time.end());
+    if (P == size) {
+      out.begin = out.cuts[static_cast<std::size_t>(rank)];
+      out.end = out.cuts[static_cast<std::size_t>(rank) + 1];
+    }
+    return out;
+  }
+  // Own part only: rank r receives cut r, then cut r + 1 from its neighbour.
+  Candidate lo;
+  MPI_Reduce_scatter_block(local.data(), &lo, 1, h.candidate, h.near, comm);
+  if (rank == 0) lo = {0, 0, 0};
+  Candidate hi{0, N, TT};
+  MPI_Sendrecv(&lo, 1, h.candidate, rank > 0 ? rank - 1 : MPI_PROC_NULL, 0, &hi, 1, h.candidate,
+               last_rank ? MPI_PROC_NULL : rank + 1, 0, comm, MPI_STATUS_IGNORE);
+  if (last_rank) hi = {0, N, TT};
+  out.begin = lo.b;
+  out.end = hi.b;
+  const double my_time = (hi.t - lo.t) / speeds.speed(rank);
+  MPI_Allreduce(&my_time, &out.max_time, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return out;
+}
+
+}  // namespace isocost::mpi

@@ -1,0 +1,215 @@
+// isocost/mpi/partition_weights.hpp under mpiexec -n N (CTest: N = 1, 2, 3,
+// 4, 5, 8). Every rank builds the same global integer weights and takes its
+// slice of them; integer sums are exact in double, so the distributed cuts
+// must equal the serial partition() of discrete_model() of all the weights,
+// cut for cut and time for time, whatever the slices — including empty ones
+// and more parts than cells.
+#include "isocost/mpi/partition_weights.hpp"
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "isocost/cost_model.hpp"
+#include "isocost/partition.hpp"
+#include "mpi_test_support.hpp"
+
+namespace {
+
+using isocost::Speeds;
+using isocost::mpi::partition_weights;
+using isocost::mpi::WeightsPartition;
+using isocost::mpi::WeightsPartitionOptions;
+using isocost::testing::error_of;
+using isocost::testing::expect_has;
+using isocost::testing::expect_in_step;
+using isocost::testing::rank_of;
+using isocost::testing::size_of;
+
+// The patterns, integer-valued.
+std::vector<double> pattern(const std::string& name, std::int64_t n) {
+  std::vector<double> w(static_cast<std::size_t>(n));
+  std::mt19937_64 g(11);
+  std::uniform_real_distribution<double> u(0, 1);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double x = (static_cast<double>(i) + 0.5) / static_cast<double>(n);
+    double& v = w[static_cast<std::size_t>(i)];
+    if (name == "sieve") v = std::floor(1 + 40 * std::pow(x, 1.5));
+    if (name == "bell") v = 1 + std::round(9 * std::exp(-std::pow((x - 0.4) / 0.05, 2)));
+    if (name == "spikes") v = u(g) < 0.01 ? 100 : 1;
+    if (name == "step") v = x < 0.7 ? 1 : 5;
+    if (name == "zeros") v = i % 7 < 4 ? 0 : static_cast<double>(i % 5);
+  }
+  return w;
+}
+
+// This rank's slice [lo, hi) of n cells under one of four layouts.
+std::pair<std::int64_t, std::int64_t> slice(int layout, std::int64_t n) {
+  const int R = size_of(), r = rank_of();
+  std::vector<std::int64_t> len(static_cast<std::size_t>(R), 0);
+  if (layout == 0)  // equal
+    for (int q = 0; q < R; ++q) len[static_cast<std::size_t>(q)] = n * (q + 1) / R - n * q / R;
+  if (layout == 1) len.back() = n;  // all on the last rank
+  if (layout == 2) {                // rank 1 and the last rank empty
+    std::vector<int> holders;
+    for (int q = 0; q < R; ++q)
+      if ((q != 1 && q != R - 1) || R <= 2) holders.push_back(q);
+    if (R == 2) holders = {0};
+    for (std::size_t j = 0; j < holders.size(); ++j)
+      len[static_cast<std::size_t>(holders[j])] =
+          n * static_cast<std::int64_t>(j + 1) / static_cast<std::int64_t>(holders.size()) -
+          n * static_cast<std::int64_t>(j) / static_cast<std::int64_t>(holders.size());
+  }
+  if (layout == 3) {  // growing with the rank: (q + 1) shares
+    const std::int64_t shares = static_cast<std::int64_t>(R) * (R + 1) / 2;
+    std::int64_t at = 0;
+    for (int q = 0; q < R; ++q) {
+      const std::int64_t next = n * (static_cast<std::int64_t>(q + 1) * (q + 2) / 2) / shares;
+      len[static_cast<std::size_t>(q)] = next - at;
+      at = next;
+    }
+  }
+  std::int64_t lo = 0;
+  for (int q = 0; q < r; ++q) lo += len[static_cast<std::size_t>(q)];
+  return {lo, lo + len[static_cast<std::size_t>(r)]};
+}
+
+std::vector<double> mine(const std::vector<double>& all, int layout) {
+  const auto [lo, hi] = slice(layout, static_cast<std::int64_t>(all.size()));
+  return {all.begin() + lo, all.begin() + hi};
+}
+
+isocost::Partition serial(const std::vector<double>& all, const Speeds& speeds) {
+  isocost::PartitionOptions po;
+  po.integer = true;
+  return isocost::partition(isocost::discrete_model(all), speeds, po);
+}
+
+void expect_same(const WeightsPartition& got, const isocost::Partition& want, const Speeds& s) {
+  const int P = s.ranks();
+  ASSERT_EQ(got.cuts.size(), static_cast<std::size_t>(P) + 1);
+  for (int k = 0; k <= P; ++k)
+    ASSERT_EQ(got.cuts[static_cast<std::size_t>(k)],
+              std::llround(want.cuts[static_cast<std::size_t>(k)]))
+        << "cut " << k;
+  for (int k = 0; k < P; ++k)
+    EXPECT_EQ(got.time[static_cast<std::size_t>(k)], want.time[static_cast<std::size_t>(k)])
+        << "part " << k;
+  EXPECT_EQ(got.total, want.total_cost);
+  EXPECT_EQ(got.max_time, *std::max_element(want.time.begin(), want.time.end()));
+}
+
+TEST(PartitionWeights, EqualsTheSerialPartitionCutForCut) {
+  const int R = size_of();
+  for (const std::string name : {"sieve", "bell", "spikes", "step", "zeros"})
+    for (const std::int64_t n : {std::int64_t{1000}, std::int64_t{37}})
+      for (const int P : {1, R, 7, 64})
+        for (const bool uneven : {false, true})
+          for (int layout = 0; layout < 4; ++layout) {
+            SCOPED_TRACE(name + " n " + std::to_string(n) + " P " + std::to_string(P) +
+                         (uneven ? " speeds 1,2,3" : "") + " layout " + std::to_string(layout));
+            const std::vector<double> all = pattern(name, n);
+            std::vector<double> sv;
+            for (int k = 0; k < P; ++k) sv.push_back(1 + k % 3);
+            const Speeds s = uneven ? Speeds::from_values(sv) : Speeds::uniform(P);
+            const WeightsPartition got = partition_weights(MPI_COMM_WORLD, mine(all, layout), s);
+            ASSERT_NO_FATAL_FAILURE(expect_same(got, serial(all, s), s));
+            EXPECT_EQ(got.cells, n);
+            EXPECT_TRUE(got.converged());
+          }
+}
+
+TEST(PartitionWeights, MorePartsThanCellsAndOneCell) {
+  for (const std::int64_t n : {std::int64_t{1}, std::int64_t{5}})
+    for (int layout = 0; layout < 4; ++layout) {
+      const std::vector<double> all = pattern("sieve", n);
+      const Speeds s = Speeds::uniform(8);
+      expect_same(partition_weights(MPI_COMM_WORLD, mine(all, layout), s), serial(all, s), s);
+    }
+}
+
+TEST(PartitionWeights, OwnPartOnlyGivesThisRanksEnds) {
+  const int R = size_of(), r = rank_of();
+  WeightsPartitionOptions own;
+  own.all_cuts = false;
+  for (const std::string name : {"bell", "spikes", "zeros"})
+    for (int layout = 0; layout < 4; ++layout) {
+      const std::vector<double> all = pattern(name, 1000);
+      const Speeds s = Speeds::uniform(R);
+      const isocost::Partition want = serial(all, s);
+      const WeightsPartition got = partition_weights(MPI_COMM_WORLD, mine(all, layout), s, own);
+      EXPECT_TRUE(got.cuts.empty());
+      EXPECT_EQ(got.begin, std::llround(want.cuts[static_cast<std::size_t>(r)]));
+      EXPECT_EQ(got.end, std::llround(want.cuts[static_cast<std::size_t>(r) + 1]));
+      EXPECT_EQ(got.max_time, *std::max_element(want.time.begin(), want.time.end()));
+    }
+}
+
+TEST(PartitionWeights, EachPartWithinOneCellOfItsShare) {
+  // Nearest-boundary cuts: every cut's t is within half the heaviest cell of
+  // its target, so a part is within one cell's weight of its share.
+  const std::vector<double> all = pattern("spikes", 5000);
+  const Speeds s = Speeds::uniform(13);
+  const WeightsPartition p = partition_weights(MPI_COMM_WORLD, mine(all, 3), s);
+  for (int k = 0; k < 13; ++k)
+    EXPECT_LE(std::abs(p.time[static_cast<std::size_t>(k)] - p.ideal_time), 100.0) << k;
+  EXPECT_LE(p.max_time, p.ideal_time + 100);
+  EXPECT_NE(p.brief_report().find("5000 cells"), std::string::npos) << p.brief_report();
+}
+
+TEST(PartitionWeights, BadInputFailsOnEveryRank) {
+  const int R = size_of(), last = R - 1;
+  const Speeds s = Speeds::uniform(4);
+  std::vector<double> w = mine(pattern("step", 100), 0);
+  if (rank_of() == last) w[3] = std::numeric_limits<double>::quiet_NaN();
+  std::string e = error_of([&] { partition_weights(MPI_COMM_WORLD, w, s); });
+  expect_has(e, "partition_weights");
+  expect_has(e, "rank " + std::to_string(last));
+  // Layout 0 starts rank q at cell 100·q/R.
+  expect_has(e, "weight nan at local cell 3 (global " + std::to_string(100 * last / R + 3) +
+                    "), expected a finite number >= 0");
+  expect_in_step();
+
+  w = mine(pattern("step", 100), 0);
+  if (rank_of() == last) w[0] = -1;
+  e = error_of([&] { partition_weights(MPI_COMM_WORLD, w, s); });
+  expect_has(e, "weight -1 at local cell 0");
+  expect_in_step();
+
+  const std::vector<double> zeros(3, 0.0);
+  expect_has(error_of([&] { partition_weights(MPI_COMM_WORLD, zeros, s); }),
+             "all weights are zero");
+  expect_in_step();
+  expect_has(error_of([&] { partition_weights(MPI_COMM_WORLD, {}, s); }), "no rank holds a cell");
+  expect_in_step();
+
+  w = mine(pattern("step", 100), 0);
+  if (R > 1) {
+    e = error_of(
+        [&] { partition_weights(MPI_COMM_WORLD, w, rank_of() == last ? Speeds::uniform(5) : s); });
+    expect_has(e, "speeds");
+    expect_in_step();
+  }
+  WeightsPartitionOptions own;
+  own.all_cuts = false;
+  e = error_of([&] { partition_weights(MPI_COMM_WORLD, w, Speeds::uniform(R + 1), own); });
+  expect_has(e, "all_cuts false with " + std::to_string(R + 1) + " parts on " + std::to_string(R) +
+                    " ranks");
+  expect_in_step();
+  if (R > 1) {
+    e = error_of([&] {
+      partition_weights(MPI_COMM_WORLD, w, Speeds::uniform(R),
+                        rank_of() == last ? own : WeightsPartitionOptions{});
+    });
+    expect_has(e, "all_cuts");
+    expect_in_step();
+  }
+}
+
+}  // namespace
