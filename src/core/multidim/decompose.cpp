@@ -146,6 +146,37 @@ bool probe(std::span<const double> P, std::span<const double> s, std::int64_t w,
     cuts[m] = n;
     return P[n] - P[pos] <= B * s[m - 1];
   }
+  if (w == 1) {
+    // Non-empty parts: the greedy split, each part capped so that every
+    // later part keeps a cell and forced to one cell. Each greedy boundary
+    // is then at least as late as any feasible split's, so success proves
+    // feasibility and, at equal capacities, failure proves infeasibility:
+    // the forced cell lies in some feasible later part of the same
+    // capacity. With unequal ones it may not fit this part's: then the
+    // reachability below decides. O(m log n), as without widths.
+    cuts.assign(static_cast<std::size_t>(m) + 1, 0);
+    std::int64_t pos = 0;
+    bool equal = true;
+    for (std::int64_t j = 1; j < m; ++j) equal = equal && s[j] == s[0];
+    bool ok = true;
+    for (std::int64_t j = 0; j + 1 < m && ok; ++j) {
+      const double limit = P[pos] + B * s[j];
+      const std::int64_t cap = n - (m - j - 1);
+      std::int64_t end =
+          static_cast<std::int64_t>(std::upper_bound(P.begin() + pos, P.end(), limit) - P.begin()) -
+          1;
+      end = std::min(end, cap);
+      if (end <= pos) {  // not even one cell fits
+        ok = false;
+        break;
+      }
+      pos = end;
+      cuts[j + 1] = pos;
+    }
+    cuts[m] = n;
+    if (ok && pos < n && P[n] - P[pos] <= B * s[m - 1]) return true;
+    if (equal) return false;
+  }
   // reach[j·(n+1) + k]: boundary k reachable after j parts (one flat buffer,
   // reused across probes).
   const auto row = static_cast<std::size_t>(n) + 1;

@@ -206,6 +206,34 @@ double brute_bottleneck(const std::vector<double>& w, const std::vector<double>&
   return best;
 }
 
+TEST(BottleneckCuts, NonEmptyPartsAtScale) {
+  // 2·10^5 cells, spikes of 100 (1 %) among ones, into 16 384 parts: no part
+  // can cost less than its heaviest cell, so the optimum is 100 — which the
+  // unconstrained split reaches with many parts empty. With min_cells = 1
+  // (the greedy probe, O(P log n)) every part holds a cell at the same 100.
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<double> P{0};
+  for (int i = 0; i < 200000; ++i) P.push_back(P.back() + (u(rng) < 0.01 ? 100 : 1));
+  const std::vector<double> s(16384, 1.0);
+  for (const std::int64_t w : {0, 1}) {
+    const auto b = isocost::bottleneck_cuts(P, s, w);
+    double worst = 0;
+    std::int64_t empty = 0;
+    for (std::size_t j = 0; j + 1 < b.size(); ++j) {
+      worst = std::max(worst,
+                       P[static_cast<std::size_t>(b[j + 1])] - P[static_cast<std::size_t>(b[j])]);
+      empty += b[j + 1] == b[j] ? 1 : 0;
+    }
+    EXPECT_EQ(worst, 100.0) << "min_cells " << w;
+    if (w == 1) {
+      EXPECT_EQ(empty, 0);
+    } else {
+      EXPECT_GT(empty, 0);  // what min_cells = 1 is for
+    }
+  }
+}
+
 TEST(BottleneckCuts, EqualBruteForce) {
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> u(0.5, 2);
