@@ -1,4 +1,5 @@
 // isocost cut: one-dimensional partition of a cost model over P ranks.
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <new>
@@ -6,9 +7,11 @@
 
 #include "cli.hpp"
 #include "isocost/cost_model.hpp"
+#include "isocost/decompose.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/io.hpp"
+#include "isocost/metrics.hpp"
 #include "isocost/partition.hpp"
 #include "json_stream.hpp"
 
@@ -33,6 +36,7 @@ struct CutArgs {
   std::string fit_file;  // --fit FILE: fit --model to these samples first
   FitArgs fit;
   bool integer = false;
+  bool optimal = false;  // --optimal: the chains-on-chains optimum of the weights
   bool json = false;
 };
 
@@ -96,6 +100,38 @@ void reject_fit_options(const CutArgs& a) {
   if (given) throw Error(std::string(given) + " is for fitting: use it with --fit FILE");
 }
 
+// --optimal: the smallest possible heaviest part cost / speed, processor
+// order fixed (bottleneck_cuts(), every part non-empty when P <= n), in place
+// of the nearest-target cuts; each cut's summary keeps its target and gets
+// the residual at the optimal boundary.
+void make_optimal(const CostModel& model, const Speeds& speeds, Partition& part) {
+  const std::span<const double> prefix = model.prefix_sums();
+  const auto n = static_cast<std::int64_t>(prefix.size()) - 1;
+  const int P = speeds.ranks();
+  const std::vector<double> capacity = speeds.values();
+  const std::vector<std::int64_t> b =
+      bottleneck_cuts(prefix, capacity, n >= static_cast<std::int64_t>(P) ? 1 : 0);
+  for (int i = 0; i <= P; ++i) {
+    const auto k = static_cast<std::size_t>(b[static_cast<std::size_t>(i)]);
+    part.cuts[static_cast<std::size_t>(i)] = model.lo() + static_cast<double>(k);
+    CutSummary& s = part.summaries[static_cast<std::size_t>(i)];
+    s.x = part.cuts[static_cast<std::size_t>(i)];
+    s.residual = prefix[k] - s.target;
+    s.termination = s.residual == 0 ? CutTermination::exact : CutTermination::nearest_integer;
+  }
+  part.max_abs_residual = 0;
+  for (int i = 0; i < P; ++i) {
+    const auto lo = static_cast<std::size_t>(b[static_cast<std::size_t>(i)]);
+    const auto hi = static_cast<std::size_t>(b[static_cast<std::size_t>(i) + 1]);
+    part.cost[static_cast<std::size_t>(i)] = prefix[hi] - prefix[lo];
+    part.time[static_cast<std::size_t>(i)] =
+        part.cost[static_cast<std::size_t>(i)] / speeds.speed(i);
+  }
+  for (const CutSummary& s : part.summaries)
+    part.max_abs_residual = std::max(part.max_abs_residual, std::abs(s.residual));
+  part.predicted_le = load_stats(part.time).le;
+}
+
 void run(const CutArgs& a) {
   // Validate and compute everything before the first byte of output.
   PartitionOptions options;
@@ -117,9 +153,14 @@ void run(const CutArgs& a) {
     throw Error("the fit of " + fitted->result.summary.model +
                 " failed: " + fitted->result.summary.message);
   const CostModel model = fitted ? *fitted->result.model : *given;
+  if (a.optimal && !model.is_discrete())
+    throw Error("--optimal needs per-cell weights (--model discrete --weights FILE), got --model " +
+                model.kind());
   const Partition part = [&] {
     try {
-      return partition(model, speeds, options);
+      Partition p = partition(model, speeds, options);
+      if (a.optimal) make_optimal(model, speeds, p);
+      return p;
     } catch (const std::bad_alloc&) {
       throw Error("out of memory for a partition into " + std::to_string(speeds.ranks()) +
                   " parts (--ranks/--speeds/--node-types)");
@@ -147,6 +188,7 @@ void run(const CutArgs& a) {
       j.member("ranks", P);
       j.member("method", to_string(options.cut.method));
       j.member("integer", part.integer);
+      j.member("optimal", a.optimal);
       // One element object, refilled per part: its keys are allocated once.
       nlohmann::ordered_json e = {{"rank", 0},   {"lo", 0.0},    {"hi", 0.0},   {"speed", 0.0},
                                   {"cost", 0.0}, {"share", 0.0}, {"time", 0.0}, {"iterations", 0}};
@@ -212,6 +254,7 @@ void run(const CutArgs& a) {
             format_x(model.hi(), false) + "]\n";
     head += std::to_string(P) + " ranks, method " + std::string(to_string(options.cut.method)) +
             (part.integer ? ", integer ranges [lo, hi)" : "") +
+            (a.optimal ? ", optimal (the least possible heaviest part)" : "") +
             ", total cost TT = " + detail::fixed_digits(part.total_cost, 10) + "\n\n";
     const auto time_stats = load_stats(part.time);
     std::string tail = "\n" + model_claim_label(fitted ? &*fitted : nullptr) + " = " +
@@ -269,6 +312,9 @@ void add_cut_command(CLI::App& app) {
   cmd->add_option("--method", args->method, "newton | secant | bisection | toms748")
       ->capture_default_str();
   cmd->add_flag("--integer", args->integer, "integer domain: ranks own integer ranges [lo, hi)");
+  cmd->add_flag("--optimal", args->optimal,
+                "discrete weights: the least possible heaviest part per speed (chains-on-chains), "
+                "every part non-empty when ranks <= cells, instead of the nearest-target cuts");
   cmd->add_option("--cost-tolerance", args->cost_tolerance,
                   "stop when |t(x) - target| <= this * (cost of the smaller part next to the cut)")
       ->capture_default_str();

@@ -75,7 +75,8 @@ PiecePlan plan_pieces(MPI_Comm comm, std::int64_t chunks, std::span<const std::i
   const Shape shape{chunks, static_cast<std::int64_t>(phases)};
   const internal::Same same[] = {
       {options_hash(shape), "the chunks and phases", options_lines(shape)},
-      internal::same_speeds(speeds), internal::same_options(options)};
+      internal::same_speeds(speeds),
+      internal::same_options(options)};
   internal::agree(comm, what, problem, same);
 
   std::vector<double> all;

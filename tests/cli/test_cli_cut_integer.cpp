@@ -179,6 +179,74 @@ TEST_F(Cli, DiscreteCutsWithSpeeds) {
   EXPECT_NEAR(Num(j["parts"][1]["time"]), 26.0 / 3, 1e-12);
 }
 
+// Brute force over every split of w into P non-empty contiguous parts: the
+// least possible heaviest part cost / speed.
+double BruteOptimum(const std::vector<double>& w, const std::vector<double>& speed) {
+  const int n = static_cast<int>(w.size()), P = static_cast<int>(speed.size());
+  double best = std::numeric_limits<double>::infinity();
+  std::vector<int> b(static_cast<std::size_t>(P) + 1, 0);
+  b[static_cast<std::size_t>(P)] = n;
+  std::function<void(int)> rec = [&](int j) {
+    if (j == P) {
+      double worst = 0;
+      for (int k = 0; k < P; ++k) {
+        if (b[k + 1] <= b[k]) return;
+        double c = 0;
+        for (int i = b[k]; i < b[k + 1]; ++i) c += w[static_cast<std::size_t>(i)];
+        worst = std::max(worst, c / speed[static_cast<std::size_t>(k)]);
+      }
+      best = std::min(best, worst);
+      return;
+    }
+    for (int x = b[j - 1] + 1; x < n; ++x) {
+      b[j] = x;
+      rec(j + 1);
+    }
+  };
+  rec(1);
+  return best;
+}
+
+TEST_F(Cli, OptimalCutsReachTheBruteForceOptimum) {
+  // 5 5 9 6 3 8 2 2 into 3: the nearest-target cuts 2, 5 leave 5+9+... = 18
+  // on the middle part; the optimum, 0|2|4|8, is 15.
+  const std::vector<double> w{5, 5, 9, 6, 3, 8, 2, 2};
+  std::string text;
+  for (double v : w) text += std::to_string(static_cast<int>(v)) + "\n";
+  const std::string f = File("w8.txt", text);
+  const json near =
+      OkJson({"cut", "--model", "discrete", "--weights", f, "--ranks", "3", "--json"});
+  EXPECT_EQ(Num(near["predicted"]["max"]), 18.0);
+  EXPECT_FALSE(near["optimal"].get<bool>());
+  for (const auto& [speeds, ranks] : std::vector<std::pair<std::string, int>>{
+           {"1,1,1", 3}, {"1,3", 2}, {"2,1,1,2", 4}, {"1,1,1,1,1,1,1,1", 8}}) {
+    SCOPED_TRACE(speeds);
+    const json j = OkJson(
+        {"cut", "--model", "discrete", "--weights", f, "--speeds", speeds, "--optimal", "--json"});
+    EXPECT_TRUE(j["optimal"].get<bool>());
+    std::vector<double> s;
+    for (int k = 0; k < ranks; ++k) s.push_back(Num(j["parts"][k]["speed"]));
+    double worst = 0;
+    for (int k = 0; k < ranks; ++k) {
+      EXPECT_LT(Num(j["parts"][k]["lo"]), Num(j["parts"][k]["hi"])) << "part " << k << " empty";
+      worst = std::max(worst, Num(j["parts"][k]["time"]));
+    }
+    EXPECT_EQ(worst, BruteOptimum(w, s));
+    EXPECT_EQ(Num(j["predicted"]["max"]), worst);
+  }
+  const std::string table =
+      Ok({"cut", "--model", "discrete", "--weights", f, "--ranks", "3", "--optimal"});
+  EXPECT_TRUE(Has(table, "optimal (the least possible heaviest part)")) << table;
+  const Outcome bad = Isocost({"cut", "--model", "power", "--param", "p=2", "--domain", "0:9",
+                               "--ranks", "3", "--optimal"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_TRUE(Has(bad.err,
+                  "--optimal needs per-cell weights (--model discrete --weights FILE), "
+                  "got --model power"))
+      << bad.err;
+  EXPECT_EQ(bad.out, "");
+}
+
 // ---------------------------------------------------------------------------
 // 4. Table output
 
