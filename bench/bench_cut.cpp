@@ -273,6 +273,21 @@ void BM_DiscreteModel_Build(benchmark::State& state) {
 }
 BENCHMARK(BM_DiscreteModel_Build)->Unit(benchmark::kMillisecond);
 
+// The floor the build is measured against (issue #13: within 2x of it): a
+// bare double prefix pass over the same weights into a preallocated array,
+// no validation and no compensation.
+void BM_BarePrefixPass(benchmark::State& state) {
+  const auto& weights = discrete_weights();
+  std::vector<double> prefix(weights.size() + 1, 0.0);
+  for (auto _ : state) {
+    double sum = 0;
+    for (std::size_t k = 0; k < weights.size(); ++k) prefix[k + 1] = sum += weights[k];
+    benchmark::DoNotOptimize(prefix.data());
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK(BM_BarePrefixPass)->Unit(benchmark::kMillisecond);
+
 void BM_Partition_Discrete(benchmark::State& state) {
   const int P = static_cast<int>(state.range(0));
   const auto& model = discrete();
