@@ -1,0 +1,305 @@
+// Weighted points cut along a Hilbert curve (mpi/partition_points.hpp).
+#include "isocost/mpi/partition_points.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <sstream>
+
+#include "agreement.hpp"
+#include "isocost/detail/text.hpp"
+#include "isocost/error.hpp"
+#include "isocost/limits.hpp"
+#include "isocost/sfc.hpp"
+
+namespace isocost::mpi {
+
+using detail::exact;
+// Key ranges reach 2^64: one more bit than uint64_t.
+__extension__ typedef unsigned __int128 u128;
+
+double PointsPartition::imbalance() const noexcept {
+  return ideal_time > 0 ? max_time / ideal_time - 1 : 0;
+}
+
+std::string PointsPartition::brief_report() const {
+  std::ostringstream out;
+  out << "partition_points: " << points << " points into " << part_weight.size()
+      << " parts along a " << lo.size() << "-D Hilbert curve (" << bits
+      << " bits per axis), imbalance " << exact(imbalance()) << " (heaviest point "
+      << exact(max_point) << "), " << rounds << " refinement rounds";
+  return out.str();
+}
+
+namespace {
+
+struct Dims {
+  std::int64_t dims = 0;
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("dims", self.dims);
+  }
+};
+
+std::string check_input(int dims, std::span<const double> coords, std::span<const double> w, int P,
+                        const PointsPartitionOptions& options) {
+  std::string why;
+  if (!options.is_valid(&why)) return "options: " + why;
+  if (dims < 1 || dims > 3) return std::to_string(dims) + " dimensions, expected 1, 2 or 3";
+  if (P > kMaxParts)
+    return "speeds for " + std::to_string(P) + " parts, expected at most " +
+           std::to_string(kMaxParts);
+  const auto d = static_cast<std::size_t>(dims);
+  if (coords.size() != w.size() * d)
+    return std::to_string(coords.size()) + " coordinates for " + std::to_string(w.size()) +
+           " points in " + std::to_string(dims) + " dimensions, expected " +
+           std::to_string(w.size() * d);
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    for (std::size_t a = 0; a < d; ++a)
+      if (!std::isfinite(coords[i * d + a]))
+        return "point " + std::to_string(i) + " has coordinate " + std::to_string(a) + " = " +
+               exact(coords[i * d + a]) + ", expected a finite number";
+    if (!(w[i] >= 0) || !std::isfinite(w[i]))
+      return "point " + std::to_string(i) + " has weight " + exact(w[i]) +
+             ", expected a finite number >= 0";
+  }
+  return {};
+}
+
+// A boundary in the total order (key, rank, local index): the one right
+// before point (rank, index) of the key, or after every point of the key
+// (rank = communicator size). The nearest to a target wins; ties go to the
+// earlier boundary.
+struct Boundary {
+  double distance = std::numeric_limits<double>::infinity();
+  std::int64_t rank = std::numeric_limits<std::int64_t>::max();
+  std::int64_t index = 0;
+};
+
+void nearest(void* in, void* inout, int* len, MPI_Datatype*) {
+  const auto* a = static_cast<const Boundary*>(in);
+  auto* c = static_cast<Boundary*>(inout);
+  for (int k = 0; k < *len; ++k) {
+    const bool earlier =
+        a[k].rank < c[k].rank || (a[k].rank == c[k].rank && a[k].index < c[k].index);
+    if (a[k].distance < c[k].distance || (a[k].distance == c[k].distance && earlier)) c[k] = a[k];
+  }
+}
+
+struct Handles {
+  MPI_Datatype boundary = MPI_DATATYPE_NULL;
+  MPI_Op near = MPI_OP_NULL;
+  Handles() {
+    MPI_Type_contiguous(sizeof(Boundary), MPI_BYTE, &boundary);
+    MPI_Type_commit(&boundary);
+    MPI_Op_create(&nearest, 1, &near);
+  }
+  ~Handles() {
+    MPI_Op_free(&near);
+    MPI_Type_free(&boundary);
+  }
+  Handles(const Handles&) = delete;
+  Handles& operator=(const Handles&) = delete;
+};
+
+// Position of a point or cut in the total order.
+struct Position {
+  std::uint64_t key = 0;
+  std::int64_t rank = 0, index = 0;
+  auto operator<=>(const Position&) const = default;
+};
+
+}  // namespace
+
+PointsPartition partition_points(MPI_Comm comm, int dims, std::span<const double> coords,
+                                 std::span<const double> weights, const Speeds& speeds,
+                                 const PointsPartitionOptions& options) {
+  const char* what = "partition_points";
+  internal::check_comm(comm, what);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const int P = speeds.ranks();
+  const Dims shape{dims};
+  const internal::Same same[] = {{options_hash(shape), "dims", options_lines(shape)},
+                                 internal::same_speeds(speeds),
+                                 internal::same_options(options)};
+  internal::agree(comm, what, check_input(dims, coords, weights, P, options), same);
+  const Handles h;
+  const auto d = static_cast<std::size_t>(dims);
+  const std::size_t n = weights.size();
+
+  // The bounding box (min of x and of −x), the count, total and heaviest point.
+  std::vector<double> box(2 * d, std::numeric_limits<double>::infinity());
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t a = 0; a < d; ++a) {
+      box[a] = std::min(box[a], coords[i * d + a]);
+      box[d + a] = std::min(box[d + a], -coords[i * d + a]);
+    }
+  MPI_Allreduce(MPI_IN_PLACE, box.data(), static_cast<int>(box.size()), MPI_DOUBLE, MPI_MIN, comm);
+  double sums[2] = {std::accumulate(weights.begin(), weights.end(), 0.0), 0.0};
+  for (const double w : weights) sums[1] = std::max(sums[1], w);
+  double total = 0, heaviest = 0;
+  MPI_Allreduce(&sums[0], &total, 1, MPI_DOUBLE, MPI_SUM, comm);
+  MPI_Allreduce(&sums[1], &heaviest, 1, MPI_DOUBLE, MPI_MAX, comm);
+  std::int64_t points = static_cast<std::int64_t>(n), all = 0;
+  MPI_Allreduce(&points, &all, 1, MPI_INT64_T, MPI_SUM, comm);
+  if (all == 0) throw Error(std::string(what) + ": no rank holds a point; expected at least one");
+  if (!std::isfinite(total))
+    throw Error(std::string(what) + ": the weights sum to " + exact(total) +
+                " (beyond the double range)");
+  if (!(total > 0))
+    throw Error(std::string(what) + ": all weights are zero; the total must be > 0");
+
+  PointsPartition out;
+  out.options = options;
+  out.points = all;
+  out.total = total;
+  out.max_point = heaviest;
+  out.ideal_time = total / speeds.total();
+  // Doubles resolve 52 bits of a coordinate; more would only add zeros.
+  out.bits = dims == 1 ? 52 : 64 / dims;
+  const HilbertGrid grid{dims, out.bits};
+  for (std::size_t a = 0; a < d; ++a) {
+    out.lo.push_back(box[a]);
+    out.hi.push_back(-box[d + a]);
+  }
+  const double side = std::ldexp(1.0, out.bits);
+  out.key.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::array<std::uint64_t, 3> cell{0, 0, 0};
+    for (std::size_t a = 0; a < d; ++a) {
+      const double span = out.hi[a] - out.lo[a];
+      if (!(span > 0)) continue;
+      const double c = std::floor((coords[i * d + a] - out.lo[a]) / span * side);
+      cell[a] = static_cast<std::uint64_t>(std::min(c, side - 1));
+    }
+    out.key[i] = hilbert_key(grid, cell);
+  }
+  // This rank's points in key order, and their running weight.
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return out.key[a] != out.key[b] ? out.key[a] < out.key[b] : a < b;
+  });
+  std::vector<std::uint64_t> sk(n);
+  std::vector<double> pw(n + 1, 0.0);
+  for (std::size_t j = 0; j < n; ++j) {
+    sk[j] = out.key[order[j]];
+    pw[j + 1] = pw[j] + weights[order[j]];
+  }
+  // Local points with key < k (k up to 2^64).
+  const auto below = [&](u128 k) -> std::size_t {
+    if (k > std::numeric_limits<std::uint64_t>::max()) return n;
+    return static_cast<std::size_t>(
+        std::lower_bound(sk.begin(), sk.end(), static_cast<std::uint64_t>(k)) - sk.begin());
+  };
+
+  // Each cut's key range [klo, khi] holds the key where the cumulative weight
+  // passes its target; wlo is the weight of all keys below klo.
+  const std::size_t cuts = static_cast<std::size_t>(P) - 1;
+  const u128 top = dims * out.bits == 64 ? ~std::uint64_t{0} : (u128{1} << (dims * out.bits)) - 1;
+  std::vector<u128> klo(cuts, 0), khi(cuts, top);
+  std::vector<double> wlo(cuts, 0.0), target(cuts);
+  for (std::size_t k = 0; k < cuts; ++k)
+    target[k] = total * speeds.fraction_before(static_cast<int>(k) + 1);
+  std::vector<std::size_t> active;
+  std::vector<double> hist;
+  for (;;) {
+    active.clear();
+    for (std::size_t k = 0; k < cuts; ++k)
+      if (klo[k] < khi[k]) active.push_back(k);
+    if (active.empty()) break;
+    const auto B = static_cast<std::size_t>(std::clamp<std::size_t>(
+        (std::size_t{1} << 20) / active.size(), 2, static_cast<std::size_t>(options.buckets)));
+    hist.assign(active.size() * B, 0.0);
+    const auto edge = [&](std::size_t k, std::size_t j) {
+      return klo[k] + (khi[k] - klo[k] + 1) * j / B;  // < 2^128: no overflow
+    };
+    for (std::size_t a = 0; a < active.size(); ++a) {
+      const std::size_t k = active[a];
+      std::size_t from = below(edge(k, 0));
+      for (std::size_t j = 0; j < B; ++j) {
+        const std::size_t to = below(edge(k, j + 1));
+        hist[a * B + j] = pw[to] - pw[from];
+        from = to;
+      }
+    }
+    MPI_Allreduce(MPI_IN_PLACE, hist.data(), static_cast<int>(hist.size()), MPI_DOUBLE, MPI_SUM,
+                  comm);
+    for (std::size_t a = 0; a < active.size(); ++a) {
+      const std::size_t k = active[a];
+      // The bucket where the running weight passes the target; if rounding
+      // leaves it unpassed, the last bucket that holds weight.
+      double run = wlo[k];
+      std::size_t pick = B, last = B;
+      double run_last = run;
+      for (std::size_t j = 0; j < B && pick == B; ++j) {
+        if (hist[a * B + j] > 0) last = j, run_last = run;
+        if (run + hist[a * B + j] > target[k])
+          pick = j;
+        else
+          run += hist[a * B + j];
+      }
+      if (pick == B) pick = last, run = run_last;
+      if (pick == B) pick = 0, run = wlo[k];  // no weight at all: keep the range's start
+      const u128 a0 = edge(k, pick), a1 = edge(k, pick + 1);
+      klo[k] = a0;
+      khi[k] = a1 > a0 ? a1 - 1 : a0;
+      wlo[k] = run;
+    }
+    ++out.rounds;
+  }
+
+  // Within each cut's key, its points in (rank, local index) order: the
+  // weight on lower ranks (an exclusive scan), then the nearest boundary.
+  std::vector<double> group(cuts, 0.0), before(cuts, 0.0);
+  std::vector<std::size_t> g0(cuts), g1(cuts);
+  for (std::size_t k = 0; k < cuts; ++k) {
+    g0[k] = below(klo[k]);
+    g1[k] = below(klo[k] + 1);
+    group[k] = pw[g1[k]] - pw[g0[k]];
+  }
+  if (cuts > 0)
+    MPI_Exscan(group.data(), before.data(), static_cast<int>(cuts), MPI_DOUBLE, MPI_SUM, comm);
+  if (rank == 0) std::fill(before.begin(), before.end(), 0.0);
+  std::vector<Boundary> best(cuts);
+  for (std::size_t k = 0; k < cuts; ++k) {
+    Boundary& b = best[k];
+    // Before each local point of the key, in (key, index) order as sorted.
+    for (std::size_t j = g0[k]; j < g1[k]; ++j) {
+      const double v = wlo[k] + before[k] + (pw[j] - pw[g0[k]]);
+      const double dist = std::abs(v - target[k]);
+      if (dist < b.distance) b = {dist, rank, static_cast<std::int64_t>(order[j])};
+    }
+    // After every point of the key: the last rank knows that weight.
+    if (rank == size - 1) {
+      const double v = wlo[k] + before[k] + group[k];
+      const double dist = std::abs(v - target[k]);
+      if (dist < b.distance) b = {dist, size, 0};
+    }
+  }
+  if (cuts > 0)
+    MPI_Allreduce(MPI_IN_PLACE, best.data(), static_cast<int>(cuts), h.boundary, h.near, comm);
+
+  // Part of each point: the number of cuts at or before its position.
+  std::vector<Position> at(cuts);
+  for (std::size_t k = 0; k < cuts; ++k)
+    at[k] = {static_cast<std::uint64_t>(klo[k]), best[k].rank, best[k].index};
+  out.part.resize(n);
+  out.part_weight.assign(static_cast<std::size_t>(P), 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Position p{out.key[i], rank, static_cast<std::int64_t>(i)};
+    const auto k = std::upper_bound(at.begin(), at.end(), p) - at.begin();
+    out.part[i] = static_cast<int>(k);
+    out.part_weight[static_cast<std::size_t>(k)] += weights[i];
+  }
+  MPI_Allreduce(MPI_IN_PLACE, out.part_weight.data(), P, MPI_DOUBLE, MPI_SUM, comm);
+  for (int k = 0; k < P; ++k)
+    out.max_time =
+        std::max(out.max_time, out.part_weight[static_cast<std::size_t>(k)] / speeds.speed(k));
+  return out;
+}
+
+}  // namespace isocost::mpi
