@@ -117,7 +117,9 @@ BlockPlan BlockBalancer::decide_data(double bytes, std::span<const std::size_t> 
     throw Error(std::string(what) + ": the ranks registered between " + exact(c.phases_min) +
                 " and " + exact(c.phases_max) +
                 " phases; balance_phases needs the same phases on every rank");
-  if (!plan.check.fired) {
+  // A forecast that just moved the data follows a moving load: a good plan
+  // leaves the last window nearly balanced, but the load has moved on since.
+  if (!plan.check.fired && !(following_ && options_.predict > 1)) {
     finish(BlockEvent{plan});
     p.post(plan.step, false, problem, bytes);
     return plan;
@@ -217,6 +219,7 @@ BlockPlan BlockBalancer::decide_data(double bytes, std::span<const std::size_t> 
     plan.to.offsets = plan.rebalance.offsets;
     plan.reason = "rebalanced";
   }
+  following_ = plan.moves() && plan.rebalance.forecast;
   if (plan.moves()) {
     event_ = BlockEvent{plan};
     pending_ = true;  // logged once apply() has moved the data

@@ -151,7 +151,8 @@ GridPlan GridBalancer::decide_data(double bytes, std::span<const std::size_t> si
     return plan;
   }
   p.begin(plan, c);
-  if (!plan.check.fired) {
+  // As BlockBalancer: a forecast that just moved the data plans again.
+  if (!plan.check.fired && !(following_ && options_.predict > 1)) {
     finish(GridEvent{plan});
     p.post(plan.step, false, problem, bytes);
     return plan;
@@ -258,6 +259,7 @@ GridPlan GridBalancer::decide_data(double bytes, std::span<const std::size_t> si
     plan.to = BoxDistribution::from_decomposition(plan.decomposition);
     plan.reason = "rebalanced";
   }
+  following_ = plan.moves() && plan.rebalance.forecast;
   if (plan.moves()) {
     event_ = GridEvent{plan};
     pending_ = true;

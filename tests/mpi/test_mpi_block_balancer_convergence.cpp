@@ -115,9 +115,14 @@ TEST(BlockBalancerConvergence, PredictionFollowsAMovingBell) {
   if (P >= 3) {
     EXPECT_GT(ahead.mean_efficiency, lagging.mean_efficiency + 0.03);
   }
-  // The goal, at 4 and 8 ranks.
-  if (P >= 4) {
+  // The goal, at 4 and 8 ranks (0.944, 0.916), and at 3 (0.913):
+  // only because the forecast plans at every check while it moves the data,
+  // even below the trigger (without that 0.923, 0.904, 0.889).
+  if (P >= 3) {
     EXPECT_GE(ahead.mean_efficiency, 0.90);
+  }
+  if (P == 4) {
+    EXPECT_GE(ahead.mean_efficiency, 0.93);
   }
 }
 
