@@ -238,7 +238,7 @@ void BlockBalancer::forecast(BlockPlan& plan) {
   planned_.push_back({s - (n + 1) / 2.0, plan.rebalance.offsets});
   if (static_cast<int>(planned_.size()) > options_.predict) planned_.erase(planned_.begin());
   const double at = s + (options_.pipeline.trigger.every - 1) / 2.0;
-  std::vector<std::int64_t> next = forecast_offsets(planned_, at);
+  std::vector<std::int64_t> next = forecast_offsets(planned_, at, options_.predict / 2.0);
   if (next == plan.rebalance.offsets) return;
   BlockRebalance& r = plan.rebalance;
   r.offsets = std::move(next);

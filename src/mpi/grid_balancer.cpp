@@ -276,8 +276,8 @@ void GridBalancer::forecast(GridPlan& plan) {
   const int n = pipeline_->monitor().window_steps();
   planned_.push_back({s - (n + 1) / 2.0, plan.rebalance.decomposition});
   if (static_cast<int>(planned_.size()) > options_.predict) planned_.erase(planned_.begin());
-  Decomposition next =
-      forecast_decomposition(planned_, s + (options_.pipeline.trigger.every - 1) / 2.0, shape_);
+  Decomposition next = forecast_decomposition(
+      planned_, s + (options_.pipeline.trigger.every - 1) / 2.0, shape_, options_.predict / 2.0);
   bool same = true;
   for (std::size_t r = 0; r < next.parts.size() && same; ++r)
     same = next.parts[r].cell_lo == plan.rebalance.decomposition.parts[r].cell_lo &&

@@ -67,15 +67,16 @@ struct BlockBalancerOptions {
   /// Plans for a moving load (Eijkhout §4): > 0 forecasts each cut by the
   /// linear trend through the plans of this many recent checks, each made
   /// from its own window's loads alone, to the middle of the coming check
-  /// interval (forecast_offsets()), instead of balancing the last window.
-  /// 0 or 1: off (a trend needs two plans); 6 is a good start. While the
+  /// interval (forecast_offsets(), a plan weighing half as much as one
+  /// predict/2 checks newer), instead of balancing the last window.
+  /// 0 or 1: off (a trend needs two plans); 8 is a good start. While the
   /// forecast moves the data, every check plans, even below the trigger: a
   /// good plan leaves the last window nearly balanced, yet the load has moved
   /// on since. On the moving bell checked every 2 steps (tests/mpi/
   /// test_mpi_block_balancer_convergence.cpp) it lifts the mean efficiency
-  /// from 0.78 to 0.94 on 4 ranks, from 0.68 to 0.92 on 8, 0.82 to 0.91 on
+  /// from 0.78 to 0.94 on 4 ranks, from 0.68 to 0.92 on 8, 0.82 to 0.94 on
   /// 3; on 2 ranks, where one cut sits inside the bell and moves unevenly,
-  /// it lowers it (0.87 with the history, 0.77 with the forecast).
+  /// it lowers it (0.87 with the history, 0.84 with the forecast).
   int predict = 0;
   /// Phase-synchronised balance (Watts ch. 4): with phases registered, the
   /// global plan minimises Σ_phases max_ranks T (rebalance_phases()). One

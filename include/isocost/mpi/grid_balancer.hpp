@@ -57,7 +57,8 @@ struct GridBalancerOptions {
   GridDiffusiveRebalanceOptions diffusive;
   /// Plans for a moving load, as BlockBalancerOptions::predict: >= 2 moves
   /// every cut of a global plan (from loads or from costs) along its trend
-  /// through the plans of this many recent checks (forecast_decomposition());
+  /// through the plans of this many recent checks (forecast_decomposition(),
+  /// weighed as the BlockBalancer's);
   /// 0 or 1: off. While the forecast moves the data, every check plans, even
   /// below the trigger (the window lags a moving load).
   int predict = 0;
