@@ -9,7 +9,7 @@
 // with the moving load instead of lagging it.
 //
 //   mpiexec -n 4 moving_bell [--cells-per-rank 2000] [--steps 200] [--every 2]
-//                            [--predict 6] [--log bell.jsonl]
+//                            [--predict 8] [--log bell.jsonl]
 //
 // Times are each rank's CPU time (CLOCK_THREAD_CPUTIME_ID; the Balancer's
 // monitor uses the same clock): with more ranks than cores a rank's wall time
@@ -40,7 +40,7 @@ struct Settings {
   double amplitude = 9;
   double sigma = 0.05;
   int every = 2;
-  int predict = 6;
+  int predict = 8;
   std::string log;
   bool check = false;
 };
@@ -126,7 +126,7 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   app.add_option("--sigma", s.sigma, "σ: width of the bell [0.05]")->check(CLI::PositiveNumber);
   app.add_option("--every", s.every, "check every k steps [2]")->check(CLI::PositiveNumber);
-  app.add_option("--predict", s.predict, "plans in the forecast's trend, >= 2 [6]")
+  app.add_option("--predict", s.predict, "plans in the forecast's trend, >= 2 [8]")
       ->check(CLI::Range(2, 1000));
   app.add_option("--log", s.log, "JSON-lines log of the balanced run's checks (rank 0)");
   app.add_flag("--check", s.check,

@@ -12,10 +12,11 @@
 // diffusion at every check, and the Balancer's own choice (Pearce's cost
 // model, drift trigger 10 %), each from the measured per-rank loads with the
 // default options; the Balancer's choice configured for a moving load, with
-// the forecast (`predict`: every cut along the trend of the last six plans,
+// the forecast (`predict`: every cut along the trend of the last eight plans,
 // issue #12); and the global repartition on the code's own per-cell costs
 // (set_costs(): each cell's work units in the last step, which a code with
-// local time stepping knows) with the forecast. The cells carry their global index and value
+// local time stepping knows) with the forecast over four plans (exact plans
+// need less averaging). The cells carry their global index and value
 // through every migration; at the end every rank must hold exactly its box's cells in order, and
 // the order-free hash of (index, value) must equal the unbalanced run's.
 //
@@ -242,8 +243,8 @@ int main(int argc, char** argv) {
         {"global", true, BalancePolicy::global, 0.0},
         {"diffusion", true, BalancePolicy::diffusion, 0.0},
         {"Balancer's choice", true, BalancePolicy::choose, 0.1},
-        {"choice + forecast", true, BalancePolicy::choose, 0.1, false, 6},
-        {"costs + forecast", true, BalancePolicy::global, 0.0, true, 6}};
+        {"choice + forecast", true, BalancePolicy::choose, 0.1, false, 8},
+        {"costs + forecast", true, BalancePolicy::global, 0.0, true, 4}};
     std::vector<Outcome> runs;
     for (const auto& p : policies) runs.push_back(run(s, p, MPI_COMM_WORLD));
     bool ok = true;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -28,10 +29,15 @@ struct PlannedCuts {
 /// Forecasts every interior offset at time `at` by the least-squares line
 /// through its values in `rounds` (oldest first, all with the same P and N),
 /// rounded to the nearest element, clamped to [0, N] and kept nondecreasing.
-/// With fewer than two rounds of distinct times, the newest round's offsets.
-/// Throws Error for no rounds, rounds of differing P or N, invalid offsets, or
-/// a time that is not finite.
-std::vector<std::int64_t> forecast_offsets(std::span<const PlannedCuts> rounds, double at);
+/// Each round weighs half as much as one `half_life` rounds newer (infinity:
+/// all alike), so the line follows a cut whose speed changes while the older
+/// rounds still average out the plans' errors. With fewer than two rounds of
+/// distinct times, the newest round's offsets. Throws Error for no rounds,
+/// rounds of differing P or N, invalid offsets, a time that is not finite, or
+/// a half_life that is not > 0.
+std::vector<std::int64_t> forecast_offsets(
+    std::span<const PlannedCuts> rounds, double at,
+    double half_life = std::numeric_limits<double>::infinity());
 
 /// One check's plan of a grid of cells: its decomposition (only the parts'
 /// cell ranges are read) and the time its measurements stand for.
@@ -46,9 +52,11 @@ struct PlannedParts {
 /// values in every round and so its forecast; the result tiles the grid
 /// unless cuts cross, and then (any part's range inverted) the newest round's
 /// decomposition is returned unchanged. Only cell ranges change (box, cost
-/// and time stay the newest plan's). Throws Error for no rounds, rounds with
-/// another number of parts, or a time that is not finite.
+/// and time stay the newest plan's). Rounds are weighed as in
+/// forecast_offsets(). Throws Error for no rounds, rounds with another number
+/// of parts, a time that is not finite, or a half_life that is not > 0.
 Decomposition forecast_decomposition(std::span<const PlannedParts> rounds, double at,
-                                     const GridShape& shape);
+                                     const GridShape& shape,
+                                     double half_life = std::numeric_limits<double>::infinity());
 
 }  // namespace isocost

@@ -118,7 +118,9 @@ BlockPlan BlockBalancer::decide_data(double bytes, std::span<const std::size_t> 
                 " and " + exact(c.phases_max) +
                 " phases; balance_phases needs the same phases on every rank");
   if (options_.balance_phases && !c.my_phases.empty()) p.check_phases(plan, c);
-  if (!plan.check.fired) {
+  // A forecast that just moved the data follows a moving load: a good plan
+  // leaves the last window nearly balanced, but the load has moved on since.
+  if (!plan.check.fired && !(following_ && options_.predict > 1)) {
     finish(BlockEvent{plan});
     p.post(plan.step, false, problem, bytes);
     return plan;
@@ -218,6 +220,7 @@ BlockPlan BlockBalancer::decide_data(double bytes, std::span<const std::size_t> 
     plan.to.offsets = plan.rebalance.offsets;
     plan.reason = "rebalanced";
   }
+  following_ = plan.moves() && plan.rebalance.forecast;
   if (plan.moves()) {
     event_ = BlockEvent{plan};
     pending_ = true;  // logged once apply() has moved the data
@@ -236,7 +239,7 @@ void BlockBalancer::forecast(BlockPlan& plan) {
   planned_.push_back({s - (n + 1) / 2.0, plan.rebalance.offsets});
   if (static_cast<int>(planned_.size()) > options_.predict) planned_.erase(planned_.begin());
   const double at = s + (options_.pipeline.trigger.every - 1) / 2.0;
-  std::vector<std::int64_t> next = forecast_offsets(planned_, at);
+  std::vector<std::int64_t> next = forecast_offsets(planned_, at, options_.predict / 2.0);
   if (next == plan.rebalance.offsets) return;
   BlockRebalance& r = plan.rebalance;
   r.offsets = std::move(next);

@@ -151,7 +151,8 @@ GridPlan GridBalancer::decide_data(double bytes, std::span<const std::size_t> si
     return plan;
   }
   p.begin(plan, c);
-  if (!plan.check.fired) {
+  // As BlockBalancer: a forecast that just moved the data plans again.
+  if (!plan.check.fired && !(following_ && options_.predict > 1)) {
     finish(GridEvent{plan});
     p.post(plan.step, false, problem, bytes);
     return plan;
@@ -258,6 +259,7 @@ GridPlan GridBalancer::decide_data(double bytes, std::span<const std::size_t> si
     plan.to = BoxDistribution::from_decomposition(plan.decomposition);
     plan.reason = "rebalanced";
   }
+  following_ = plan.moves() && plan.rebalance.forecast;
   if (plan.moves()) {
     event_ = GridEvent{plan};
     pending_ = true;
@@ -274,8 +276,8 @@ void GridBalancer::forecast(GridPlan& plan) {
   const int n = pipeline_->monitor().window_steps();
   planned_.push_back({s - (n + 1) / 2.0, plan.rebalance.decomposition});
   if (static_cast<int>(planned_.size()) > options_.predict) planned_.erase(planned_.begin());
-  Decomposition next =
-      forecast_decomposition(planned_, s + (options_.pipeline.trigger.every - 1) / 2.0, shape_);
+  Decomposition next = forecast_decomposition(
+      planned_, s + (options_.pipeline.trigger.every - 1) / 2.0, shape_, options_.predict / 2.0);
   bool same = true;
   for (std::size_t r = 0; r < next.parts.size() && same; ++r)
     same = next.parts[r].cell_lo == plan.rebalance.decomposition.parts[r].cell_lo &&

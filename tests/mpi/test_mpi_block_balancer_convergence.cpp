@@ -102,7 +102,7 @@ TEST(BlockBalancerConvergence, PredictionFollowsAMovingBell) {
   o.pipeline.monitor.window = 2;
   const LoopRun none = run_loop(o, N, steps, bell, false);
   const LoopRun lagging = run_loop(o, N, steps, bell, true);
-  o.predict = 6;
+  o.predict = 8;
   const LoopRun ahead = run_loop(o, N, steps, bell, true);
   int forecasts = 0;
   for (const auto& e : ahead.checks) forecasts += e.rebalance.forecast ? 1 : 0;
@@ -115,9 +115,16 @@ TEST(BlockBalancerConvergence, PredictionFollowsAMovingBell) {
   if (P >= 3) {
     EXPECT_GT(ahead.mean_efficiency, lagging.mean_efficiency + 0.03);
   }
-  // The goal, at 4 and 8 ranks.
-  if (P >= 4) {
+  // The goal, at 4 and 8 ranks (0.944, 0.916), and at 3 (0.935):
+  // only because the forecast plans at every check while it moves the data,
+  // even below the trigger (without that 0.923, 0.904, 0.889 with equal
+  // weights), and, on 3 ranks, because older plans weigh less (0.913 with
+  // equal weights).
+  if (P >= 3) {
     EXPECT_GE(ahead.mean_efficiency, 0.90);
+  }
+  if (P == 3 || P == 4) {
+    EXPECT_GE(ahead.mean_efficiency, 0.93);
   }
 }
 

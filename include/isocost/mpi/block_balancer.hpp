@@ -67,13 +67,16 @@ struct BlockBalancerOptions {
   /// Plans for a moving load (Eijkhout §4): > 0 forecasts each cut by the
   /// linear trend through the plans of this many recent checks, each made
   /// from its own window's loads alone, to the middle of the coming check
-  /// interval (forecast_offsets()), instead of balancing the last window.
-  /// 0 or 1: off (a trend needs two plans); 6 is a good start. On the
-  /// moving bell checked every 2 steps (tests/mpi/
+  /// interval (forecast_offsets(), a plan weighing half as much as one
+  /// predict/2 checks newer), instead of balancing the last window.
+  /// 0 or 1: off (a trend needs two plans); 8 is a good start. While the
+  /// forecast moves the data, every check plans, even below the trigger: a
+  /// good plan leaves the last window nearly balanced, yet the load has moved
+  /// on since. On the moving bell checked every 2 steps (tests/mpi/
   /// test_mpi_block_balancer_convergence.cpp) it lifts the mean efficiency
-  /// from 0.78 to 0.92 on 4 ranks and from 0.68 to 0.90 on 8, 0.82 to 0.89 on
+  /// from 0.78 to 0.94 on 4 ranks, from 0.68 to 0.92 on 8, 0.82 to 0.94 on
   /// 3; on 2 ranks, where one cut sits inside the bell and moves unevenly,
-  /// it lowers it (0.87 with the history, 0.77 with the forecast).
+  /// it lowers it (0.87 with the history, 0.84 with the forecast).
   int predict = 0;
   /// Phase-synchronised balance (Watts ch. 4): with phases registered, the
   /// global plan minimises Σ_phases max_ranks T (rebalance_phases()), and
@@ -260,6 +263,9 @@ class BlockBalancer : public BalancerBase {
   BlockDistribution distribution_;
   std::vector<BlockRound> history_;   // the last options_.history rounds, oldest first
   std::vector<PlannedCuts> planned_;  // the last options_.predict plans, oldest first
+  // The forecast's last check moved the data: the load moves, so the next
+  // check plans even below the trigger (the window lags the load).
+  bool following_ = false;
   std::function<void(const BlockEvent&)> observer_;
   BlockEvent event_;
   bool pending_ = false;  // event_ decided a move that apply() has not made yet

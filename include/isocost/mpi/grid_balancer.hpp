@@ -57,8 +57,10 @@ struct GridBalancerOptions {
   GridDiffusiveRebalanceOptions diffusive;
   /// Plans for a moving load, as BlockBalancerOptions::predict: >= 2 moves
   /// every cut of a global plan (from loads or from costs) along its trend
-  /// through the plans of this many recent checks (forecast_decomposition());
-  /// 0 or 1: off.
+  /// through the plans of this many recent checks (forecast_decomposition(),
+  /// weighed as the BlockBalancer's);
+  /// 0 or 1: off. While the forecast moves the data, every check plans, even
+  /// below the trigger (the window lags a moving load).
   int predict = 0;
   /// Rounds of earlier measurements that refine the global plan's per-cell
   /// estimate, >= 0 (rebalance_grid_global()'s history; see
@@ -189,6 +191,7 @@ class GridBalancer : public BalancerBase {
   Decomposition decomposition_;
   BoxDistribution boxes_;
   std::vector<PlannedParts> planned_;  // the last options_.predict plans, oldest first
+  bool following_ = false;             // as BlockBalancer's: the forecast just moved the data
   std::vector<GridRound> history_;     // the last options_.history rounds, oldest first
   std::function<void(const GridEvent&)> observer_;
   GridEvent event_;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
@@ -13,24 +14,40 @@ namespace isocost {
 
 namespace {
 
-// The least-squares line through (t_j, v_j) at `at`; the last value without
-// a spread of times.
-double trend(std::span<const double> t, std::span<const double> v, double at) {
-  const double n = static_cast<double>(t.size());
-  double mean_t = 0, mean_v = 0;
-  for (std::size_t j = 0; j < t.size(); ++j) mean_t += t[j] / n, mean_v += v[j] / n;
+// The weighted least-squares line through (t_j, v_j) at `at`; the last
+// value without a spread of times. Round j of n weighs 2^-((n-1-j)/half_life):
+// recent plans follow a cut that speeds up or slows down, older ones still
+// average out each plan's interpolation error.
+double trend(std::span<const double> t, std::span<const double> v, double at, double half_life) {
+  const std::size_t n = t.size();
+  std::vector<double> w(n, 1.0);
+  if (std::isfinite(half_life))
+    for (std::size_t j = 0; j < n; ++j)
+      w[j] = std::exp2(-static_cast<double>(n - 1 - j) / half_life);
+  double sw = 0, mean_t = 0, mean_v = 0;
+  for (std::size_t j = 0; j < n; ++j) sw += w[j], mean_t += w[j] * t[j], mean_v += w[j] * v[j];
+  mean_t /= sw;
+  mean_v /= sw;
   double stt = 0, stv = 0;
-  for (std::size_t j = 0; j < t.size(); ++j) {
-    stt += (t[j] - mean_t) * (t[j] - mean_t);
-    stv += (t[j] - mean_t) * (v[j] - mean_v);
+  for (std::size_t j = 0; j < n; ++j) {
+    stt += w[j] * (t[j] - mean_t) * (t[j] - mean_t);
+    stv += w[j] * (t[j] - mean_t) * (v[j] - mean_v);
   }
   return stt > 0 ? mean_v + stv / stt * (at - mean_t) : v.back();
 }
 
+void check_half_life(double half_life) {
+  if (!(half_life > 0))  // NaN too
+    throw Error("forecast: half_life " + detail::exact(half_life) +
+                " rounds, expected a number > 0 (infinity: equal weights)");
+}
+
 }  // namespace
 
-std::vector<std::int64_t> forecast_offsets(std::span<const PlannedCuts> rounds, double at) {
+std::vector<std::int64_t> forecast_offsets(std::span<const PlannedCuts> rounds, double at,
+                                           double half_life) {
   if (rounds.empty()) throw Error("forecast: no rounds; expected at least one plan");
+  check_half_life(half_life);
   if (!std::isfinite(at)) throw Error("forecast: time " + detail::exact(at) + " is not finite");
   const std::vector<std::int64_t>& last = rounds.back().offsets;
   for (std::size_t j = 0; j < rounds.size(); ++j) {
@@ -53,7 +70,7 @@ std::vector<std::int64_t> forecast_offsets(std::span<const PlannedCuts> rounds, 
   for (std::size_t k = 1; k + 1 < last.size(); ++k) {
     for (std::size_t j = 0; j < rounds.size(); ++j)
       v[j] = static_cast<double>(rounds[j].offsets[k]);
-    const double x = trend(times, v, at);
+    const double x = trend(times, v, at, half_life);
     out[k] = std::max<std::int64_t>(out[k - 1],
                                     std::llround(std::clamp(x, 0.0, static_cast<double>(N))));
   }
@@ -62,8 +79,9 @@ std::vector<std::int64_t> forecast_offsets(std::span<const PlannedCuts> rounds, 
 }
 
 Decomposition forecast_decomposition(std::span<const PlannedParts> rounds, double at,
-                                     const GridShape& shape) {
+                                     const GridShape& shape, double half_life) {
   if (rounds.empty()) throw Error("forecast: no rounds; expected at least one plan");
+  check_half_life(half_life);
   if (!std::isfinite(at)) throw Error("forecast: time " + detail::exact(at) + " is not finite");
   const Decomposition& last = rounds.back().decomposition;
   std::vector<double> times;
@@ -85,7 +103,8 @@ Decomposition forecast_decomposition(std::span<const PlannedParts> rounds, doubl
       const auto at_axis = [&](auto member) {
         for (std::size_t j = 0; j < rounds.size(); ++j)
           v[j] = static_cast<double>((rounds[j].decomposition.parts[r].*member)[a]);
-        return static_cast<std::int64_t>(std::llround(std::clamp(trend(times, v, at), 0.0, cells)));
+        return static_cast<std::int64_t>(
+            std::llround(std::clamp(trend(times, v, at, half_life), 0.0, cells)));
       };
       Part& p = out.parts[r];
       p.cell_lo[a] = at_axis(&Part::cell_lo);

@@ -30,6 +30,26 @@ TEST(ForecastOffsets, LeastSquaresThroughNoisyPlans) {
   EXPECT_EQ(forecast_offsets(r, 3), (Offsets{0, 16, 40}));
 }
 
+TEST(ForecastOffsets, RecentPlansWeighMoreWithAHalfLife) {
+  // Cut 1 at 10, 10, 10, 12, 14 for t = 0..4 speeds up. Equal weights: mean
+  // t 2, mean 11.2, slope 10/10 = 1, at t = 5: 14.2 -> 14. Half-life 1
+  // (weights 1/16, 1/8, 1/4, 1/2, 1): mean t 98/31, mean 390/31, slope
+  // 24/17, at t = 5: 258/17 = 15.18 -> 15; a half-life of 1/4 leaves about
+  // the line through the newest two, 16 at t = 5.
+  const std::vector<PlannedCuts> r{
+      {0, {0, 10, 40}}, {1, {0, 10, 40}}, {2, {0, 10, 40}}, {3, {0, 12, 40}}, {4, {0, 14, 40}}};
+  EXPECT_EQ(forecast_offsets(r, 5), (Offsets{0, 14, 40}));
+  EXPECT_EQ(forecast_offsets(r, 5, 1.0), (Offsets{0, 15, 40}));
+  EXPECT_EQ(forecast_offsets(r, 5, 0.25), (Offsets{0, 16, 40}));
+  // A line is a line under any weights.
+  const std::vector<PlannedCuts> line{
+      {0, {0, 10, 20, 30}}, {1, {0, 12, 22, 30}}, {2, {0, 14, 24, 30}}};
+  EXPECT_EQ(forecast_offsets(line, 4, 0.5), (Offsets{0, 18, 28, 30}));
+  expect_error([&] { forecast_offsets(r, 5, 0.0); }, {"half_life 0", "expected a number > 0"});
+  expect_error([&] { forecast_offsets(r, 5, std::numeric_limits<double>::quiet_NaN()); },
+               {"half_life", "expected a number > 0"});
+}
+
 TEST(ForecastOffsets, ClampedOrderedAndWithoutATrendTheNewest) {
   // Cut 1 runs right and cut 2 left: they would cross; order is kept, and
   // both stay inside [0, N].
@@ -82,6 +102,27 @@ TEST(ForecastDecomposition, MovesSharedCutsAlike) {
   const auto far = isocost::forecast_decomposition(r, 9, shape);
   EXPECT_EQ(far.parts[0].cell_hi[0], 10);
   EXPECT_EQ(far.parts[1].cell_lo[0], 10);
+}
+
+TEST(ForecastDecomposition, WeighsAsTheOffsets) {
+  // The cut at 5, 5, 5, 6, 7 for t = 0..4 (the offsets' case halved, on a
+  // grid 20 wide): 7.1 -> 7 with equal weights, 129/17 = 7.59 -> 8 with
+  // half-life 1; both parts alike.
+  const isocost::GridShape shape{2, {20, 4, 1}};
+  auto at = [](std::int64_t c) {
+    auto d = two_parts(c);
+    d.parts[1].cell_hi[0] = 20;
+    return d;
+  };
+  const std::vector<isocost::PlannedParts> r{
+      {0, at(5)}, {1, at(5)}, {2, at(5)}, {3, at(6)}, {4, at(7)}};
+  EXPECT_EQ(isocost::forecast_decomposition(r, 5, shape).parts[0].cell_hi[0], 7);
+  const auto w = isocost::forecast_decomposition(r, 5, shape, 1.0);
+  EXPECT_EQ(w.parts[0].cell_hi[0], 8);
+  EXPECT_EQ(w.parts[1].cell_lo[0], 8);
+  EXPECT_EQ(w.parts[1].cell_hi[0], 20);
+  expect_error([&] { isocost::forecast_decomposition(r, 5, shape, -1.0); },
+               {"half_life -1", "expected a number > 0"});
 }
 
 TEST(ForecastDecomposition, CrossingCutsKeepTheNewestPlan) {
