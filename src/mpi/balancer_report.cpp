@@ -32,6 +32,7 @@ std::string Decision::brief_report() const {
               ? "; phases synchronised: drift " + exact(phase_check->drift) + ", efficiency " +
                     exact(phase_check->efficiency) + (phase_check->fired ? ", fired" : "")
               : std::string())
+      << (following ? "; planned below the trigger: the forecast follows a moving load" : "")
       << " -> " << isocost::to_string(action) << ": " << reason;
   return out.str();
 }
@@ -54,6 +55,7 @@ nlohmann::ordered_json decision_json(const Decision& d) {
                   {"efficiency_fired", c.efficiency_fired},
                   {"fired", c.fired}};
   }
+  if (d.following) j["following"] = true;
   if (d.phase_check) {
     const TriggerCheck& c = *d.phase_check;
     j["phase_check"] = {{"t_min", c.t_min}, {"t_avg", c.t_avg},           {"t_max", c.t_max},

@@ -120,7 +120,8 @@ BlockPlan BlockBalancer::decide_data(double bytes, std::span<const std::size_t> 
   if (options_.balance_phases && !c.my_phases.empty()) p.check_phases(plan, c);
   // A forecast that just moved the data follows a moving load: a good plan
   // leaves the last window nearly balanced, but the load has moved on since.
-  if (!plan.check.fired && !(following_ && options_.predict > 1)) {
+  plan.following = !plan.check.fired && following_ && options_.predict > 1;
+  if (!plan.check.fired && !plan.following) {
     finish(BlockEvent{plan});
     p.post(plan.step, false, problem, bytes);
     return plan;

@@ -152,7 +152,8 @@ GridPlan GridBalancer::decide_data(double bytes, std::span<const std::size_t> si
   }
   p.begin(plan, c);
   // As BlockBalancer: a forecast that just moved the data plans again.
-  if (!plan.check.fired && !(following_ && options_.predict > 1)) {
+  plan.following = !plan.check.fired && following_ && options_.predict > 1;
+  if (!plan.check.fired && !plan.following) {
     finish(GridEvent{plan});
     p.post(plan.step, false, problem, bytes);
     return plan;

@@ -104,12 +104,24 @@ TEST(BlockBalancerConvergence, PredictionFollowsAMovingBell) {
   const LoopRun lagging = run_loop(o, N, steps, bell, true);
   o.predict = 8;
   const LoopRun ahead = run_loop(o, N, steps, bell, true);
-  int forecasts = 0;
-  for (const auto& e : ahead.checks) forecasts += e.rebalance.forecast ? 1 : 0;
+  int forecasts = 0, following = 0;
+  for (const auto& e : ahead.checks) {
+    forecasts += e.rebalance.forecast ? 1 : 0;
+    // A check that plans below the trigger says so: it follows a forecast.
+    if (e.following) {
+      ++following;
+      EXPECT_FALSE(e.check.fired);
+      EXPECT_NE(e.brief_report().find("planned below the trigger"), std::string::npos);
+    }
+  }
+  for (const auto& e : lagging.checks) EXPECT_FALSE(e.following);
   if (rank_of() == 0)
     std::printf("[ bell ] P = %d: mean efficiency %.3f none, %.3f balanced, %.3f predicted\n", P,
                 none.mean_efficiency, lagging.mean_efficiency, ahead.mean_efficiency);
   EXPECT_GT(forecasts, 0);
+  if (P > 1) {
+    EXPECT_GT(following, 0);
+  }
   // On 2 ranks the one cut sits inside the bell and does not move along a
   // line: the forecast is no help there (block_balancer.hpp says so).
   if (P >= 3) {

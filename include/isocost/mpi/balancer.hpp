@@ -124,6 +124,10 @@ struct Decision {
   /// either fires: ranks can be balanced in total while each phase waits
   /// for its slowest rank (Watts §4.2).
   std::optional<TriggerCheck> phase_check;
+  /// The check planned although the trigger did not fire: the last plan was
+  /// a forecast that moved the data (`predict`), and a load that moves keeps
+  /// moving while the window it left behind looks balanced.
+  bool following = false;
   std::optional<Profitability> profit;   ///< when a plan was computed
   std::optional<StrategyChoice> choice;  ///< when the check fired and policy == choose
   /// What apply() will do: Strategy::none moves nothing (and communicates
