@@ -6,6 +6,7 @@
 #include <limits>
 #include <numeric>
 #include <sstream>
+#include <utility>
 
 #include "agreement.hpp"
 #include "isocost/detail/text.hpp"
@@ -177,74 +178,95 @@ PointsPartition partition_points(MPI_Comm comm, int dims, std::span<const double
     }
     out.key[i] = hilbert_key(grid, cell);
   }
-  // This rank's points in key order, and their running weight.
+  // This rank's points in key order, and their running weight. Sorting
+  // (key, index) pairs keeps the comparisons in cache.
+  std::vector<std::pair<std::uint64_t, std::size_t>> sorted(n);
+  for (std::size_t i = 0; i < n; ++i) sorted[i] = {out.key[i], i};
+  std::sort(sorted.begin(), sorted.end());
   std::vector<std::size_t> order(n);
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return out.key[a] != out.key[b] ? out.key[a] < out.key[b] : a < b;
-  });
   std::vector<std::uint64_t> sk(n);
   std::vector<double> pw(n + 1, 0.0);
   for (std::size_t j = 0; j < n; ++j) {
-    sk[j] = out.key[order[j]];
+    order[j] = sorted[j].second;
+    sk[j] = sorted[j].first;
     pw[j + 1] = pw[j] + weights[order[j]];
   }
-  // Local points with key < k (k up to 2^64).
-  const auto below = [&](u128 k) -> std::size_t {
-    if (k > std::numeric_limits<std::uint64_t>::max()) return n;
-    return static_cast<std::size_t>(
-        std::lower_bound(sk.begin(), sk.end(), static_cast<std::uint64_t>(k)) - sk.begin());
+  sorted = {};
+  // The first of sk[from, to) with key >= k (k up to 2^64).
+  const auto below = [&](u128 k, std::size_t from, std::size_t to) -> std::size_t {
+    if (k > std::numeric_limits<std::uint64_t>::max()) return to;
+    return static_cast<std::size_t>(std::lower_bound(sk.begin() + static_cast<long>(from),
+                                                     sk.begin() + static_cast<long>(to),
+                                                     static_cast<std::uint64_t>(k)) -
+                                    sk.begin());
   };
 
   // Each cut's key range [klo, khi] holds the key where the cumulative weight
-  // passes its target; wlo is the weight of all keys below klo.
+  // passes its target; wlo is the weight of all keys below klo, and this
+  // rank's points in the range are sk[i0, i1).
   const std::size_t cuts = static_cast<std::size_t>(P) - 1;
   const u128 top = dims * out.bits == 64 ? ~std::uint64_t{0} : (u128{1} << (dims * out.bits)) - 1;
   std::vector<u128> klo(cuts, 0), khi(cuts, top);
   std::vector<double> wlo(cuts, 0.0), target(cuts);
+  std::vector<std::size_t> i0(cuts, 0), i1(cuts, n);
   for (std::size_t k = 0; k < cuts; ++k)
     target[k] = total * speeds.fraction_before(static_cast<int>(k) + 1);
-  std::vector<std::size_t> active;
+  std::vector<std::size_t> ranges, range_of(cuts), idx;
   std::vector<double> hist;
   for (;;) {
-    active.clear();
-    for (std::size_t k = 0; k < cuts; ++k)
-      if (klo[k] < khi[k]) active.push_back(k);
-    if (active.empty()) break;
-    const auto B = static_cast<std::size_t>(std::clamp<std::size_t>(
-        (std::size_t{1} << 20) / active.size(), 2, static_cast<std::size_t>(options.buckets)));
-    hist.assign(active.size() * B, 0.0);
+    // Cuts in the same range (consecutive: their targets are ordered) share
+    // one histogram; at first all of them do.
+    ranges.clear();
+    for (std::size_t k = 0; k < cuts; ++k) {
+      if (klo[k] == khi[k]) continue;
+      const bool shared =
+          !ranges.empty() && klo[ranges.back()] == klo[k] && khi[ranges.back()] == khi[k];
+      if (!shared) ranges.push_back(k);
+      range_of[k] = ranges.size() - 1;
+    }
+    if (ranges.empty()) break;
+    // Up to 2^20 doubles a round, at least `buckets` per range: one range
+    // (the first round) is narrowed 2^16-fold at once.
+    const std::size_t B =
+        std::max(static_cast<std::size_t>(options.buckets),
+                 std::min<std::size_t>(65536, (std::size_t{1} << 20) / ranges.size()));
+    hist.assign(ranges.size() * B, 0.0);
+    idx.assign(ranges.size() * (B + 1), 0);
     const auto edge = [&](std::size_t k, std::size_t j) {
       return klo[k] + (khi[k] - klo[k] + 1) * j / B;  // < 2^128: no overflow
     };
-    for (std::size_t a = 0; a < active.size(); ++a) {
-      const std::size_t k = active[a];
-      std::size_t from = below(edge(k, 0));
-      for (std::size_t j = 0; j < B; ++j) {
-        const std::size_t to = below(edge(k, j + 1));
-        hist[a * B + j] = pw[to] - pw[from];
-        from = to;
+    for (std::size_t r = 0; r < ranges.size(); ++r) {
+      const std::size_t k = ranges[r];
+      std::size_t* at = idx.data() + r * (B + 1);
+      at[0] = i0[k];
+      for (std::size_t j = 1; j <= B; ++j) {
+        at[j] = j == B ? i1[k] : below(edge(k, j), at[j - 1], i1[k]);
+        hist[r * B + j - 1] = pw[at[j]] - pw[at[j - 1]];
       }
     }
     MPI_Allreduce(MPI_IN_PLACE, hist.data(), static_cast<int>(hist.size()), MPI_DOUBLE, MPI_SUM,
                   comm);
-    for (std::size_t a = 0; a < active.size(); ++a) {
-      const std::size_t k = active[a];
+    for (std::size_t k = 0; k < cuts; ++k) {
+      if (klo[k] == khi[k]) continue;
+      const std::size_t r = range_of[k];
+      const double* h = hist.data() + r * B;
       // The bucket where the running weight passes the target; if rounding
       // leaves it unpassed, the last bucket that holds weight.
       double run = wlo[k];
       std::size_t pick = B, last = B;
       double run_last = run;
       for (std::size_t j = 0; j < B && pick == B; ++j) {
-        if (hist[a * B + j] > 0) last = j, run_last = run;
-        if (run + hist[a * B + j] > target[k])
+        if (h[j] > 0) last = j, run_last = run;
+        if (run + h[j] > target[k])
           pick = j;
         else
-          run += hist[a * B + j];
+          run += h[j];
       }
       if (pick == B) pick = last, run = run_last;
       if (pick == B) pick = 0, run = wlo[k];  // no weight at all: keep the range's start
       const u128 a0 = edge(k, pick), a1 = edge(k, pick + 1);
+      i0[k] = idx[r * (B + 1) + pick];
+      i1[k] = idx[r * (B + 1) + pick + 1];
       klo[k] = a0;
       khi[k] = a1 > a0 ? a1 - 1 : a0;
       wlo[k] = run;
@@ -257,8 +279,8 @@ PointsPartition partition_points(MPI_Comm comm, int dims, std::span<const double
   std::vector<double> group(cuts, 0.0), before(cuts, 0.0);
   std::vector<std::size_t> g0(cuts), g1(cuts);
   for (std::size_t k = 0; k < cuts; ++k) {
-    g0[k] = below(klo[k]);
-    g1[k] = below(klo[k] + 1);
+    g0[k] = i0[k];
+    g1[k] = i1[k];
     group[k] = pw[g1[k]] - pw[g0[k]];
   }
   if (cuts > 0)

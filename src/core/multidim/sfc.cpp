@@ -19,37 +19,69 @@ void HilbertGrid::validate() const {
                 std::to_string(dims) + " dimensions, expected 1 to " + std::to_string(64 / dims));
 }
 
+namespace {
+
+// Bits 0, 1, 2, … of x moved to bits 0, 2, 4, … (x < 2^32): the standard
+// shift-and-mask spreading, five steps instead of a loop over the bits.
+std::uint64_t spread2(std::uint64_t x) {
+  x &= 0xffffffffu;
+  x = (x | x << 16) & 0x0000ffff0000ffffu;
+  x = (x | x << 8) & 0x00ff00ff00ff00ffu;
+  x = (x | x << 4) & 0x0f0f0f0f0f0f0f0fu;
+  x = (x | x << 2) & 0x3333333333333333u;
+  return (x | x << 1) & 0x5555555555555555u;
+}
+
+// Bits 0, 1, 2, … of x moved to bits 0, 3, 6, … (x < 2^21).
+std::uint64_t spread3(std::uint64_t x) {
+  x &= 0x1fffffu;
+  x = (x | x << 32) & 0x001f00000000ffffu;
+  x = (x | x << 16) & 0x001f0000ff0000ffu;
+  x = (x | x << 8) & 0x100f00f00f00f00fu;
+  x = (x | x << 4) & 0x10c30c30c30c30c3u;
+  return (x | x << 2) & 0x1249249249249249u;
+}
+
+// One level of the undoing for axis xi against axis 0 (see hilbert_key()).
+inline void undo(std::uint64_t& x0, std::uint64_t& xi, int level, std::uint64_t low) {
+  const std::uint64_t set = std::uint64_t{0} - ((xi >> level) & 1);
+  const std::uint64_t t = (x0 ^ xi) & low & ~set;
+  x0 ^= (low & set) | t;
+  xi ^= t;
+}
+
+}  // namespace
+
 std::uint64_t hilbert_key(const HilbertGrid& grid, std::array<std::uint64_t, 3> x) {
   const int n = grid.dims, b = grid.bits;
   if (n == 1) return x[0];
-  const std::uint64_t top = std::uint64_t{1} << (b - 1);
   // Undo the curve's rotations and reflections, from the top level down:
   // where axis i's bit at this level is set, the lower bits of axis 0 are
-  // reflected; where it is clear, those of axes 0 and i are swapped.
-  for (std::uint64_t q = top; q > 1; q >>= 1) {
-    const std::uint64_t low = q - 1;
-    for (int i = 0; i < n; ++i) {
-      if (x[i] & q) {
-        x[0] ^= low;
-      } else {
-        const std::uint64_t t = (x[0] ^ x[i]) & low;
-        x[0] ^= t;
-        x[i] ^= t;
-      }
-    }
+  // reflected; where it is clear, those of axes 0 and i are swapped. Without
+  // branches (the bits are data) and on scalars, so the axes stay in
+  // registers: 20 levels of three axes are the whole cost of a key.
+  std::uint64_t x0 = x[0], x1 = x[1], x2 = x[2];
+  for (int level = b - 1; level > 0; --level) {
+    const std::uint64_t low = (std::uint64_t{1} << level) - 1;
+    // Axis 0 against itself: reflect its low bits where its own bit is set.
+    x0 ^= low & (std::uint64_t{0} - ((x0 >> level) & 1));
+    undo(x0, x1, level, low);
+    if (n == 3) undo(x0, x2, level, low);
   }
   // Gray code across the axes, then the correction that keeps the curve
   // continuous between sub-cubes.
-  for (int i = 1; i < n; ++i) x[i] ^= x[i - 1];
+  x1 ^= x0;
+  if (n == 3) x2 ^= x1;
+  const std::uint64_t last = n == 3 ? x2 : x1;
   std::uint64_t t = 0;
-  for (std::uint64_t q = top; q > 1; q >>= 1)
-    if (x[n - 1] & q) t ^= q - 1;
-  for (int i = 0; i < n; ++i) x[i] ^= t;
+  for (int level = b - 1; level > 0; --level)
+    t ^= (std::uint64_t{0} - ((last >> level) & 1)) & ((std::uint64_t{1} << level) - 1);
+  x0 ^= t;
+  x1 ^= t;
+  x2 ^= t;
   // Interleave: bit j of axis i is key bit j·n + (n − 1 − i).
-  std::uint64_t key = 0;
-  for (int j = b - 1; j >= 0; --j)
-    for (int i = 0; i < n; ++i) key = (key << 1) | ((x[i] >> j) & 1);
-  return key;
+  if (n == 2) return spread2(x0) << 1 | spread2(x1);
+  return spread3(x0) << 2 | spread3(x1) << 1 | spread3(x2);
 }
 
 }  // namespace isocost
