@@ -225,11 +225,12 @@ PointsPartition partition_points(MPI_Comm comm, int dims, std::span<const double
       range_of[k] = ranges.size() - 1;
     }
     if (ranges.empty()) break;
-    // Up to 2^20 doubles a round, at least `buckets` per range: one range
-    // (the first round) is narrowed 2^16-fold at once.
-    const std::size_t B =
-        std::max(static_cast<std::size_t>(options.buckets),
-                 std::min<std::size_t>(65536, (std::size_t{1} << 20) / ranges.size()));
+    // At least 2^20 doubles a round (the first, one range, is narrowed
+    // 2^16-fold at once), `buckets` per range within 2^26, at least 2.
+    const std::size_t budget = std::max<std::size_t>(
+        std::size_t{1} << 20,
+        std::min(ranges.size() * static_cast<std::size_t>(options.buckets), std::size_t{1} << 26));
+    const std::size_t B = std::clamp<std::size_t>(budget / ranges.size(), 2, 65536);
     hist.assign(ranges.size() * B, 0.0);
     idx.assign(ranges.size() * (B + 1), 0);
     const auto edge = [&](std::size_t k, std::size_t j) {

@@ -171,11 +171,10 @@ WeightsPartition partition_weights(MPI_Comm comm, std::span<const double> weight
     pre[i + 1] = std::max(pre[i], run.value());  // sorted despite rounding, as serially
   }
   // N and TT as the last rank holds them: t(N) is its last prefix sum.
-  double totals[2] = {pre.back(), static_cast<double>(before.cells + mine.cells)};
+  double TT = pre.back();
   std::int64_t N = before.cells + mine.cells;
-  MPI_Bcast(totals, 2, MPI_DOUBLE, size - 1, comm);
+  MPI_Bcast(&TT, 1, MPI_DOUBLE, size - 1, comm);
   MPI_Bcast(&N, 1, MPI_INT64_T, size - 1, comm);
-  const double TT = totals[0];
   if (N == 0) throw Error(std::string(what) + ": no rank holds a cell; expected at least one");
   if (!std::isfinite(TT))
     throw Error(std::string(what) + ": the weights sum to " + exact(TT) +

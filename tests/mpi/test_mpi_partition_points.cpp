@@ -157,7 +157,9 @@ TEST(PartitionPoints, CutsAreTheNearestBoundariesAlongTheCurve) {
           }
           ASSERT_EQ(out.key[i], isocost::hilbert_key(g, cell)) << "point " << i;
         }
-        EXPECT_LE(out.rounds, 64 / 8 + 1);  // 256 buckets: 8 bits a round
+        // 2^16 buckets in the first round, then >= 2^20 / 63 (14 bits): at
+        // most 1 + 48 / 14 rounds for 64-bit keys.
+        EXPECT_LE(out.rounds, 5);
       }
 }
 
@@ -232,6 +234,12 @@ TEST(PartitionPoints, BadInputFailsOnEveryRank) {
   expect_in_step();
   e = error_of([&] { partition_points(MPI_COMM_WORLD, 2, {}, {}, s); });
   expect_has(e, "no rank holds a point");
+  expect_in_step();
+  isocost::mpi::PointsPartitionOptions o;
+  o.buckets = 1;
+  p = draw(2, 100, false);
+  e = error_of([&] { partition_points(MPI_COMM_WORLD, 2, p.xyz, p.w, s, o); });
+  expect_has(e, "buckets must be in [2, 65536], got 1");
   expect_in_step();
   const std::vector<double> xy{0.5, 0.5}, zero{0.0};
   e = error_of([&] { partition_points(MPI_COMM_WORLD, 2, xy, zero, s); });

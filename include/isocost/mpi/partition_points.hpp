@@ -24,15 +24,17 @@ namespace isocost::mpi {
 
 /// Settings for partition_points(). Must be the same on every rank (compared).
 struct PointsPartitionOptions {
-  /// Key buckets per cut and refinement round: each round narrows every
-  /// cut's key range by this factor, in one MPI_Allreduce of cuts × buckets
-  /// doubles (capped at 2^20 doubles a round by using fewer buckets).
+  /// Key buckets per key range and refinement round, in [2, 65536]: each
+  /// round narrows every cut's key range by this factor, in one
+  /// MPI_Allreduce of (distinct ranges) × buckets doubles. Rounds with few
+  /// distinct ranges (the first: one) use more, up to 2^20 doubles; rounds
+  /// with very many use fewer, down to 2, to stay within 2^26.
   int buckets = 256;
 
   /// The field list (options.hpp): validation, JSON and the agreement hash.
   template <class Self, class V>
   static void fields(Self& self, V&& v) {
-    v("buckets", self.buckets, at_least(2));
+    v("buckets", self.buckets, closed(2, 65536));
   }
   bool is_valid(std::string* why) const { return check_fields(*this, why); }
   /// Throws Error("partition_points: …") unless is_valid().
