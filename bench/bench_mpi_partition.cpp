@@ -10,6 +10,8 @@
 //    (the random spikes), into `parts` parts.
 //  - points/clustered-3d: `points` 3-D points, three Gaussian clusters over a
 //    uniform background (the clustered points), weights 1-9.
+//  - grid/spikes-2d: a `grid`² grid of spiky weights held in row slabs,
+//    decomposed 64×64 (decompose_grid(); `parts` is not used).
 //
 // Time: per repetition, after a barrier, the slowest rank's wall time of one
 // call and the slowest rank's CPU time (CLOCK_THREAD_CPUTIME_ID); the line
@@ -23,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "isocost/mpi/decompose_grid.hpp"
 #include "isocost/mpi/partition_points.hpp"
 #include "isocost/mpi/partition_weights.hpp"
 #include "mpi_bench_support.hpp"
@@ -35,6 +38,7 @@ using isocost::bench::thread_cpu;
 struct Settings {
   int repetitions = 5;
   double cells = 1e7, points = 1e7;
+  std::int64_t grid = 4096;
   int parts = 1024;
 };
 
@@ -69,8 +73,10 @@ int main(int argc, char** argv) {
       {{"--repetitions", [&](const char* v) { s.repetitions = std::atoi(v); }},
        {"--cells", [&](const char* v) { s.cells = std::atof(v); }},
        {"--points", [&](const char* v) { s.points = std::atof(v); }},
-       {"--parts", [&](const char* v) { s.parts = std::atoi(v); }}},
-      "usage: bench_mpi_partition [--repetitions 5] [--cells 1e7] [--points 1e7] [--parts 1024]");
+       {"--parts", [&](const char* v) { s.parts = std::atoi(v); }},
+       {"--grid", [&](const char* v) { s.grid = std::atoll(v); }}},
+      "usage: bench_mpi_partition [--repetitions 5] [--cells 1e7] [--points 1e7] [--parts 1024] "
+      "[--grid 4096]");
   if (!ok) {
     MPI_Finalize();
     return 2;
@@ -99,6 +105,17 @@ int main(int argc, char** argv) {
     }
     time_case("points/clustered-3d", s.repetitions, [&] {
       return 1 + isocost::mpi::partition_points(MPI_COMM_WORLD, 3, xyz, w, speeds).imbalance();
+    });
+    const isocost::GridShape shape{2, {s.grid, s.grid, 1}};
+    const std::array<std::int64_t, 3> lo{0, s.grid * r.rank / r.size, 0},
+        hi{s.grid, s.grid * (r.rank + 1) / r.size, 1};
+    std::vector<double> cells(static_cast<std::size_t>(s.grid * (hi[1] - lo[1])));
+    for (auto& v : cells) v = u(rng) < 0.01 ? 100 : 1;
+    time_case("grid/spikes-2d 64x64", s.repetitions, [&] {
+      const isocost::Decomposition d =
+          isocost::mpi::decompose_grid(MPI_COMM_WORLD, shape, lo, hi, cells, {{64, 64}, {0, 1}},
+                                       isocost::Speeds::uniform(64 * 64));
+      return d.max_time / (d.total_cost / (64 * 64));
     });
   });
   MPI_Finalize();

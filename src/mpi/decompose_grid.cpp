@@ -1,0 +1,249 @@
+// Decompositions of a distributed grid of weights (mpi/decompose_grid.hpp):
+// the serial rule of decompose() on grids, each level's marginals reduced
+// across the ranks instead of read from one rank's summed-area table.
+#include "isocost/mpi/decompose_grid.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "agreement.hpp"
+#include "isocost/detail/text.hpp"
+#include "isocost/error.hpp"
+#include "isocost/limits.hpp"
+#include "isocost/metrics.hpp"
+
+namespace isocost::mpi {
+
+namespace {
+
+using Cells = std::array<std::int64_t, kMaxDims>;
+const char* const kAxis[] = {"x", "y", "z"};
+
+// The inputs every rank must share, as text: the grid's shape and the process
+// grid, so that a difference is named.
+struct Layout {
+  std::string text;
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("shape and process grid", self.text);
+  }
+};
+
+std::string layout_text(const GridShape& s, const ProcessGrid& g) {
+  std::string t = std::to_string(s.dims) + "-D";
+  for (int a = 0; a < s.dims; ++a) t += (a ? "x" : " ") + std::to_string(s.cells[a]);
+  t += ", process grid";
+  for (std::size_t l = 0; l < g.counts.size(); ++l)
+    t += " " + std::to_string(g.counts[l]) + "@" +
+         std::to_string(l < g.axes.size() ? g.axes[l] : -1);
+  return t;
+}
+
+std::string check_input(const GridShape& shape, const Cells& lo, const Cells& hi,
+                        std::span<const double> w, const ProcessGrid& g, const Speeds& speeds,
+                        const DecomposeOptions& options) {
+  std::string why;
+  if (!options.is_valid(&why)) return "options: " + why;
+  if (shape.dims < 1 || shape.dims > kMaxDims)
+    return "a grid of " + std::to_string(shape.dims) + " dimensions, expected 1 to 3";
+  try {
+    g.validate(shape.dims);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  if (g.ranks() > kMaxParts)
+    return "a process grid of " + std::to_string(g.ranks()) + " ranks, expected at most " +
+           std::to_string(kMaxParts);
+  if (speeds.ranks() != g.ranks())
+    return std::to_string(speeds.ranks()) + " speeds for the " + std::to_string(g.ranks()) +
+           " ranks of the process grid";
+  std::int64_t cells = 1;
+  for (int a = 0; a < shape.dims; ++a) {
+    if (shape.cells[a] < 1)
+      return "a grid of " + std::to_string(shape.cells[a]) + " cells along axis " +
+             std::to_string(a) + ", expected at least 1";
+    if (lo[a] < 0 || hi[a] < lo[a] || hi[a] > shape.cells[a])
+      return "box [" + std::to_string(lo[a]) + ", " + std::to_string(hi[a]) + ") along axis " +
+             std::to_string(a) + ", expected inside [0, " + std::to_string(shape.cells[a]) + ")";
+    cells *= hi[a] - lo[a];
+  }
+  if (static_cast<std::int64_t>(w.size()) != cells)
+    return std::to_string(w.size()) + " weights for a box of " + std::to_string(cells) + " cells";
+  for (std::size_t i = 0; i < w.size(); ++i)
+    if (!(w[i] >= 0) || !std::isfinite(w[i]))
+      return "weight " + detail::exact(w[i]) + " at local cell " + std::to_string(i) +
+             ", expected a finite number >= 0";
+  return {};
+}
+
+struct Piece {
+  Cells c0{0, 0, 0}, c1{1, 1, 1};
+  int first_rank = 0;
+  double cost = 0;  // its cells' weight, known once it is a slab
+};
+
+}  // namespace
+
+Decomposition decompose_grid(MPI_Comm comm, const GridShape& shape, const Cells& lo,
+                             const Cells& hi, std::span<const double> weights,
+                             const ProcessGrid& process_grid, const Speeds& speeds,
+                             const DecomposeOptions& options) {
+  const char* what = "decompose_grid";
+  internal::check_comm(comm, what);
+  const Layout layout{layout_text(shape, process_grid)};
+  const internal::Same same[] = {{options_hash(layout), "the grid", options_lines(layout)},
+                                 internal::same_speeds(speeds),
+                                 internal::same_options(options)};
+  internal::agree(comm, what, check_input(shape, lo, hi, weights, process_grid, speeds, options),
+                  same);
+  const int D = shape.dims;
+  // Unused axes are one cell wide, so that boxes are always 3-D.
+  Cells blo = lo, bhi = hi, n{1, 1, 1};
+  for (int a = 0; a < kMaxDims; ++a) {
+    if (a >= D)
+      blo[a] = 0, bhi[a] = 1;
+    else
+      n[a] = shape.cells[a];
+  }
+  std::int64_t mine = 1, all = 0;
+  for (int a = 0; a < D; ++a) mine *= bhi[a] - blo[a];
+  MPI_Allreduce(&mine, &all, 1, MPI_INT64_T, MPI_SUM, comm);
+  if (all != shape.count())
+    throw Error(std::string(what) + ": the ranks' boxes hold " + std::to_string(all) +
+                " cells, the grid " + std::to_string(shape.count()) +
+                "; expected boxes that tile the grid");
+  const auto local = [&](std::int64_t i, std::int64_t j, std::int64_t k) -> const double& {
+    const std::int64_t nx = bhi[0] - blo[0], ny = bhi[1] - blo[1];
+    return weights[static_cast<std::size_t>((i - blo[0]) +
+                                            nx * ((j - blo[1]) + ny * (k - blo[2])))];
+  };
+
+  std::vector<Piece> pieces{Piece{{0, 0, 0}, n, 0, 0}};
+  std::vector<double> marginal;
+  double total = -1;
+  for (std::size_t level = 0; level < process_grid.counts.size(); ++level) {
+    const int m = process_grid.counts[level], axis = process_grid.axes[level];
+    int q = 1;  // ranks in one slab of this level
+    for (std::size_t l = level + 1; l < process_grid.counts.size(); ++l)
+      q *= process_grid.counts[l];
+    // Every piece's marginal along `axis`, back to back: this rank's share.
+    std::vector<std::size_t> offset(pieces.size() + 1, 0);
+    for (std::size_t p = 0; p < pieces.size(); ++p)
+      offset[p + 1] = offset[p] + static_cast<std::size_t>(pieces[p].c1[axis] - pieces[p].c0[axis]);
+    marginal.assign(offset.back(), 0.0);
+    for (std::size_t p = 0; p < pieces.size(); ++p) {
+      Cells s0, s1;  // the piece ∩ this rank's box
+      bool empty = false;
+      for (int a = 0; a < kMaxDims; ++a) {
+        s0[a] = std::max(pieces[p].c0[a], blo[a]);
+        s1[a] = std::min(pieces[p].c1[a], bhi[a]);
+        empty = empty || s0[a] >= s1[a];
+      }
+      if (empty) continue;
+      // Row by row along x: added cell by cell when x is the level's axis,
+      // else summed and added to the row's y or z.
+      double* row = marginal.data() + offset[p] - pieces[p].c0[axis];
+      const auto len = static_cast<std::size_t>(s1[0] - s0[0]);
+      for (std::int64_t k = s0[2]; k < s1[2]; ++k)
+        for (std::int64_t j = s0[1]; j < s1[1]; ++j) {
+          const double* src = &local(s0[0], j, k);
+          if (axis == 0) {
+            for (std::size_t i = 0; i < len; ++i)
+              row[s0[0] + static_cast<std::int64_t>(i)] += src[i];
+          } else {
+            double sum = 0;
+            for (std::size_t i = 0; i < len; ++i) sum += src[i];
+            row[axis == 1 ? j : k] += sum;
+          }
+        }
+    }
+    MPI_Allreduce(MPI_IN_PLACE, marginal.data(), static_cast<int>(marginal.size()), MPI_DOUBLE,
+                  MPI_SUM, comm);
+    if (level == 0) {
+      total = 0;
+      for (const double v : marginal) total += v;
+      if (!(total > 0)) throw Error(std::string(what) + ": all weights are zero");
+    }
+    // Each piece cut as decompose() cuts a grid piece (grid_cuts()).
+    std::vector<Piece> next;
+    next.reserve(pieces.size() * static_cast<std::size_t>(m));
+    const double w = options.min_width[static_cast<std::size_t>(axis)];  // cells: width 1 each
+    const auto min_cells =
+        std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(w * (1 - 1e-12))));
+    for (std::size_t p = 0; p < pieces.size(); ++p) {
+      const Piece& piece = pieces[p];
+      const std::int64_t len = piece.c1[axis] - piece.c0[axis];
+      std::vector<double> prefix(static_cast<std::size_t>(len) + 1, 0.0);
+      for (std::int64_t c = 0; c < len; ++c)
+        prefix[static_cast<std::size_t>(c) + 1] =
+            prefix[static_cast<std::size_t>(c)] + marginal[offset[p] + static_cast<std::size_t>(c)];
+      std::vector<double> capacity(static_cast<std::size_t>(m), 0.0);
+      for (int j = 0; j < m; ++j)
+        for (int r = 0; r < q; ++r)
+          capacity[static_cast<std::size_t>(j)] += speeds.speed(piece.first_rank + j * q + r);
+      if (static_cast<std::int64_t>(m) * min_cells > len)
+        throw Error(std::string(what) + ": " + std::to_string(m) +
+                    " parts of width >= " + detail::exact(w) + " along " + kAxis[axis] +
+                    " do not fit in " + std::to_string(len) + " cells");
+      const std::vector<std::int64_t> b = bottleneck_cuts(prefix, capacity, min_cells);
+      for (int j = 0; j < m; ++j) {
+        Piece slab = piece;
+        slab.first_rank = piece.first_rank + j * q;
+        slab.c0[axis] = piece.c0[axis] + b[static_cast<std::size_t>(j)];
+        slab.c1[axis] = piece.c0[axis] + b[static_cast<std::size_t>(j) + 1];
+        slab.cost = prefix[static_cast<std::size_t>(b[static_cast<std::size_t>(j) + 1])] -
+                    prefix[static_cast<std::size_t>(b[static_cast<std::size_t>(j)])];
+        next.push_back(slab);
+      }
+    }
+    pieces = std::move(next);
+  }
+
+  // The parts, as decompose()'s leaves: boxes in cell units, faces on the
+  // grid's boundary not counted as shared.
+  Decomposition out;
+  out.process_grid = process_grid;
+  out.on_grid_lines = true;
+  out.options = options;
+  out.total_cost = total;
+  std::vector<double> times;
+  double surface = 0;
+  for (const Piece& piece : pieces) {
+    Part part;
+    part.rank = piece.first_rank;
+    part.box.dims = D;
+    for (int a = 0; a < D; ++a) {
+      part.box.lo[a] = static_cast<double>(piece.c0[a]);
+      part.box.hi[a] = static_cast<double>(piece.c1[a]);
+      part.cell_lo[a] = piece.c0[a];
+      part.cell_hi[a] = piece.c1[a];
+    }
+    part.cost = piece.cost;
+    part.time = part.cost / speeds.speed(part.rank);
+    part.volume = part.box.volume();
+    part.surface = part.box.surface();
+    if (D > 1) {
+      for (int a = 0; a < D; ++a) {
+        double face = 1;
+        for (int c = 0; c < D; ++c)
+          if (c != a) face *= part.box.width(c);
+        if (piece.c0[a] <= 0) part.surface -= face;
+        if (piece.c1[a] >= n[a]) part.surface -= face;
+      }
+    } else {
+      part.surface = (piece.c0[0] > 0 ? 1 : 0) + (piece.c1[0] < n[0] ? 1 : 0);
+    }
+    times.push_back(part.time);
+    surface += part.surface;
+    out.parts.push_back(part);
+  }
+  const LoadStats stats = load_stats(times);
+  out.predicted_le = stats.le;
+  out.max_time = stats.max;
+  out.cut_surface = surface / 2;
+  return out;
+}
+
+}  // namespace isocost::mpi
