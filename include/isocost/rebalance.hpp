@@ -18,9 +18,8 @@
 //   std::vector<std::int64_t> o{0, 250, 500, 750, 1000};
 //   std::vector<double> t{1.0, 1.4, 2.1, 3.0};                 // measured seconds
 //   const auto s = isocost::Speeds::uniform(4);
-//   auto g = isocost::rebalance_global(o, t, s);               // pchip through the cumulative
-//   times auto d = isocost::rebalance_diffusive(o, t);               // chain diffusion + boundary
-//   shifts
+//   auto g = isocost::rebalance_global(o, t, s);    // pchip through the cumulative times
+//   auto d = isocost::rebalance_diffusive(o, t);    // chain diffusion + boundary shifts
 //   // g.offsets, g.elements_moved, g.predicted_imbalance …
 #pragma once
 
