@@ -103,7 +103,7 @@ void reject_fit_options(const CutArgs& a) {
 // --optimal: the smallest possible heaviest part cost / speed, processor
 // order fixed (bottleneck_cuts(), every part non-empty when P <= n), in place
 // of the nearest-target cuts; each cut's summary keeps its target and gets
-// the residual at the optimal boundary.
+// the residual at the optimal boundary, and no root-finding iterations.
 void make_optimal(const CostModel& model, const Speeds& speeds, Partition& part) {
   const std::span<const double> prefix = model.prefix_sums();
   const auto n = static_cast<std::int64_t>(prefix.size()) - 1;
@@ -118,6 +118,8 @@ void make_optimal(const CostModel& model, const Speeds& speeds, Partition& part)
     s.x = part.cuts[static_cast<std::size_t>(i)];
     s.residual = prefix[k] - s.target;
     s.termination = s.residual == 0 ? CutTermination::exact : CutTermination::nearest_integer;
+    // Not a root find: the bisection on the bottleneck placed it.
+    s.iterations = s.evaluations = s.bisection_steps = 0;
   }
   part.max_abs_residual = 0;
   for (int i = 0; i < P; ++i) {

@@ -232,6 +232,7 @@ TEST_F(Cli, OptimalCutsReachTheBruteForceOptimum) {
       worst = std::max(worst, Num(j["parts"][k]["time"]));
     }
     EXPECT_EQ(worst, BruteOptimum(w, s));
+    for (const auto& c : j["cuts"]) EXPECT_EQ(Num(c["iterations"]), 0.0);
     EXPECT_EQ(Num(j["predicted"]["max"]), worst);
   }
   const std::string table =
