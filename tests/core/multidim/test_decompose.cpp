@@ -1,6 +1,7 @@
 // Tests for isocost/decompose.hpp: Swartz §5's rows, closed forms derived here
-// for jagged 2-D and 3-D sectioning, grid cuts against brute force, coverage,
-// speeds, minimum widths, the grid choice and bad input.
+// for jagged 2-D and 3-D sectioning, grid levels against brute force, coverage,
+// speeds, minimum widths, the grid choice and bad input. bottleneck_cuts()
+// alone: test_bottleneck_cuts.cpp.
 #include "isocost/decompose.hpp"
 
 #include <gtest/gtest.h>
@@ -14,6 +15,7 @@
 #include <span>
 #include <vector>
 
+#include "brute_bottleneck.hpp"
 #include "isocost/error.hpp"
 #include "support/expect_error.hpp"
 
@@ -25,6 +27,7 @@ using isocost::Density;
 using isocost::GridShape;
 using isocost::ProcessGrid;
 using isocost::Speeds;
+using isocost::testing::brute_bottleneck;
 using isocost::testing::expect_error;
 
 // Swartz §5: rho = C·(x + y) on [0, 20]² (C = 1), with and without its
@@ -177,91 +180,6 @@ TEST(Decompose, PartsCoverTheBoxExactly) {
 // ---------------------------------------------------------------------------
 // Grid cuts: the rule (minimise the heaviest slab at each level) against brute
 // force over every contiguous split.
-
-// Smallest max_j (sum of w over group j)/s_j over all splits into s.size()
-// contiguous groups of >= w_min cells.
-double brute_bottleneck(const std::vector<double>& w, const std::vector<double>& s, int w_min) {
-  const int n = static_cast<int>(w.size()), m = static_cast<int>(s.size());
-  double best = std::numeric_limits<double>::infinity();
-  std::vector<int> b(static_cast<std::size_t>(m) + 1, 0);
-  b[m] = n;
-  std::function<void(int)> rec = [&](int j) {
-    if (j == m) {
-      double worst = 0;
-      for (int k = 0; k < m; ++k) {
-        if (b[k + 1] - b[k] < w_min) return;
-        double c = 0;
-        for (int i = b[k]; i < b[k + 1]; ++i) c += w[i];
-        worst = std::max(worst, c / s[k]);
-      }
-      best = std::min(best, worst);
-      return;
-    }
-    for (int x = b[j - 1]; x <= n; ++x) {
-      b[j] = x;
-      rec(j + 1);
-    }
-  };
-  rec(1);
-  return best;
-}
-
-TEST(BottleneckCuts, NonEmptyPartsAtScale) {
-  // 2·10^5 cells, spikes of 100 (1 %) among ones, into 16 384 parts: no part
-  // can cost less than its heaviest cell, so the optimum is 100 — which the
-  // unconstrained split reaches with many parts empty. With min_cells = 1
-  // (the greedy probe, O(P log n)) every part holds a cell at the same 100.
-  std::mt19937_64 rng(3);
-  std::uniform_real_distribution<double> u(0, 1);
-  std::vector<double> P{0};
-  for (int i = 0; i < 200000; ++i) P.push_back(P.back() + (u(rng) < 0.01 ? 100 : 1));
-  const std::vector<double> s(16384, 1.0);
-  for (const std::int64_t w : {0, 1}) {
-    const auto b = isocost::bottleneck_cuts(P, s, w);
-    double worst = 0;
-    std::int64_t empty = 0;
-    for (std::size_t j = 0; j + 1 < b.size(); ++j) {
-      worst = std::max(worst,
-                       P[static_cast<std::size_t>(b[j + 1])] - P[static_cast<std::size_t>(b[j])]);
-      empty += b[j + 1] == b[j] ? 1 : 0;
-    }
-    EXPECT_EQ(worst, 100.0) << "min_cells " << w;
-    if (w == 1) {
-      EXPECT_EQ(empty, 0);
-    } else {
-      EXPECT_GT(empty, 0);  // what min_cells = 1 is for
-    }
-  }
-}
-
-TEST(BottleneckCuts, EqualBruteForce) {
-  std::mt19937_64 rng(7);
-  std::uniform_real_distribution<double> u(0.5, 2);
-  for (int trial = 0; trial < 3000; ++trial) {
-    const int n = 1 + static_cast<int>(rng() % 10), m = 1 + static_cast<int>(rng() % 4);
-    const int w_min = static_cast<int>(rng() % 3);
-    std::vector<double> w(static_cast<std::size_t>(n)), s(static_cast<std::size_t>(m), 1.0);
-    for (auto& v : w) v = static_cast<double>(rng() % 10);
-    if (trial % 2)
-      for (auto& v : s) v = u(rng);
-    std::vector<double> P{0};
-    for (double v : w) P.push_back(P.back() + v);
-    if (m * w_min > n) {
-      expect_error([&] { isocost::bottleneck_cuts(P, s, w_min); }, {"do not fit"});
-      continue;
-    }
-    const auto b = isocost::bottleneck_cuts(P, s, w_min);
-    ASSERT_EQ(b.size(), s.size() + 1);
-    ASSERT_EQ(b.front(), 0);
-    ASSERT_EQ(b.back(), n);
-    double worst = 0;
-    for (int j = 0; j < m; ++j) {
-      ASSERT_GE(b[j + 1] - b[j], w_min) << "trial " << trial;
-      worst = std::max(worst, (P[b[j + 1]] - P[b[j]]) / s[j]);
-    }
-    ASSERT_NEAR(worst, brute_bottleneck(w, s, w_min), 1e-12 * (1 + worst)) << "trial " << trial;
-  }
-}
 
 TEST(Decompose, GridLevelsMinimiseTheirHeaviestSlab) {
   // On small random grids: level 0's heaviest column (per speed) and each
