@@ -94,6 +94,13 @@ Same same_speeds(const Speeds& speeds) {
   return {options_hash(f), "speeds", options_lines(f)};
 }
 
+Same same_text(std::string name, const std::string& text) {
+  detail::FieldHasher h;
+  h.text(text);
+  std::string line = name + "\t" + text + "\n";
+  return {h.h, std::move(name), std::move(line)};
+}
+
 void agree(MPI_Comm comm, const std::string& what, std::string problem, std::span<const Same> same,
            const char* kind, long long* allreduces) {
   const std::size_t k = same.size();

@@ -48,6 +48,10 @@ Same same_options(const O& options, std::string name = "options") {
 /// Speeds as a Same: their values hashed, named "speeds" field by field.
 Same same_speeds(const Speeds& speeds);
 
+/// Any input described by `text` (its sizes, a shape) as a Same named `name`:
+/// a difference prints "name: text (rank 0: …)".
+Same same_text(std::string name, const std::string& text);
+
 /// Collective over `comm`. If any rank's `problem` is non-empty, or one of
 /// `same` differs between ranks, every rank throws one Error: "what: kind N
 /// ranks (rank r: …; ranks a-b: …)", ranks with the same message grouped. The

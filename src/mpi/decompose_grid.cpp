@@ -9,36 +9,22 @@
 #include <vector>
 
 #include "agreement.hpp"
+#include "core/multidim/decompose_internal.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/limits.hpp"
-#include "isocost/metrics.hpp"
 
 namespace isocost::mpi {
 
 namespace {
 
 using Cells = std::array<std::int64_t, kMaxDims>;
-const char* const kAxis[] = {"x", "y", "z"};
 
-// The inputs every rank must share, as text: the grid's shape and the process
-// grid, so that a difference is named.
-struct Layout {
-  std::string text;
-  template <class Self, class V>
-  static void fields(Self& self, V&& v) {
-    v("shape and process grid", self.text);
-  }
-};
-
+// The grid's shape and the process grid, which every rank must share.
 std::string layout_text(const GridShape& s, const ProcessGrid& g) {
   std::string t = std::to_string(s.dims) + "-D";
   for (int a = 0; a < s.dims; ++a) t += (a ? "x" : " ") + std::to_string(s.cells[a]);
-  t += ", process grid";
-  for (std::size_t l = 0; l < g.counts.size(); ++l)
-    t += " " + std::to_string(g.counts[l]) + "@" +
-         std::to_string(l < g.axes.size() ? g.axes[l] : -1);
-  return t;
+  return t + ", process grid " + g.name();
 }
 
 std::string check_input(const GridShape& shape, const Cells& lo, const Cells& hi,
@@ -92,10 +78,9 @@ Decomposition decompose_grid(MPI_Comm comm, const GridShape& shape, const Cells&
                              const DecomposeOptions& options) {
   const char* what = "decompose_grid";
   internal::check_comm(comm, what);
-  const Layout layout{layout_text(shape, process_grid)};
-  const internal::Same same[] = {{options_hash(layout), "the grid", options_lines(layout)},
-                                 internal::same_speeds(speeds),
-                                 internal::same_options(options)};
+  const internal::Same same[] = {
+      internal::same_text("shape and process grid", layout_text(shape, process_grid)),
+      internal::same_speeds(speeds), internal::same_options(options)};
   internal::agree(comm, what, check_input(shape, lo, hi, weights, process_grid, speeds, options),
                   same);
   const int D = shape.dims;
@@ -166,12 +151,9 @@ Decomposition decompose_grid(MPI_Comm comm, const GridShape& shape, const Cells&
       for (const double v : marginal) total += v;
       if (!(total > 0)) throw Error(std::string(what) + ": all weights are zero");
     }
-    // Each piece cut as decompose() cuts a grid piece (grid_cuts()).
+    // Each piece cut as decompose() cuts a grid piece (cells are 1 wide).
     std::vector<Piece> next;
     next.reserve(pieces.size() * static_cast<std::size_t>(m));
-    const double w = options.min_width[static_cast<std::size_t>(axis)];  // cells: width 1 each
-    const auto min_cells =
-        std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(w * (1 - 1e-12))));
     for (std::size_t p = 0; p < pieces.size(); ++p) {
       const Piece& piece = pieces[p];
       const std::int64_t len = piece.c1[axis] - piece.c0[axis];
@@ -183,11 +165,8 @@ Decomposition decompose_grid(MPI_Comm comm, const GridShape& shape, const Cells&
       for (int j = 0; j < m; ++j)
         for (int r = 0; r < q; ++r)
           capacity[static_cast<std::size_t>(j)] += speeds.speed(piece.first_rank + j * q + r);
-      if (static_cast<std::int64_t>(m) * min_cells > len)
-        throw Error(std::string(what) + ": " + std::to_string(m) +
-                    " parts of width >= " + detail::exact(w) + " along " + kAxis[axis] +
-                    " do not fit in " + std::to_string(len) + " cells");
-      const std::vector<std::int64_t> b = bottleneck_cuts(prefix, capacity, min_cells);
+      const std::vector<std::int64_t> b = detail::grid_slab_cuts(
+          prefix, capacity, options.min_width[static_cast<std::size_t>(axis)], 1.0, axis);
       for (int j = 0; j < m; ++j) {
         Piece slab = piece;
         slab.first_rank = piece.first_rank + j * q;
@@ -201,15 +180,15 @@ Decomposition decompose_grid(MPI_Comm comm, const GridShape& shape, const Cells&
     pieces = std::move(next);
   }
 
-  // The parts, as decompose()'s leaves: boxes in cell units, faces on the
-  // grid's boundary not counted as shared.
+  // The parts, as decompose()'s leaves, on the grid's box in cell units.
   Decomposition out;
   out.process_grid = process_grid;
   out.on_grid_lines = true;
   out.options = options;
   out.total_cost = total;
-  std::vector<double> times;
-  double surface = 0;
+  Box domain;
+  domain.dims = D;
+  for (int a = 0; a < D; ++a) domain.hi[a] = static_cast<double>(n[a]);
   for (const Piece& piece : pieces) {
     Part part;
     part.rank = piece.first_rank;
@@ -221,28 +200,10 @@ Decomposition decompose_grid(MPI_Comm comm, const GridShape& shape, const Cells&
       part.cell_hi[a] = piece.c1[a];
     }
     part.cost = piece.cost;
-    part.time = part.cost / speeds.speed(part.rank);
-    part.volume = part.box.volume();
-    part.surface = part.box.surface();
-    if (D > 1) {
-      for (int a = 0; a < D; ++a) {
-        double face = 1;
-        for (int c = 0; c < D; ++c)
-          if (c != a) face *= part.box.width(c);
-        if (piece.c0[a] <= 0) part.surface -= face;
-        if (piece.c1[a] >= n[a]) part.surface -= face;
-      }
-    } else {
-      part.surface = (piece.c0[0] > 0 ? 1 : 0) + (piece.c1[0] < n[0] ? 1 : 0);
-    }
-    times.push_back(part.time);
-    surface += part.surface;
+    detail::finish_part(part, domain, speeds.speed(part.rank));
     out.parts.push_back(part);
   }
-  const LoadStats stats = load_stats(times);
-  out.predicted_le = stats.le;
-  out.max_time = stats.max;
-  out.cut_surface = surface / 2;
+  detail::summarise(out);
   return out;
 }
 

@@ -13,6 +13,7 @@
 #include "isocost/error.hpp"
 #include "isocost/limits.hpp"
 #include "isocost/sfc.hpp"
+#include "nearest.hpp"
 
 namespace isocost::mpi {
 
@@ -34,14 +35,6 @@ std::string PointsPartition::brief_report() const {
 }
 
 namespace {
-
-struct Dims {
-  std::int64_t dims = 0;
-  template <class Self, class V>
-  static void fields(Self& self, V&& v) {
-    v("dims", self.dims);
-  }
-};
 
 std::string check_input(int dims, std::span<const double> coords, std::span<const double> w, int P,
                         const PointsPartitionOptions& options) {
@@ -68,41 +61,12 @@ std::string check_input(int dims, std::span<const double> coords, std::span<cons
   return {};
 }
 
-// A boundary in the total order (key, rank, local index): the one right
-// before point (rank, index) of the key, or after every point of the key
-// (rank = communicator size). The nearest to a target wins; ties go to the
-// earlier boundary.
-struct Boundary {
-  double distance = std::numeric_limits<double>::infinity();
-  std::int64_t rank = std::numeric_limits<std::int64_t>::max();
-  std::int64_t index = 0;
-};
-
-void nearest(void* in, void* inout, int* len, MPI_Datatype*) {
-  const auto* a = static_cast<const Boundary*>(in);
-  auto* c = static_cast<Boundary*>(inout);
-  for (int k = 0; k < *len; ++k) {
-    const bool earlier =
-        a[k].rank < c[k].rank || (a[k].rank == c[k].rank && a[k].index < c[k].index);
-    if (a[k].distance < c[k].distance || (a[k].distance == c[k].distance && earlier)) c[k] = a[k];
-  }
-}
-
-struct Handles {
-  MPI_Datatype boundary = MPI_DATATYPE_NULL;
-  MPI_Op near = MPI_OP_NULL;
-  Handles() {
-    MPI_Type_contiguous(sizeof(Boundary), MPI_BYTE, &boundary);
-    MPI_Type_commit(&boundary);
-    MPI_Op_create(&nearest, 1, &near);
-  }
-  ~Handles() {
-    MPI_Op_free(&near);
-    MPI_Type_free(&boundary);
-  }
-  Handles(const Handles&) = delete;
-  Handles& operator=(const Handles&) = delete;
-};
+// A boundary in the total order (key, rank, local index), for one cut's key
+// (nearest.hpp): first = the rank and second = the local index of the point
+// it comes right before, or first = the communicator's size for the boundary
+// after every point of the key. The nearest to the target wins; ties go to
+// the earlier boundary.
+using Boundary = internal::Nearest;
 
 // Position of a point or cut in the total order.
 struct Position {
@@ -122,12 +86,10 @@ PointsPartition partition_points(MPI_Comm comm, int dims, std::span<const double
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   const int P = speeds.ranks();
-  const Dims shape{dims};
-  const internal::Same same[] = {{options_hash(shape), "dims", options_lines(shape)},
-                                 internal::same_speeds(speeds),
-                                 internal::same_options(options)};
+  const internal::Same same[] = {internal::same_text("dims", std::to_string(dims)),
+                                 internal::same_speeds(speeds), internal::same_options(options)};
   internal::agree(comm, what, check_input(dims, coords, weights, P, options), same);
-  const Handles h;
+  const internal::NearestReduction near;
   const auto d = static_cast<std::size_t>(dims);
   const std::size_t n = weights.size();
 
@@ -294,22 +256,22 @@ PointsPartition partition_points(MPI_Comm comm, int dims, std::span<const double
     for (std::size_t j = g0[k]; j < g1[k]; ++j) {
       const double v = wlo[k] + before[k] + (pw[j] - pw[g0[k]]);
       const double dist = std::abs(v - target[k]);
-      if (dist < b.distance) b = {dist, rank, static_cast<std::int64_t>(order[j])};
+      if (dist < b.distance) b = {dist, rank, static_cast<std::int64_t>(order[j]), v};
     }
     // After every point of the key: the last rank knows that weight.
     if (rank == size - 1) {
       const double v = wlo[k] + before[k] + group[k];
       const double dist = std::abs(v - target[k]);
-      if (dist < b.distance) b = {dist, size, 0};
+      if (dist < b.distance) b = {dist, size, 0, v};
     }
   }
   if (cuts > 0)
-    MPI_Allreduce(MPI_IN_PLACE, best.data(), static_cast<int>(cuts), h.boundary, h.near, comm);
+    MPI_Allreduce(MPI_IN_PLACE, best.data(), static_cast<int>(cuts), near.type(), near.op(), comm);
 
   // Part of each point: the number of cuts at or before its position.
   std::vector<Position> at(cuts);
   for (std::size_t k = 0; k < cuts; ++k)
-    at[k] = {static_cast<std::uint64_t>(klo[k]), best[k].rank, best[k].index};
+    at[k] = {static_cast<std::uint64_t>(klo[k]), best[k].first, best[k].second};
   out.part.resize(n);
   out.part_weight.assign(static_cast<std::size_t>(P), 0.0);
   for (std::size_t i = 0; i < n; ++i) {

@@ -8,11 +8,12 @@
 #include <limits>
 #include <sstream>
 
-#include "../core/model/compensated_sum.hpp"
 #include "agreement.hpp"
+#include "core/model/compensated_sum.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/limits.hpp"
+#include "nearest.hpp"
 
 namespace isocost::mpi {
 
@@ -53,43 +54,27 @@ void add_slices(void* in, void* inout, int* len, MPI_Datatype*) {
   }
 }
 
-// One target's best boundary so far: its distance, the global cell boundary
-// and t there. The nearest wins, ties to the smaller boundary (as serially).
-struct Candidate {
-  double distance = std::numeric_limits<double>::infinity();
-  std::int64_t b = std::numeric_limits<std::int64_t>::max();
-  double t = 0;
-};
-
-void nearest(void* in, void* inout, int* len, MPI_Datatype*) {
-  const auto* a = static_cast<const Candidate*>(in);
-  auto* c = static_cast<Candidate*>(inout);
-  for (int k = 0; k < *len; ++k)
-    if (a[k].distance < c[k].distance || (a[k].distance == c[k].distance && a[k].b < c[k].b))
-      c[k] = a[k];
-}
-
-// RAII for the derived datatypes and operations of one call.
-struct Handles {
-  MPI_Datatype slice = MPI_DATATYPE_NULL, candidate = MPI_DATATYPE_NULL;
-  MPI_Op add = MPI_OP_NULL, near = MPI_OP_NULL;
-  Handles() {
-    MPI_Type_contiguous(sizeof(Slice), MPI_BYTE, &slice);
-    MPI_Type_commit(&slice);
-    MPI_Type_contiguous(sizeof(Candidate), MPI_BYTE, &candidate);
-    MPI_Type_commit(&candidate);
+// The slices' scan: its datatype and operation, freed on return.
+struct SliceScan {
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  MPI_Op add = MPI_OP_NULL;
+  SliceScan() {
+    MPI_Type_contiguous(sizeof(Slice), MPI_BYTE, &type);
+    MPI_Type_commit(&type);
     MPI_Op_create(&add_slices, 0, &add);  // not commutative: rank order matters
-    MPI_Op_create(&nearest, 1, &near);
   }
-  ~Handles() {
-    MPI_Op_free(&near);
+  ~SliceScan() {
     MPI_Op_free(&add);
-    MPI_Type_free(&candidate);
-    MPI_Type_free(&slice);
+    MPI_Type_free(&type);
   }
-  Handles(const Handles&) = delete;
-  Handles& operator=(const Handles&) = delete;
+  SliceScan(const SliceScan&) = delete;
+  SliceScan& operator=(const SliceScan&) = delete;
 };
+
+// A target's candidate boundary (nearest.hpp): first = the global cell
+// boundary b, value = t(b); the nearest wins, ties to the smaller b, as
+// serially.
+using Candidate = internal::Nearest;
 
 // The local candidate for `target` among the boundaries [first, first + n)
 // of this rank (and first + n too on the last rank): the serial search of
@@ -107,7 +92,7 @@ Candidate local_candidate(std::span<const double> pre, std::int64_t first, bool 
   // Among equal sums (zero weights) the smallest boundary.
   k = static_cast<std::size_t>(
       std::lower_bound(pre.begin(), pre.begin() + static_cast<long>(k), pre[k]) - pre.begin());
-  return {std::abs(pre[k] - target), first + static_cast<std::int64_t>(k), pre[k]};
+  return {std::abs(pre[k] - target), first + static_cast<std::int64_t>(k), 0, pre[k]};
 }
 
 std::string check_weights(std::span<const double> w, std::int64_t first_hint) {
@@ -130,13 +115,14 @@ WeightsPartition partition_weights(MPI_Comm comm, std::span<const double> weight
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  const Handles h;
+  const SliceScan scan;
+  const internal::NearestReduction near;
 
   // This slice's own sum and count, and where it starts (an exclusive scan).
   detail::CompensatedSum own;
   for (const double w : weights) own.add(w);
   Slice mine{own.sum, own.compensation, static_cast<std::int64_t>(weights.size())}, before;
-  MPI_Exscan(&mine, &before, 1, h.slice, h.add, comm);
+  MPI_Exscan(&mine, &before, 1, scan.type, scan.add, comm);
   if (rank == 0) before = Slice{};
 
   std::string problem, why;
@@ -193,20 +179,20 @@ WeightsPartition partition_weights(MPI_Comm comm, std::span<const double> weight
     local[static_cast<std::size_t>(k)] =
         local_candidate(pre, before.cells, last_rank, TT * speeds.fraction_before(k));
   // Cut 0 is 0 and cut P is N on every rank; their slots stay at t = 0 / TT.
-  local[0] = {0, 0, 0};
+  local[0] = {0, 0, 0, 0};
   if (options.all_cuts) {
     std::vector<Candidate> best(static_cast<std::size_t>(P));
-    MPI_Allreduce(local.data(), best.data(), P, h.candidate, h.near, comm);
-    best[0] = {0, 0, 0};
+    MPI_Allreduce(local.data(), best.data(), P, near.type(), near.op(), comm);
+    best[0] = {0, 0, 0, 0};
     out.cuts.resize(static_cast<std::size_t>(P) + 1);
     out.time.resize(static_cast<std::size_t>(P));
     for (int k = 0; k < P; ++k)
-      out.cuts[static_cast<std::size_t>(k)] = best[static_cast<std::size_t>(k)].b;
+      out.cuts[static_cast<std::size_t>(k)] = best[static_cast<std::size_t>(k)].first;
     out.cuts.back() = N;
     for (int k = 0; k < P; ++k) {
-      const double t_end = k + 1 < P ? best[static_cast<std::size_t>(k) + 1].t : TT;
+      const double t_end = k + 1 < P ? best[static_cast<std::size_t>(k) + 1].value : TT;
       out.time[static_cast<std::size_t>(k)] =
-          (t_end - best[static_cast<std::size_t>(k)].t) / speeds.speed(k);
+          (t_end - best[static_cast<std::size_t>(k)].value) / speeds.speed(k);
     }
     out.max_time = *std::max_element(out.time.begin(), out.time.end());
     if (P == size) {
@@ -217,15 +203,15 @@ WeightsPartition partition_weights(MPI_Comm comm, std::span<const double> weight
   }
   // Own part only: rank r receives cut r, then cut r + 1 from its neighbour.
   Candidate lo;
-  MPI_Reduce_scatter_block(local.data(), &lo, 1, h.candidate, h.near, comm);
-  if (rank == 0) lo = {0, 0, 0};
-  Candidate hi{0, N, TT};
-  MPI_Sendrecv(&lo, 1, h.candidate, rank > 0 ? rank - 1 : MPI_PROC_NULL, 0, &hi, 1, h.candidate,
+  MPI_Reduce_scatter_block(local.data(), &lo, 1, near.type(), near.op(), comm);
+  if (rank == 0) lo = {0, 0, 0, 0};
+  Candidate hi{0, N, 0, TT};
+  MPI_Sendrecv(&lo, 1, near.type(), rank > 0 ? rank - 1 : MPI_PROC_NULL, 0, &hi, 1, near.type(),
                last_rank ? MPI_PROC_NULL : rank + 1, 0, comm, MPI_STATUS_IGNORE);
-  if (last_rank) hi = {0, N, TT};
-  out.begin = lo.b;
-  out.end = hi.b;
-  const double my_time = (hi.t - lo.t) / speeds.speed(rank);
+  if (last_rank) hi = {0, N, 0, TT};
+  out.begin = lo.first;
+  out.end = hi.first;
+  const double my_time = (hi.value - lo.value) / speeds.speed(rank);
   MPI_Allreduce(&my_time, &out.max_time, 1, MPI_DOUBLE, MPI_MAX, comm);
   return out;
 }

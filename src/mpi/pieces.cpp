@@ -16,19 +16,6 @@ namespace isocost::mpi {
 
 namespace {
 
-// The sizes every rank must share, as an options-like field list so that a
-// difference is named field by field.
-struct Shape {
-  std::int64_t chunks = 0;
-  std::int64_t phases = 0;
-
-  template <class Self, class V>
-  static void fields(Self& self, V&& v) {
-    v("chunks", self.chunks);
-    v("phases", self.phases);
-  }
-};
-
 std::string check_input(std::int64_t chunks, std::span<const std::int64_t> ids,
                         std::span<const double> costs, std::size_t phases, const Speeds& speeds,
                         int P, const PiecesOptions& options) {
@@ -72,11 +59,10 @@ PiecePlan plan_pieces(MPI_Comm comm, std::int64_t chunks, std::span<const std::i
   int P = 1;
   MPI_Comm_size(comm, &P);
   const std::string problem = check_input(chunks, ids, costs, phases, speeds, P, options);
-  const Shape shape{chunks, static_cast<std::int64_t>(phases)};
   const internal::Same same[] = {
-      {options_hash(shape), "the chunks and phases", options_lines(shape)},
-      internal::same_speeds(speeds),
-      internal::same_options(options)};
+      internal::same_text("chunks and phases",
+                          std::to_string(chunks) + " and " + std::to_string(phases)),
+      internal::same_speeds(speeds), internal::same_options(options)};
   internal::agree(comm, what, problem, same);
 
   std::vector<double> all;

@@ -212,6 +212,51 @@ bool probe(std::span<const double> P, std::span<const double> s, std::int64_t w,
 
 }  // namespace
 
+std::vector<std::int64_t> detail::grid_slab_cuts(std::span<const double> prefix,
+                                                 std::span<const double> capacity, double min_width,
+                                                 double cell, int axis) {
+  const auto n = static_cast<std::int64_t>(prefix.size()) - 1;
+  // Widths are whole cells here: a part of k cells is k·cell wide.
+  const auto min_cells = std::max<std::int64_t>(
+      1, static_cast<std::int64_t>(std::ceil(min_width / cell * (1 - 1e-12))));
+  if (static_cast<std::int64_t>(capacity.size()) * min_cells > n)
+    throw DoesNotFit(std::to_string(capacity.size()) + " parts of width >= " + exact(min_width) +
+                     " along " + kAxisNames[axis] + " do not fit in " + std::to_string(n) +
+                     " cells of width " + exact(cell) + " (" +
+                     exact(static_cast<double>(n) * cell) + " wide)");
+  return bottleneck_cuts(prefix, capacity, min_cells);
+}
+
+void detail::finish_part(Part& p, const Box& dom, double speed) {
+  p.time = p.cost / speed;
+  p.volume = p.box.volume();
+  p.surface = p.box.surface();
+  if (p.box.dims > 1) {
+    for (int a = 0; a < p.box.dims; ++a) {
+      double face = 1;
+      for (int b = 0; b < p.box.dims; ++b)
+        if (b != a) face *= p.box.width(b);
+      if (p.box.lo[a] <= dom.lo[a]) p.surface -= face;
+      if (p.box.hi[a] >= dom.hi[a]) p.surface -= face;
+    }
+  } else {
+    p.surface = (p.box.lo[0] > dom.lo[0] ? 1 : 0) + (p.box.hi[0] < dom.hi[0] ? 1 : 0);
+  }
+}
+
+void detail::summarise(Decomposition& d) {
+  std::vector<double> times;
+  double surface = 0;
+  for (const auto& p : d.parts) {
+    times.push_back(p.time);
+    surface += p.surface;
+  }
+  const auto stats = load_stats(times);
+  d.predicted_le = stats.le;
+  d.max_time = stats.max;
+  d.cut_surface = surface / 2;  // every internal face belongs to two parts
+}
+
 double detail::bottleneck_of(std::span<const double> P, std::span<const double> s,
                              const std::vector<std::int64_t>& cuts) {
   double worst = 0;
@@ -340,17 +385,7 @@ class Decomposer {
       prefix[k] = d_.cell_mass(piece.c0, c1);
     }
     const double cell = d_.box().width(axis) / static_cast<double>(d_.grid()->cells[axis]);
-    const double w = o_.min_width[axis];
-    // Widths are whole cells here: a part of k cells is k·cell wide.
-    // At least one cell per part: a rank with no cells is not a partition.
-    const auto min_cells =
-        std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(w / cell * (1 - 1e-12))));
-    if (static_cast<std::int64_t>(capacity.size()) * min_cells > n)
-      throw DoesNotFit(std::to_string(capacity.size()) + " parts of width >= " + exact(w) +
-                       " along " + kAxisNames[axis] + " do not fit in " + std::to_string(n) +
-                       " cells of width " + exact(cell) + " (" +
-                       exact(static_cast<double>(n) * cell) + " wide)");
-    const auto b = bottleneck_cuts(prefix, capacity, min_cells);
+    const auto b = detail::grid_slab_cuts(prefix, capacity, o_.min_width[axis], cell, axis);
     std::vector<double> cuts;
     for (auto k : b) cuts.push_back(static_cast<double>(piece.c0[axis] + k));
     return cuts;
@@ -432,22 +467,7 @@ class Decomposer {
     p.cell_lo = piece.c0;
     p.cell_hi = piece.c1;
     p.cost = d_.grid() ? d_.cell_mass(piece.c0, piece.c1) : d_.mass(piece.box);
-    p.time = p.cost / speeds_.speed(p.rank);
-    p.volume = piece.box.volume();
-    // Faces on the domain's boundary are not shared with another part.
-    p.surface = piece.box.surface();
-    const Box& dom = d_.box();
-    if (piece.box.dims > 1) {
-      for (int a = 0; a < piece.box.dims; ++a) {
-        double face = 1;
-        for (int b = 0; b < piece.box.dims; ++b)
-          if (b != a) face *= piece.box.width(b);
-        if (piece.box.lo[a] <= dom.lo[a]) p.surface -= face;
-        if (piece.box.hi[a] >= dom.hi[a]) p.surface -= face;
-      }
-    } else {
-      p.surface = (piece.box.lo[0] > dom.lo[0] ? 1 : 0) + (piece.box.hi[0] < dom.hi[0] ? 1 : 0);
-    }
+    detail::finish_part(p, d_.box(), speeds_.speed(p.rank));
     parts_.push_back(p);
   }
 
@@ -479,16 +499,7 @@ Decomposition decompose(const Density& density, const ProcessGrid& process_grid,
   out.options = options;
   out.termination = decomposer.converged() ? Termination::converged : Termination::iteration_limit;
   out.total_cost = density.total();
-  std::vector<double> times;
-  double surface = 0;
-  for (const auto& p : out.parts) {
-    times.push_back(p.time);
-    surface += p.surface;
-  }
-  const auto stats = load_stats(times);
-  out.predicted_le = stats.le;
-  out.max_time = stats.max;
-  out.cut_surface = surface / 2;  // every internal face belongs to two parts
+  detail::summarise(out);
   return out;
 }
 

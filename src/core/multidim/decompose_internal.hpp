@@ -1,10 +1,12 @@
-// Shared by decompose.cpp and process_grid_choice.cpp. Internal.
+// Shared by decompose.cpp, process_grid_choice.cpp and the mpi layer's
+// decompose_grid.cpp. Internal.
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <vector>
 
+#include "isocost/decompose.hpp"
 #include "isocost/error.hpp"
 
 namespace isocost::detail {
@@ -20,5 +22,21 @@ struct DoesNotFit : Error {
 /// the prefix sums P into parts of capacities s.
 double bottleneck_of(std::span<const double> P, std::span<const double> s,
                      const std::vector<std::int64_t>& cuts);
+
+/// One level's grid-line cuts of a piece: bottleneck_cuts() of its marginal
+/// prefix sums (`prefix`, one more than the piece's cells along `axis`) into
+/// slabs of capacities `capacity`, each at least max(1, ⌈min_width / cell⌉)
+/// cells (a rank with no cells is not a partition). Cuts are relative to the
+/// piece. Throws DoesNotFit, naming the axis, when the slabs cannot fit.
+std::vector<std::int64_t> grid_slab_cuts(std::span<const double> prefix,
+                                         std::span<const double> capacity, double min_width,
+                                         double cell, int axis);
+
+/// A part's volume and surface from its box (faces on `domain`'s boundary
+/// are not shared with another part), and its time cost / speed.
+void finish_part(Part& part, const Box& domain, double speed);
+
+/// A decomposition's predicted_le, max_time and cut_surface from its parts.
+void summarise(Decomposition& d);
 
 }  // namespace isocost::detail
