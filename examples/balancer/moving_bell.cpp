@@ -219,12 +219,8 @@ int main(int argc, char** argv) {
       f.ylabel = "efficiency";
       const std::pair<const char*, const Outcome*> named[] = {
           {"no balancing", &none}, {"Balancer", &bal}, {"with the forecast", &ahead}};
-      for (const auto& [name, o] : named) {
-        isocost::plot::Series line{name, {}, o->efficiency, "lines"};
-        for (std::size_t k = 0; k < o->efficiency.size(); ++k)
-          line.x.push_back(static_cast<double>(k));
-        f.series.push_back(std::move(line));
-      }
+      for (const auto& [name, o] : named)
+        f.series.push_back(isocost::plot::per_step(name, o->efficiency));
       isocost::plot::render_png(f, s.plot_dir + "/moving_bell_efficiency.png");
     }
     if (!all_ok) {

@@ -153,11 +153,7 @@ void plot(const std::string& dir, const std::vector<Outcome>& runs, const Outcom
   f.title = "A drifting load (Swartz §6): efficiency T_avg/T_max of every step";
   f.xlabel = "step";
   f.ylabel = "efficiency";
-  for (const auto& r : runs) {
-    isocost::plot::Series s{name_of(r), {}, r.efficiency, "lines"};
-    for (std::size_t k = 0; k < r.efficiency.size(); ++k) s.x.push_back(static_cast<double>(k));
-    f.series.push_back(std::move(s));
-  }
+  for (const auto& r : runs) f.series.push_back(isocost::plot::per_step(name_of(r), r.efficiency));
   for (const auto& c : shown.trace)
     if (c.action != "none") f.vertical_lines.push_back(static_cast<double>(c.step));
   f.vertical_label = "rebalances of " + name_of(shown);

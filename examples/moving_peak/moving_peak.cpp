@@ -192,11 +192,7 @@ void plot(const std::string& dir, const std::vector<Outcome>& runs) {
   f.title = "A moving peak (Eijkhout §4): efficiency T_avg/T_max of every step";
   f.xlabel = "step";
   f.ylabel = "efficiency";
-  for (const auto& r : runs) {
-    isocost::plot::Series line{r.name, {}, r.efficiency, "lines"};
-    for (std::size_t k = 0; k < r.efficiency.size(); ++k) line.x.push_back(static_cast<double>(k));
-    f.series.push_back(std::move(line));
-  }
+  for (const auto& r : runs) f.series.push_back(isocost::plot::per_step(r.name, r.efficiency));
   isocost::plot::render_png(f, dir + "/moving_peak_efficiency.png");
 }
 

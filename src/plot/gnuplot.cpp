@@ -226,6 +226,12 @@ void render_script(const std::string& path, const TempDir& work, int width, int 
 
 bool gnuplot_available() { return on_path("gnuplot"); }
 
+Series per_step(std::string title, std::vector<double> y) {
+  Series s{std::move(title), std::vector<double>(y.size()), std::move(y), "lines"};
+  for (std::size_t k = 0; k < s.x.size(); ++k) s.x[k] = static_cast<double>(k);
+  return s;
+}
+
 void render_png(const Figure& figure, const std::string& path) {
   validate(figure);
   if (path.empty()) throw Error("plot: expected an output file name, got ''");

@@ -17,6 +17,9 @@ struct Series {
   std::string style = "lines";
 };
 
+/// y against its index 0, 1, 2, … (a quantity per step), as lines.
+Series per_step(std::string title, std::vector<double> y);
+
 /// A figure: series, optional vertical lines (e.g. cuts) and one horizontal line.
 struct Figure {
   std::string title, xlabel, ylabel;
