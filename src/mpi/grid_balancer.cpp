@@ -130,6 +130,19 @@ void grid_costs(const BoxDistribution& boxes, const std::vector<double>& gathere
 
 GridPlan GridBalancer::decide(double bytes) { return decide_data(bytes, {}); }
 
+namespace {
+
+// Two decompositions of the grid give every part the same cells.
+bool same_cells(const Decomposition& a, const Decomposition& b) {
+  if (a.parts.size() != b.parts.size()) return false;
+  for (std::size_t r = 0; r < a.parts.size(); ++r)
+    if (a.parts[r].cell_lo != b.parts[r].cell_lo || a.parts[r].cell_hi != b.parts[r].cell_hi)
+      return false;
+  return true;
+}
+
+}  // namespace
+
 GridPlan GridBalancer::decide_data(double bytes, std::span<const std::size_t> sizes) {
   internal::Pipeline& p = *pipeline_;
   const char* what = "GridBalancer::decide";
@@ -234,13 +247,8 @@ GridPlan GridBalancer::decide_data(double bytes, std::span<const std::size_t> si
   }
   if (options_.history > 0 && options_.predict <= 1) {  // the forecast plans without it
     // As BlockBalancer: a round on parts already kept replaces it.
-    std::erase_if(history_, [&](const GridRound& h) {
-      for (std::size_t r = 0; r < P; ++r)
-        if (h.parts.parts[r].cell_lo != decomposition_.parts[r].cell_lo ||
-            h.parts.parts[r].cell_hi != decomposition_.parts[r].cell_hi)
-          return false;
-      return true;
-    });
+    std::erase_if(history_,
+                  [&](const GridRound& h) { return same_cells(h.parts, decomposition_); });
     history_.push_back({decomposition_, loads});
     if (static_cast<int>(history_.size()) > options_.history) history_.erase(history_.begin());
   }
@@ -279,11 +287,7 @@ void GridBalancer::forecast(GridPlan& plan) {
   if (static_cast<int>(planned_.size()) > options_.predict) planned_.erase(planned_.begin());
   Decomposition next = forecast_decomposition(
       planned_, s + (options_.pipeline.trigger.every - 1) / 2.0, shape_, options_.predict / 2.0);
-  bool same = true;
-  for (std::size_t r = 0; r < next.parts.size() && same; ++r)
-    same = next.parts[r].cell_lo == plan.rebalance.decomposition.parts[r].cell_lo &&
-           next.parts[r].cell_hi == plan.rebalance.decomposition.parts[r].cell_hi;
-  if (same) return;
+  if (same_cells(next, plan.rebalance.decomposition)) return;
   GridRebalance& r = plan.rebalance;
   std::tie(r.elements_moved, r.max_elements_received) = grid_cells_moved(decomposition_, next);
   r.decomposition = std::move(next);
