@@ -10,6 +10,7 @@
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/rebalance.hpp"
+#include "pipeline/phase_weightings.hpp"
 
 namespace isocost {
 
@@ -85,7 +86,10 @@ std::pair<std::vector<std::int64_t>, double> mix(const Costs& k) {
       if (kind[q].empty()) continue;
       const auto g = static_cast<std::size_t>(kind[q].front());
       double norm = 0;
-      for (std::size_t p = 0; p < F; ++p) norm += std::pow(D[p] + u[g * F + p], 2);
+      for (std::size_t p = 0; p < F; ++p) {
+        const double d = D[p] + u[g * F + p];
+        norm += d * d;
+      }
       if (pick == F || norm < best) pick = q, best = norm;
     }
     const std::int64_t g = kind[pick].front();
@@ -130,18 +134,7 @@ Cut evaluate(const Costs& k, std::span<const std::int64_t> order, std::vector<st
 // share, each phase alone) for cutting `order` into blocks by speed.
 Cut best_cut(const Costs& k, std::span<const std::int64_t> order, const Speeds& speeds) {
   const std::size_t F = k.F, G = k.G;
-  std::vector<std::vector<double>> weights{std::vector<double>(F, 1.0)};
-  if (F > 1) {
-    std::vector<double> share(F, 0.0);
-    for (std::size_t p = 0; p < F; ++p) share[p] = k.total[p] > 0 ? 1 / k.total[p] : 0;
-    weights.push_back(share);
-    for (std::size_t q = 0; q < F; ++q)
-      if (k.total[q] > 0) {
-        std::vector<double> alone(F, 0.0);
-        alone[q] = 1;
-        weights.push_back(alone);
-      }
-  }
+  const std::vector<std::vector<double>> weights = pipeline::phase_weightings(k.total);
   const int P = speeds.ranks();
   std::vector<std::int64_t> even(static_cast<std::size_t>(P) + 1);
   for (int r = 0; r <= P; ++r)

@@ -14,6 +14,7 @@
 #include "isocost/error.hpp"
 #include "isocost/metrics.hpp"
 #include "pipeline/cumulative_points.hpp"
+#include "pipeline/phase_weightings.hpp"
 
 namespace isocost {
 
@@ -207,18 +208,7 @@ BlockRebalance rebalance_phases(std::span<const std::int64_t> offsets,
   }
   // Candidate weightings (see the header), evaluated by their predicted
   // phase-synchronised time.
-  std::vector<std::vector<double>> candidates{std::vector<double>(F, 1.0)};
-  if (F > 1) {
-    std::vector<double> share(F, 0.0);
-    for (std::size_t p = 0; p < F; ++p) share[p] = phase_total[p] > 0 ? 1 / phase_total[p] : 0;
-    candidates.push_back(share);
-    for (std::size_t q = 0; q < F; ++q)
-      if (phase_total[q] > 0) {
-        std::vector<double> alone(F, 0.0);
-        alone[q] = 1;
-        candidates.push_back(alone);
-      }
-  }
+  const std::vector<std::vector<double>> candidates = pipeline::phase_weightings(phase_total);
   std::optional<BlockRebalance> best;
   for (const auto& w : candidates) {
     std::vector<double> mixed(P, 0.0);
