@@ -110,9 +110,7 @@ Decomposition decompose_grid(MPI_Comm comm, const GridShape& shape, const Cells&
   double total = -1;
   for (std::size_t level = 0; level < process_grid.counts.size(); ++level) {
     const int m = process_grid.counts[level], axis = process_grid.axes[level];
-    int q = 1;  // ranks in one slab of this level
-    for (std::size_t l = level + 1; l < process_grid.counts.size(); ++l)
-      q *= process_grid.counts[l];
+    const int q = detail::ranks_per_slab(process_grid, level);
     // Every piece's marginal along `axis`, back to back: this rank's share.
     std::vector<std::size_t> offset(pieces.size() + 1, 0);
     for (std::size_t p = 0; p < pieces.size(); ++p)
@@ -161,10 +159,8 @@ Decomposition decompose_grid(MPI_Comm comm, const GridShape& shape, const Cells&
       for (std::int64_t c = 0; c < len; ++c)
         prefix[static_cast<std::size_t>(c) + 1] =
             prefix[static_cast<std::size_t>(c)] + marginal[offset[p] + static_cast<std::size_t>(c)];
-      std::vector<double> capacity(static_cast<std::size_t>(m), 0.0);
-      for (int j = 0; j < m; ++j)
-        for (int r = 0; r < q; ++r)
-          capacity[static_cast<std::size_t>(j)] += speeds.speed(piece.first_rank + j * q + r);
+      const std::vector<double> capacity =
+          detail::slab_capacities(process_grid, level, speeds, piece.first_rank);
       const std::vector<std::int64_t> b = detail::grid_slab_cuts(
           prefix, capacity, options.min_width[static_cast<std::size_t>(axis)], 1.0, axis);
       for (int j = 0; j < m; ++j) {

@@ -212,6 +212,22 @@ bool probe(std::span<const double> P, std::span<const double> s, std::int64_t w,
 
 }  // namespace
 
+int detail::ranks_per_slab(const ProcessGrid& grid, std::size_t level) {
+  int q = 1;
+  for (std::size_t l = level + 1; l < grid.counts.size(); ++l) q *= grid.counts[l];
+  return q;
+}
+
+std::vector<double> detail::slab_capacities(const ProcessGrid& grid, std::size_t level,
+                                            const Speeds& speeds, int first_rank) {
+  const int m = grid.counts[level], q = ranks_per_slab(grid, level);
+  std::vector<double> capacity(static_cast<std::size_t>(m), 0.0);
+  for (int j = 0; j < m; ++j)
+    for (int r = 0; r < q; ++r)
+      capacity[static_cast<std::size_t>(j)] += speeds.speed(first_rank + j * q + r);
+  return capacity;
+}
+
 std::vector<std::int64_t> detail::grid_slab_cuts(std::span<const double> prefix,
                                                  std::span<const double> capacity, double min_width,
                                                  double cell, int axis) {
@@ -341,22 +357,14 @@ class Decomposer {
   }
 
  private:
-  // Ranks below one slab of level l.
-  int ranks_per_slab(std::size_t level) const {
-    int q = 1;
-    for (std::size_t l = level + 1; l < g_.counts.size(); ++l) q *= g_.counts[l];
-    return q;
-  }
-
   void split(const Piece& piece, std::size_t level) {
     if (level == g_.counts.size()) {
       leaf(piece);
       return;
     }
-    const int m = g_.counts[level], axis = g_.axes[level], q = ranks_per_slab(level);
-    std::vector<double> capacity(static_cast<std::size_t>(m), 0.0);
-    for (int j = 0; j < m; ++j)
-      for (int r = 0; r < q; ++r) capacity[j] += speeds_.speed(piece.first_rank + j * q + r);
+    const int m = g_.counts[level], axis = g_.axes[level], q = detail::ranks_per_slab(g_, level);
+    const std::vector<double> capacity =
+        detail::slab_capacities(g_, level, speeds_, piece.first_rank);
     const std::vector<double> cuts =
         d_.grid() ? grid_cuts(piece, axis, capacity) : continuous_cuts(piece, axis, capacity);
     for (int j = 0; j < m; ++j) {

@@ -23,6 +23,13 @@ struct DoesNotFit : Error {
 double bottleneck_of(std::span<const double> P, std::span<const double> s,
                      const std::vector<std::int64_t>& cuts);
 
+/// The ranks in one slab of `level` of `grid` (the product of the deeper
+/// levels' counts), and the m slabs' capacities (their ranks' speeds) for a
+/// piece whose first rank is `first_rank`.
+int ranks_per_slab(const ProcessGrid& grid, std::size_t level);
+std::vector<double> slab_capacities(const ProcessGrid& grid, std::size_t level,
+                                    const Speeds& speeds, int first_rank);
+
 /// One level's grid-line cuts of a piece: bottleneck_cuts() of its marginal
 /// prefix sums (`prefix`, one more than the piece's cells along `axis`) into
 /// slabs of capacities `capacity`, each at least max(1, ⌈min_width / cell⌉)
