@@ -22,6 +22,7 @@
 
 #include "isocost/cost_model.hpp"
 #include "isocost/cut.hpp"
+#include "isocost/decompose.hpp"
 #include "isocost/partition.hpp"
 
 namespace {
@@ -294,6 +295,30 @@ void BM_Partition_Discrete(benchmark::State& state) {
   time_partition(state, model, P);
 }
 BENCHMARK(BM_Partition_Discrete)->Arg(16)->Arg(1024)->Arg(65536)->Unit(benchmark::kMicrosecond);
+
+// The exact chains-on-chains optimum (bottleneck_cuts(), issue #13): 10^6
+// spiky cells (100 with probability 1 %, else 1) into 65 536 parts, without
+// widths (parts may be empty) and with min_cells = 1 (none empty).
+void BM_BottleneckCuts_Spikes(benchmark::State& state) {
+  static const std::vector<double> prefix = [] {
+    std::mt19937_64 rng(3);
+    std::uniform_real_distribution<double> u(0, 1);
+    std::vector<double> p{0};
+    for (int i = 0; i < 1'000'000; ++i) p.push_back(p.back() + (u(rng) < 0.01 ? 100 : 1));
+    return p;
+  }();
+  const std::vector<double> capacity(65536, 1.0);
+  const auto min_cells = static_cast<std::int64_t>(state.range(0));
+  std::int64_t empty = 0;
+  for (auto _ : state) {
+    const auto cuts = isocost::bottleneck_cuts(prefix, capacity, min_cells);
+    empty = 0;
+    for (std::size_t j = 0; j + 1 < cuts.size(); ++j) empty += cuts[j + 1] == cuts[j] ? 1 : 0;
+    benchmark::DoNotOptimize(cuts.data());
+  }
+  state.counters["empty_parts"] = static_cast<double>(empty);
+}
+BENCHMARK(BM_BottleneckCuts_Spikes)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
