@@ -159,8 +159,8 @@ Decomposition choose_process_grid(const Density& density, const Speeds& speeds,
 /// are fewer than the parts or a heavy cell sets the bottleneck; pass
 /// min_cells = 1 to keep every part non-empty when P <= n (10^6 spiky cells
 /// into 65 536 parts: 76 ms of CPU with 39 788 parts empty, 149 ms with none;
-/// bench_cut's BM_BottleneckCuts_Spikes). Throws Error if P·min_cells > n. Exposed for tests and
-/// for users with 1-D cell weights.
+/// bench_cut's BM_BottleneckCuts_Spikes). Throws Error if P·min_cells > n.
+/// Exposed for tests and for users with 1-D cell weights.
 std::vector<std::int64_t> bottleneck_cuts(std::span<const double> prefix_sums,
                                           std::span<const double> capacities,
                                           std::int64_t min_cells = 0);
