@@ -7,6 +7,7 @@
 
 #include "cli.hpp"
 #include "isocost/error.hpp"
+#include "mpi_world.hpp"
 
 namespace {
 
@@ -47,6 +48,8 @@ int isocost::cli::run(int argc, char** argv) {
       throw isocost::Error(
           "a subcommand is required: fit, cut, partition, plot, metrics or diffuse (see isocost "
           "--help)");
+  } catch (const isocost::cli::SkippedRank&) {
+    return 0;  // rank 0 ran a form that is not distributed; its exit code is taken
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

@@ -147,8 +147,11 @@ int parse_int(const std::string& text, const std::string& what, int min);
 int parse_count(const std::string& text, const std::string& what, const std::string& unit);
 
 /// Adds -o/--output (bound to `output`) and sets the command's callback to
-/// `run`, rejecting an empty file name first.
-void add_output_and_run(CLI::App* cmd, std::string& output, std::function<void()> run);
+/// `run`, rejecting an empty file name first. Under mpiexec `run` runs on
+/// rank 0 alone (serial_section()) unless `distributed`: then on every rank,
+/// and it calls serial_section() itself for its forms that are not.
+void add_output_and_run(CLI::App* cmd, std::string& output, std::function<void()> run,
+                        bool distributed = false);
 
 /// Right-aligned text table with a header row.
 std::string table(const std::vector<std::string>& header,
@@ -185,11 +188,13 @@ struct ModelArgs {
   std::string params;   ///< --param NAME=VALUE,…
   std::string domain;   ///< --domain LO:HI
   std::string samples;  ///< --samples FILE (pchip, makima, linear)
-  std::string weights;  ///< --weights FILE (discrete)
+  std::string weights;  ///< --weights FILE (discrete: one per line, or raw ISOCOSTW)
 };
 /// Builds the model, rejecting options that do not fit it; Error names the
 /// first bad value.
 CostModel build_cost_model(const ModelArgs& args);
+/// build_cost_model()'s checks of the options alone: nothing is read.
+void check_model_args(const ModelArgs& args);
 /// Parses --domain LO:HI.
 std::pair<double, double> parse_domain(const std::string& text);
 

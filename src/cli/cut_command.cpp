@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "cli.hpp"
+#include "distributed.hpp"
 #include "isocost/cost_model.hpp"
 #include "isocost/decompose.hpp"
 #include "isocost/detail/text.hpp"
@@ -14,6 +15,7 @@
 #include "isocost/metrics.hpp"
 #include "isocost/partition.hpp"
 #include "json_stream.hpp"
+#include "mpi_world.hpp"
 
 namespace isocost::cli {
 
@@ -70,6 +72,17 @@ int converged_cuts(const Partition& part) {
 
 std::string format_x(double x, bool integer) {
   return integer ? detail::fixed_digits(x, 17) : detail::fixed_digits(x, 12);
+}
+
+// What the output says of the model: the model's own words, or, for the
+// distributed form, those of the discrete model no rank holds whole.
+struct ModelInfo {
+  std::string kind, description;
+  double lo = 0, hi = 0, total = 0;
+};
+
+ModelInfo info_of(const CostModel& m) {
+  return {m.kind(), m.describe(), m.lo(), m.hi(), m.total()};
 }
 
 // --fit FILE: the model is fitted (or selected, or tabulated) from samples.
@@ -134,40 +147,8 @@ void make_optimal(const CostModel& model, const Speeds& speeds, Partition& part)
   part.predicted_le = load_stats(part.time).le;
 }
 
-void run(const CutArgs& a) {
-  // Validate and compute everything before the first byte of output.
-  PartitionOptions options;
-  options.cut.method = parse_cut_method(a.method);
-  options.cut.cost_tolerance = parse_nonnegative(a.cost_tolerance, "--cost-tolerance");
-  options.cut.x_tolerance = parse_nonnegative(a.x_tolerance, "--x-tolerance");
-  options.cut.max_iterations = parse_int(a.max_iterations, "--max-iterations", 1);
-  options.cut.validate();
-  options.integer = a.integer;
-  std::optional<CostModel> given;
-  if (a.fit_file.empty()) {
-    reject_fit_options(a);
-    given = build_model(a);
-  }
-  const Speeds speeds = build_speeds(a);
-  std::optional<Fitted> fitted;
-  if (!a.fit_file.empty()) fitted = fit_model(a, speeds);
-  if (fitted && !fitted->result.model)  // nothing to cut: the request cannot be met
-    throw Error("the fit of " + fitted->result.summary.model +
-                " failed: " + fitted->result.summary.message);
-  const CostModel model = fitted ? *fitted->result.model : *given;
-  if (a.optimal && !model.is_discrete())
-    throw Error("--optimal needs per-cell weights (--model discrete --weights FILE), got --model " +
-                model.kind());
-  const Partition part = [&] {
-    try {
-      Partition p = partition(model, speeds, options);
-      if (a.optimal) make_optimal(model, speeds, p);
-      return p;
-    } catch (const std::bad_alloc&) {
-      throw Error("out of memory for a partition into " + std::to_string(speeds.ranks()) +
-                  " parts (--ranks/--speeds/--node-types)");
-    }
-  }();
+void write_result(const CutArgs& a, const ModelInfo& model, const Fitted* fitted,
+                  const Partition& part, const Speeds& speeds, const PartitionOptions& options) {
   const int P = part.ranks();
   const bool show_speed = !speeds.is_uniform();
 
@@ -181,11 +162,11 @@ void run(const CutArgs& a) {
     const auto write = [&](std::ostream& out) {
       JsonStream j(out);
       j.member("command", "cut");
-      j.member("model", {{"kind", model.kind()},
-                         {"description", model.describe()},
-                         {"lo", model.lo()},
-                         {"hi", model.hi()},
-                         {"total_cost", model.total()}});
+      j.member("model", {{"kind", model.kind},
+                         {"description", model.description},
+                         {"lo", model.lo},
+                         {"hi", model.hi},
+                         {"total_cost", model.total}});
       if (fitted) j.member("fit", fit_json(*fitted));  // "fit" goes right after "model"
       j.member("ranks", P);
       j.member("method", to_string(options.cut.method));
@@ -252,16 +233,16 @@ void run(const CutArgs& a) {
       return cells;
     };
     std::string head = fitted ? fit_line(*fitted) : std::string();
-    head += "model: " + model.describe() + " on [" + format_x(model.lo(), false) + ", " +
-            format_x(model.hi(), false) + "]\n";
+    head += "model: " + model.description + " on [" + format_x(model.lo, false) + ", " +
+            format_x(model.hi, false) + "]\n";
     head += std::to_string(P) + " ranks, method " + std::string(to_string(options.cut.method)) +
             (part.integer ? ", integer ranges [lo, hi)" : "") +
             (a.optimal ? ", optimal (the least possible heaviest part)" : "") +
             ", total cost TT = " + detail::fixed_digits(part.total_cost, 10) + "\n\n";
     const auto time_stats = load_stats(part.time);
-    std::string tail = "\n" + model_claim_label(fitted ? &*fitted : nullptr) + " = " +
-                       detail::fixed_digits(time_stats.le, 10) + " %, speedup = " +
-                       detail::fixed_digits(part.total_cost / time_stats.max, 8) + "\n";
+    std::string tail =
+        "\n" + model_claim_label(fitted) + " = " + detail::fixed_digits(time_stats.le, 10) +
+        " %, speedup = " + detail::fixed_digits(part.total_cost / time_stats.max, 8) + "\n";
     tail += "solver: max |t(x_i) - target_i| = " +
             detail::fixed_digits(part.max_abs_residual / part.total_cost, 3) +
             " TT, max iterations " + std::to_string(part.max_iterations) + ", fallbacks " +
@@ -282,6 +263,62 @@ void run(const CutArgs& a) {
                        " cut(s) did not reach the tolerance within --max-iterations " +
                        a.max_iterations + "; see \"termination\" in --json");
   if (fitted) check_fit_trusted(*fitted);
+}
+
+// Under mpiexec, discrete weights are read and cut on every rank
+// (distributed.hpp); the output is the serial form's.
+void run_distributed(const CutArgs& a, PartitionOptions options) {
+  reject_fit_options(a);
+  check_model_args({a.model, a.params, a.domain, a.samples, a.weights});
+  const Speeds speeds = build_speeds(a);
+  const DistributedCut d = distributed_cut(a.weights, speeds, a.optimal);
+  options.integer = true;
+  const ModelInfo info{"discrete",
+                       "discrete prefix sums of " + std::to_string(d.cells) + " cell weights", 0,
+                       static_cast<double>(d.cells), d.part.total_cost};
+  write_result(a, info, nullptr, d.part, speeds, options);
+}
+
+void run(const CutArgs& a) {
+  // Under mpiexec discrete weights are cut on every rank, every other model
+  // on rank 0 alone.
+  const bool distributed = launched_by_mpi() && a.model == "discrete" && a.fit_file.empty();
+  if (!distributed) serial_section();
+  // Validate and compute everything before the first byte of output.
+  PartitionOptions options;
+  options.cut.method = parse_cut_method(a.method);
+  options.cut.cost_tolerance = parse_nonnegative(a.cost_tolerance, "--cost-tolerance");
+  options.cut.x_tolerance = parse_nonnegative(a.x_tolerance, "--x-tolerance");
+  options.cut.max_iterations = parse_int(a.max_iterations, "--max-iterations", 1);
+  options.cut.validate();
+  options.integer = a.integer;
+  if (distributed) return run_distributed(a, options);
+  std::optional<CostModel> given;
+  if (a.fit_file.empty()) {
+    reject_fit_options(a);
+    given = build_model(a);
+  }
+  const Speeds speeds = build_speeds(a);
+  std::optional<Fitted> fitted;
+  if (!a.fit_file.empty()) fitted = fit_model(a, speeds);
+  if (fitted && !fitted->result.model)  // nothing to cut: the request cannot be met
+    throw Error("the fit of " + fitted->result.summary.model +
+                " failed: " + fitted->result.summary.message);
+  const CostModel model = fitted ? *fitted->result.model : *given;
+  if (a.optimal && !model.is_discrete())
+    throw Error("--optimal needs per-cell weights (--model discrete --weights FILE), got --model " +
+                model.kind());
+  const Partition part = [&] {
+    try {
+      Partition p = partition(model, speeds, options);
+      if (a.optimal) make_optimal(model, speeds, p);
+      return p;
+    } catch (const std::bad_alloc&) {
+      throw Error("out of memory for a partition into " + std::to_string(speeds.ranks()) +
+                  " parts (--ranks/--speeds/--node-types)");
+    }
+  }();
+  write_result(a, info_of(model), fitted ? &*fitted : nullptr, part, speeds, options);
 }
 
 }  // namespace
@@ -326,7 +363,8 @@ void add_cut_command(CLI::App& app) {
   cmd->add_option("--max-iterations", args->max_iterations, "iteration budget per cut")
       ->capture_default_str();
   cmd->add_flag("--json", args->json, "print JSON instead of a table");
-  add_output_and_run(cmd, args->output, [args] { run(*args); });
+  add_output_and_run(
+      cmd, args->output, [args] { run(*args); }, true);
 }
 
 }  // namespace isocost::cli

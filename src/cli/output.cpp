@@ -17,16 +17,20 @@
 #include "isocost/io.hpp"
 #include "isocost/limits.hpp"
 #include "isocost/partition.hpp"
+#include "isocost/points.hpp"
+#include "mpi_world.hpp"
 
 namespace isocost::cli {
 
-void add_output_and_run(CLI::App* cmd, std::string& output, std::function<void()> run) {
+void add_output_and_run(CLI::App* cmd, std::string& output, std::function<void()> run,
+                        bool distributed) {
   auto* option = cmd->add_option("-o,--output", output,
                                  "write the result to this file (atomically; a device, FIFO or '-' "
                                  "is written directly)");
-  cmd->callback([option, &output, run = std::move(run)] {
+  cmd->callback([option, &output, distributed, run = std::move(run)] {
     if (option->count() > 0 && output.empty())
       throw Error("--output: expected a file name, got ''");
+    if (!distributed) serial_section();
     run();
   });
 }
@@ -69,6 +73,7 @@ void emit(const std::string& text, const std::string& path) {
 }
 
 void emit_to(const std::string& path, const std::function<void(std::ostream&)>& write) {
+  if (!output_rank()) return;         // under mpiexec only rank 0 writes
   if (path.empty() || path == "-") {  // "-o -": standard output, as for most tools
     write(std::cout);
     std::cout << std::flush;
@@ -200,7 +205,7 @@ std::pair<double, double> parse_domain(const std::string& text) {
   return {parse_double(parts[0], "--domain lo"), parse_double(parts[1], "--domain hi")};
 }
 
-CostModel build_cost_model(const ModelArgs& a) {
+void check_model_args(const ModelArgs& a) {
   const bool tabulated = a.model == "pchip" || a.model == "makima" || a.model == "linear";
   const bool discrete = a.model == "discrete";
   const bool analytic = a.model == "sieve" || a.model == "power" || a.model == "polynomial";
@@ -216,16 +221,22 @@ CostModel build_cost_model(const ModelArgs& a) {
       throw Error("--domain: model " + a.model + " takes its domain from the data file");
     if (!a.params.empty()) throw Error("--param: model " + a.model + " has no parameters");
   }
+  if (discrete && a.weights.empty())
+    throw Error("--model discrete needs --weights FILE (one weight per line, or raw)");
+}
+
+CostModel build_cost_model(const ModelArgs& a) {
+  check_model_args(a);
+  const bool tabulated = a.model == "pchip" || a.model == "makima" || a.model == "linear";
+  const bool discrete = a.model == "discrete";
   if (tabulated) {
     if (a.samples.empty()) throw Error("--model " + a.model + " needs --samples FILE (x,t rows)");
     // The one sample reader: x,t rows (or lo,hi,dt intervals, or JSON).
     return tabulate(read_samples(a.samples), parse_interpolation(a.model));
   }
   if (discrete) {
-    if (a.weights.empty())
-      throw Error("--model discrete needs --weights FILE (one weight per line)");
     // The reader's errors name the file already; the model's do not.
-    auto weights = read_column(a.weights, "weight", true);
+    auto weights = read_weights(a.weights);
     try {
       return discrete_model(std::move(weights));
     } catch (const Error& e) {

@@ -9,13 +9,17 @@
 #include <set>
 
 #include "cli.hpp"
+#include "distributed.hpp"
 #include "isocost/decompose.hpp"
 #include "isocost/density.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/fitters/expression.hpp"
 #include "isocost/metrics.hpp"
+#include "isocost/points.hpp"
 #include "json_stream.hpp"
+#include "mpi_world.hpp"
+#include "points_command.hpp"
 
 namespace isocost::cli {
 
@@ -103,20 +107,74 @@ nlohmann::ordered_json cells(const std::array<std::int64_t, kMaxDims>& v, int di
   return j;
 }
 
+// What the output says of the density: its own words, or, for the
+// distributed form, those of the grid no rank holds whole.
+struct DensityInfo {
+  bool gridded = false;
+  std::string description;
+  Box box;
+  double total = 0;
+  GridShape shape;
+};
+
+DensityInfo info_of(const Density& d) {
+  DensityInfo i{d.grid() != nullptr, d.describe(), d.box(), d.total(), {}};
+  if (d.grid()) i.shape = *d.grid();
+  return i;
+}
+
+// The words of a grid density's describe(), for the grid no rank holds.
+DensityInfo grid_info(const GridShape& shape, double total) {
+  DensityInfo i{
+      true, "grid " + detail::shape_text(shape.dims, shape.cells) + " cells on ", {}, total, shape};
+  i.box.dims = shape.dims;
+  for (int a = 0; a < shape.dims; ++a) {
+    i.box.lo[a] = 0;
+    i.box.hi[a] = static_cast<double>(shape.cells[a]);
+    i.description +=
+        (a ? " x [" : "[") + detail::exact(i.box.lo[a]) + ", " + detail::exact(i.box.hi[a]) + "]";
+  }
+  return i;
+}
+
 struct PartitionArgs {
   DensityArgs d;
+  PointsArgs p;
   std::string output;
   bool json = false;
 };
 
+void write_result(const PartitionArgs& a, const DensityRequest& req, const DensityInfo& density,
+                  const Decomposition& dec);
+
 void run(const PartitionArgs& a) {
+  if (points_given(a.p)) return run_points(a.d, a.p, a.output, a.json);
+  reject_points_options(a.p);
+  // Under mpiexec a weights file is read and cut on every rank; a formula on
+  // rank 0 alone.
+  const bool distributed = launched_by_mpi() && !a.d.weights.empty();
+  if (!distributed) serial_section();
   // The command line, then the density, then the partition; output last.
   const DensityRequest req = parse_density_request(a.d, true);
+  if (distributed) {
+    if (req.automatic)
+      throw Error(
+          "under mpiexec --weights needs --grid PXxPY[xPZ]: --grid auto is not "
+          "distributed");
+    double total = 0;
+    const Decomposition dec =
+        distributed_decompose(a.d.weights, req.shape, req.grid, *req.speeds, req.options, total);
+    return write_result(a, req, grid_info(req.shape, total), dec);
+  }
   const Density density = build_density(a.d, req);
-  const Decomposition dec = partition_density(density, req);
+  write_result(a, req, info_of(density), partition_density(density, req));
+}
+
+void write_result(const PartitionArgs& a, const DensityRequest& req, const DensityInfo& density,
+                  const Decomposition& dec) {
   const Speeds& speeds = *req.speeds;
-  const int P = dec.ranks(), dims = density.dims();
-  const bool gridded = density.grid() != nullptr;
+  const int P = dec.ranks(), dims = density.box.dims;
+  const bool gridded = density.gridded;
   const bool show_speed = !speeds.is_uniform();
   int heaviest = 0;
   for (int i = 0; i < P; ++i)
@@ -130,22 +188,22 @@ void run(const PartitionArgs& a) {
 
   if (a.json) {
     nlohmann::ordered_json shape = nullptr;
-    if (gridded) shape = cells(density.grid()->cells, dims);
+    if (gridded) shape = cells(density.shape.cells, dims);
     auto axes = nlohmann::ordered_json::array();
     for (const int axis : dec.process_grid.axes) axes.push_back(axis);
     const auto write = [&](std::ostream& out) {
       // Streamed: the parts are written one at a time.
       JsonStream j(out);
       j.member("command", "partition");
-      j.member("density",
-               {{"kind", gridded ? "weights" : "formula"},
-                {"source", gridded ? a.d.weights : a.d.formula},
-                {"description", density.describe()},
-                {"dims", dims},
-                {"box",
-                 {{"lo", coords(density.box().lo, dims)}, {"hi", coords(density.box().hi, dims)}}},
-                {"total", number(density.total())},
-                {"shape", shape}});
+      j.member(
+          "density",
+          {{"kind", gridded ? "weights" : "formula"},
+           {"source", gridded ? a.d.weights : a.d.formula},
+           {"description", density.description},
+           {"dims", dims},
+           {"box", {{"lo", coords(density.box.lo, dims)}, {"hi", coords(density.box.hi, dims)}}},
+           {"total", number(density.total)},
+           {"shape", shape}});
       j.member("grid", {{"counts", dec.process_grid.counts},
                         {"axes", axes},
                         {"name", dec.process_grid.name()},
@@ -209,8 +267,8 @@ void run(const PartitionArgs& a) {
       return r;
     };
     emit_to(a.output, [&](std::ostream& out) {
-      out << "density: " << density.describe() << (gridded ? " from " + a.d.weights : "")
-          << ", total cost " << g(density.total()) << "\n"
+      out << "density: " << density.description << (gridded ? " from " + a.d.weights : "")
+          << ", total cost " << g(density.total) << "\n"
           << std::to_string(P) << " ranks, grid " << dec.process_grid.name()
           << (gridded ? ", cuts on grid lines (cells [lo,hi))" : "") << "\n\n";
       write_table(out, header, dec.parts.size(), row);
@@ -405,8 +463,10 @@ void add_partition_command(CLI::App& app) {
       "cost (Swartz 5: rows, jagged grids, 3-D sectioning)");
   add_density_options(cmd, args->d,
                       "number of ranks P (for --grid auto; with --grid, must equal its product)");
+  add_points_options(cmd, args->p);
   cmd->add_flag("--json", args->json, "print JSON instead of a table");
-  add_output_and_run(cmd, args->output, [args] { run(*args); });
+  add_output_and_run(
+      cmd, args->output, [args] { run(*args); }, true);
 }
 
 }  // namespace isocost::cli

@@ -60,6 +60,9 @@ struct RunOptions {
   std::string stdout_path;
   /// Replace the child's PATH.
   std::optional<std::string> path_env;
+  /// Run the command through this launcher, e.g. {MPIEXEC, "-n", "3"}
+  /// (the first word an absolute path).
+  std::vector<std::string> launcher;
 };
 
 /// Runs ISOCOST_CLI with `args` in `cwd`; stdout and stderr go to files in
@@ -67,7 +70,7 @@ struct RunOptions {
 inline Outcome RunIsocost(const std::vector<std::string>& args, const fs::path& cwd,
                           const fs::path& capture, const RunOptions& options = {}) {
   const fs::path out_file = capture / "stdout", err_file = capture / "stderr";
-  std::vector<std::string> storage;
+  std::vector<std::string> storage = options.launcher;
   storage.push_back(ISOCOST_CLI);
   storage.insert(storage.end(), args.begin(), args.end());
   std::vector<char*> argv;

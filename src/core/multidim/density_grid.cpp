@@ -30,6 +30,7 @@
 #include "isocost/detail/file.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
+#include "isocost/points.hpp"
 
 namespace isocost {
 
@@ -43,11 +44,8 @@ constexpr char kMagic[8] = {'I', 'S', 'O', 'C', 'O', 'S', 'T', 'W'};
 // Keeps the byte count of a raw file (8 per cell plus the header) in an int64.
 constexpr std::int64_t kMaxCells = std::numeric_limits<std::int64_t>::max() / 16;
 
-std::string shape_text(int dims, const Cells& cells) {
-  std::string s;
-  for (int a = 0; a < dims; ++a) s += (a ? "x" : "") + std::to_string(cells[a]);
-  return s;
-}
+using detail::cell_text;
+using detail::shape_text;
 std::string shape_text(const GridShape& shape) { return shape_text(shape.dims, shape.cells); }
 
 void validate_shape(const GridShape& shape, const std::string& what) {
@@ -71,14 +69,7 @@ GridShape normalized(GridShape shape) {
   return shape;
 }
 
-std::string cell_text(int dims, const Cells& n, std::int64_t index) {
-  Cells c{index % n[0], (index / n[0]) % n[1], index / (n[0] * n[1])};
-  std::string s = "(";
-  for (int a = 0; a < dims; ++a) s += (a ? ", " : "") + std::to_string(c[a]);
-  return s + ")";
-}
-
-bool valid_weight(double w) { return w >= 0 && w <= std::numeric_limits<double>::max(); }
+using detail::valid_weight;
 
 // The first negative or non-finite weight, as an error naming its cell;
 // `where` prefixes the message (a file and byte offset for raw files).
@@ -359,42 +350,25 @@ std::vector<double> read_text(std::istream& in, const std::string& path, const G
   return w;
 }
 
-// "ISOCOSTW", uint32 dims, int64 cells[dims], float64 weights, little-endian.
+// "ISOCOSTW", uint32 dims, int64 cells[dims], float64 weights, little-endian;
+// the header is read by the layout shared with the MPI-IO reader (points.hpp).
 std::vector<double> read_raw(std::istream& in, const std::string& path, const GridShape& shape,
-                             std::uintmax_t file_size) {
-  require_little_endian(path);
+                             std::span<const char> head, std::uintmax_t file_size) {
   const std::string at = path + ": ";
-  auto truncated_header = [&](std::uintmax_t need) {
-    return Error(at + "truncated header: the file has " + std::to_string(file_size) +
-                 " bytes, the header needs " + std::to_string(need));
-  };
-  if (file_size < 12) throw truncated_header(12);
-  in.seekg(8);
-  std::uint32_t dims;
-  in.read(reinterpret_cast<char*>(&dims), sizeof dims);
-  if (dims < 1 || dims > kMaxDims)
-    throw Error(at + "byte 8: header dims = " + std::to_string(dims) + ", expected 1 to 3");
-  const std::uintmax_t header = 12 + 8 * dims;
-  if (file_size < header) throw truncated_header(header);
-  Cells cells{1, 1, 1};
-  in.read(reinterpret_cast<char*>(cells.data()), static_cast<std::streamsize>(8 * dims));
-  if (!in) throw Error(at + "read error in the header");
-  bool same = static_cast<int>(dims) == shape.dims;
-  for (int a = 0; same && a < shape.dims; ++a) same = cells[a] == shape.cells[a];
+  const detail::RawLayout L = detail::raw_layout(head, file_size, path);
+  if (L.points)
+    throw Error(at + "a raw points file (ISOCOSTP), expected grid weights (ISOCOSTW or text)");
+  bool same = L.dims == shape.dims;
+  for (int a = 0; same && a < shape.dims; ++a) same = L.cells[a] == shape.cells[a];
   if (!same)
-    throw Error(at + "byte 12: header shape " + shape_text(static_cast<int>(dims), cells) +
+    throw Error(at + "byte 12: header shape " + shape_text(L.dims, L.cells) +
                 " differs from the expected shape " + shape_text(shape));
   const std::uintmax_t count = static_cast<std::uintmax_t>(shape.count());
-  const std::uintmax_t expected = header + 8 * count;
-  if (file_size != expected)
-    throw Error(at + "file size " + std::to_string(file_size) + " bytes does not match the " +
-                shape_text(shape) + " grid: expected " + std::to_string(expected) + " bytes (" +
-                std::to_string(header) + "-byte header + 8 bytes x " + std::to_string(count) +
-                " cells)");
   std::vector<double> w(static_cast<std::size_t>(count));
+  in.seekg(static_cast<std::streamoff>(L.data_offset));
   in.read(reinterpret_cast<char*>(w.data()), static_cast<std::streamsize>(8 * count));
   if (!in) throw Error(at + "read error in the weights");
-  check_weights(w, shape, at, static_cast<std::int64_t>(header));
+  check_weights(w, shape, at, static_cast<std::int64_t>(L.data_offset));
   return w;
 }
 
@@ -410,7 +384,7 @@ Density grid_density(std::vector<double> weights, const GridShape& shape, const 
   return make_grid(std::move(weights), shape, box, false);
 }
 
-Density read_grid_density(const std::string& path, const GridShape& raw_shape) {
+std::vector<double> read_grid_weights(const std::string& path, const GridShape& raw_shape) {
   validate_shape(raw_shape, "grid shape");
   const GridShape shape = normalized(raw_shape);
   auto in = detail::open_for_reading(path);
@@ -419,12 +393,17 @@ Density read_grid_density(const std::string& path, const GridShape& raw_shape) {
   if (end < 0) throw Error("'" + path + "': cannot determine the file size");
   const auto file_size = static_cast<std::uintmax_t>(end);
   in.seekg(0);
-  char magic[sizeof kMagic] = {};
-  in.read(magic, sizeof magic);
-  const bool raw = in.gcount() == sizeof magic && std::memcmp(magic, kMagic, sizeof magic) == 0;
+  std::vector<char> head(std::min<std::uintmax_t>(file_size, detail::kRawHeadBytes));
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  const bool raw = in && detail::is_raw(head);
   in.clear();
   in.seekg(0);
-  auto weights = raw ? read_raw(in, path, shape, file_size) : read_text(in, path, shape, file_size);
+  return raw ? read_raw(in, path, shape, head, file_size) : read_text(in, path, shape, file_size);
+}
+
+Density read_grid_density(const std::string& path, const GridShape& raw_shape) {
+  auto weights = read_grid_weights(path, raw_shape);
+  const GridShape shape = normalized(raw_shape);
   return make_grid(std::move(weights), shape, default_box(shape), true);
 }
 

@@ -1,0 +1,30 @@
+// Internal to the isocost command: the forms that run on every rank under
+// mpiexec, each rank reading its own share of the file (mpi/files.hpp).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "isocost/decompose.hpp"
+#include "isocost/partition.hpp"
+
+namespace isocost::cli {
+
+/// `cut --model discrete --weights FILE` on every rank: the cuts of
+/// mpi::partition_weights() (exact optimum with `optimal`) as a Partition
+/// whose summaries hold each cut's target and residual (no root-finding
+/// iterations: the cut is the exact nearest cell boundary).
+struct DistributedCut {
+  Partition part;
+  std::int64_t cells = 0;
+};
+DistributedCut distributed_cut(const std::string& path, const Speeds& speeds, bool optimal);
+
+/// `partition --weights FILE --shape … --grid …` on every rank:
+/// mpi::decompose_grid() of the boxes mpi::read_grid() gives; `total` gets
+/// the grid's total weight.
+Decomposition distributed_decompose(const std::string& path, const GridShape& shape,
+                                    const ProcessGrid& grid, const Speeds& speeds,
+                                    const DecomposeOptions& options, double& total);
+
+}  // namespace isocost::cli

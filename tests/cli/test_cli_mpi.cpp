@@ -1,0 +1,229 @@
+// `mpiexec -n R isocost …`: the forms that read their input in parts give,
+// at every rank count, the output of one rank byte for byte, and the cuts of
+// the serial command; a bad file is one error (printed once, exit 2 on every
+// rank), with nothing written; every other form runs on rank 0 alone.
+// Expected values are independent where they can be: part weights are summed
+// here from the assignment file, and every part is within one point of its
+// target.
+#include <random>
+#include "cli_test.hpp"
+
+#include "isocost/points.hpp"
+
+#ifndef ISOCOST_MPIEXEC
+#error "ISOCOST_MPIEXEC must be the absolute path of mpiexec"
+#endif
+
+namespace {
+
+class CliMpi : public Cli {
+ protected:
+  void SetUp() override {
+    Cli::SetUp();
+    // mpiexec as root on a 2-core machine; OpenMPI's allocations kept until
+    // exit are not leaks (tests/mpi/lsan.supp).
+    ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+    ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+    ::setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
+    ::setenv("LSAN_OPTIONS",
+             "suppressions=" ISOCOST_LSAN_SUPP ":print_suppressions=0:fast_unwind_on_malloc=0", 1);
+  }
+  Outcome Mpi(int ranks, const std::vector<std::string>& args) {
+    isocost::testing::RunOptions options;
+    options.launcher = {ISOCOST_MPIEXEC, "-n", std::to_string(ranks)};
+    return CliTest::Isocost(args, options);
+  }
+  std::string MpiOk(int ranks, const std::vector<std::string>& args) {
+    const Outcome r = Mpi(ranks, args);
+    EXPECT_EQ(r.code, 0) << "mpiexec -n " << ranks << " " << Show(args) << "\nstderr: " << r.err;
+    return r.out;
+  }
+  std::string Path(const std::string& name) const { return (dir / name).string(); }
+};
+
+// Integer weights: every prefix sum is exact, so any split of the sums gives
+// the same cuts.
+std::vector<double> Pattern(const std::string& name, int n) {
+  std::vector<double> w(static_cast<std::size_t>(n));
+  unsigned state = 12345;
+  for (int i = 0; i < n; ++i) {
+    const double x = static_cast<double>(i) / n;
+    double v = 1;
+    if (name == "sieve") v = std::floor(10 * std::pow(i + 2.0, 0.43) / std::log(i + 2.0));
+    if (name == "bell") v = 1 + std::floor(1000 * std::exp(-std::pow((x - 0.6) / 0.05, 2)));
+    if (name == "spikes") {
+      state = state * 1103515245u + 12345u;
+      v = (state >> 16) % 100 == 0 ? 100 : 1;
+    }
+    if (name == "step") v = x < 0.7 ? 1 : 9;
+    w[static_cast<std::size_t>(i)] = v;
+  }
+  return w;
+}
+
+void WriteText(const std::string& path, const std::vector<double>& w) {
+  std::ofstream out(path);
+  for (const double x : w) out << x << "\n";
+}
+
+std::vector<std::array<double, 3>> Parts(const json& j) {
+  std::vector<std::array<double, 3>> p;
+  for (const auto& part : j["parts"])
+    p.push_back({Num(part["lo"]), Num(part["hi"]), Num(part["cost"])});
+  return p;
+}
+
+TEST_F(CliMpi, CutIsTheSameAtEveryRankCount) {
+  for (const std::string pattern : {"sieve", "bell", "spikes", "step"}) {
+    const auto w = Pattern(pattern, 1000);
+    isocost::write_grid_weights(Path("w.bin"), w, {1, {1000, 1, 1}});
+    WriteText(Path("w.txt"), w);
+    for (const std::string file : {"w.bin", "w.txt"}) {
+      const std::vector<std::string> args{"cut",     "--model", "discrete",  "--weights", file,
+                                          "--ranks", "16",      "--integer", "--json"};
+      const json serial = OkJson(args);
+      const std::string one = MpiOk(1, args);
+      EXPECT_EQ(Parts(json::parse(one)), Parts(serial)) << pattern << " " << file;
+      for (const int R : file == "w.bin" ? std::vector<int>{2, 3, 4, 5, 8} : std::vector<int>{3})
+        EXPECT_EQ(MpiOk(R, args), one) << pattern << " " << file << " at " << R << " ranks";
+    }
+  }
+}
+
+TEST_F(CliMpi, CutWithSpeedsAndMorePartsThanCells) {
+  const auto w = Pattern("spikes", 10);
+  isocost::write_grid_weights(Path("w.bin"), w, {1, {10, 1, 1}});
+  for (const std::vector<std::string>& extra : {std::vector<std::string>{"--speeds", "1,2,3,1,2"},
+                                                std::vector<std::string>{"--ranks", "13"}}) {
+    std::vector<std::string> args{"cut", "--model", "discrete", "--weights", "w.bin", "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const json serial = OkJson(args);
+    const std::string one = MpiOk(1, args);
+    EXPECT_EQ(Parts(json::parse(one)), Parts(serial)) << Show(args);
+    EXPECT_EQ(MpiOk(8, args), one) << Show(args);  // ranks with no cells
+  }
+}
+
+TEST_F(CliMpi, GridIsTheSerialDecomposition) {
+  struct Case {
+    isocost::GridShape shape;
+    std::string shape_text, grid;
+  };
+  for (const Case& c :
+       {Case{{2, {60, 40, 1}}, "60x40", "4x3"}, Case{{3, {12, 10, 9}}, "12x10x9", "2x2x2"},
+        Case{{2, {30, 3, 1}}, "30x3", "5x1"}}) {
+    const auto w = Pattern("bell", static_cast<int>(c.shape.count()));
+    isocost::write_grid_weights(Path("g.bin"), w, c.shape);
+    const std::vector<std::string> args{"partition",  "--weights", "g.bin", "--shape",
+                                        c.shape_text, "--grid",    c.grid,  "--json"};
+    const std::string serial = Ok(args);
+    for (const int R : {1, 2, 3, 4}) EXPECT_EQ(MpiOk(R, args), serial) << c.grid << " at " << R;
+  }
+}
+
+TEST_F(CliMpi, PointsAreTheSamePartsAtEveryRankCount) {
+  isocost::PointSet p;
+  p.dims = 3;
+  std::mt19937 gen(9);
+  std::normal_distribution<double> cluster(0.3, 0.04);
+  std::uniform_real_distribution<double> uniform(0, 1);
+  for (int i = 0; i < 3000; ++i) {
+    for (int a = 0; a < 3; ++a) p.coords.push_back(i % 3 ? cluster(gen) : uniform(gen));
+    p.weights.push_back(static_cast<double>(1 + gen() % 4));
+  }
+  isocost::write_points(Path("p.bin"), p);
+  {
+    std::ofstream out(Path("p.csv"));
+    out.precision(17);
+    out << "x,y,z,w\n";
+    for (std::size_t i = 0; i < p.size(); ++i)
+      out << p.coords[3 * i] << "," << p.coords[3 * i + 1] << "," << p.coords[3 * i + 2] << ","
+          << p.weights[i] << "\n";
+  }
+  const std::vector<std::string> base{"partition", "--parts", "24", "--json", "--method", "sfc"};
+  auto with = [&](const std::string& file, const std::string& assignment) {
+    auto a = base;
+    a.insert(a.end(), {"--points", file, "--assignment", assignment});
+    return a;
+  };
+  const json serial = OkJson(with("p.csv", "serial.txt"));
+  const std::string assigned = ReadFile(dir / "serial.txt");
+  // Independent check: the parts' weights summed from the assignment, each
+  // within one point of its target.
+  std::vector<double> sums(24, 0.0);
+  const auto lines = Lines(assigned);
+  ASSERT_EQ(lines.size(), p.size());
+  for (std::size_t i = 0; i < lines.size(); ++i) sums.at(std::stoul(lines[i])) += p.weights[i];
+  for (std::size_t k = 0; k < 24; ++k) {
+    EXPECT_EQ(Num(serial["parts"][k]["weight"]), sums[k]) << "part " << k;
+    EXPECT_LE(std::abs(sums[k] - Num(serial["parts"][k]["target"])),
+              Num(serial["points"]["max_point"]))
+        << "part " << k;
+  }
+  for (const int R : {1, 2, 3, 5, 8})
+    for (const std::string file : {"p.bin", "p.csv"}) {
+      const std::string out = MpiOk(R, with(file, "mpi.txt"));
+      json j = json::parse(out);
+      j["points"]["source"] = "p.csv";
+      j["assignment"] = "serial.txt";
+      EXPECT_EQ(j, serial) << file << " at " << R << " ranks";
+      EXPECT_EQ(ReadFile(dir / "mpi.txt"), assigned) << file << " at " << R << " ranks";
+    }
+}
+
+TEST_F(CliMpi, ABadFileIsOneErrorAndNoOutput) {
+  auto w = Pattern("step", 100);
+  w[90] = -1;  // on the last rank's share
+  {
+    std::ofstream out(Path("neg.txt"));
+    for (const double x : w) out << x << "\n";
+  }
+  std::string raw = "ISOCOSTW";
+  const std::uint32_t dims = 1;
+  const std::int64_t cells = 100;
+  raw.append(reinterpret_cast<const char*>(&dims), 4);
+  raw.append(reinterpret_cast<const char*>(&cells), 8);
+  w[90] = std::nan("");
+  raw.append(reinterpret_cast<const char*>(w.data()), 8 * w.size());
+  WriteFile(dir / "nan.bin", raw);
+  WriteFile(dir / "short.bin", raw.substr(0, 500));
+  const std::vector<std::vector<std::string>> cases{
+      {"cut", "--model", "discrete", "--weights", "nan.bin", "--ranks", "4", "-o", "out.json"},
+      {"cut", "--model", "discrete", "--weights", "neg.txt", "--ranks", "4", "-o", "out.json"},
+      {"cut", "--model", "discrete", "--weights", "short.bin", "--ranks", "4", "-o", "out.json"},
+      {"cut", "--model", "discrete", "--weights", "none.bin", "--ranks", "4", "-o", "out.json"},
+      {"partition", "--weights", "nan.bin", "--shape", "10x10", "--grid", "2x2", "-o", "out.json"},
+      {"partition", "--weights", "nan.bin", "--shape", "100", "--grid", "2", "-o", "out.json"},
+      {"partition", "--points", "nan.bin", "--parts", "3", "-o", "out.json"},
+      {"partition", "--points", "neg.txt", "--parts", "3", "-o", "out.json"},
+      {"partition", "--points", "none.bin", "--parts", "3", "-o", "out.json"}};
+  for (const auto& args : cases) {
+    const Outcome serial = Isocost(args);
+    EXPECT_EQ(serial.code, 2) << Show(args) << "\n" << serial.err;
+    for (const int R : {3, 5}) {
+      const Outcome r = Mpi(R, args);
+      EXPECT_EQ(r.code, 2) << Show(args) << " at " << R << "\n" << r.err;
+      EXPECT_EQ(r.out, "");
+      // One line from rank 0, the serial command's words.
+      const auto first = r.err.find("isocost: error: ");
+      ASSERT_NE(first, std::string::npos) << r.err;
+      EXPECT_EQ(r.err.find("isocost: error: ", first + 1), std::string::npos) << r.err;
+      EXPECT_EQ(r.err.substr(first, serial.err.size()), serial.err) << Show(args);
+      EXPECT_FALSE(fs::exists(dir / "out.json"));
+    }
+  }
+}
+
+TEST_F(CliMpi, OtherFormsRunOnRankZeroAlone) {
+  const std::vector<std::string> args{"cut",    "--model", "sieve", "--domain",
+                                      "10:1e6", "--ranks", "5"};
+  const std::string serial = Ok(args);
+  EXPECT_EQ(MpiOk(3, args), serial);
+  const std::vector<std::string> bad{"cut", "--model", "sieve", "--domain", "1:2", "--ranks", "5"};
+  const Outcome r = Mpi(3, bad);
+  EXPECT_EQ(r.code, 2);
+  const std::string serial_err = Isocost(bad).err;
+  EXPECT_EQ(r.err.substr(r.err.find("isocost: error: "), serial_err.size()), serial_err);
+}
+
+}  // namespace
