@@ -141,6 +141,14 @@ std::vector<Nearest> optimal_cuts(MPI_Comm comm, std::span<const double> pre, st
                                   std::int64_t min_cells) {
   // As serial bottleneck_cuts(): the unconstrained optimum first; it is also
   // the optimum with non-empty parts when none of its parts is empty.
+  // The pipeline's point-to-point messages on a private communicator, so
+  // that none can match a message of the caller's.
+  struct Dup {
+    MPI_Comm comm = MPI_COMM_NULL;
+    ~Dup() { MPI_Comm_free(&comm); }
+  } own;
+  MPI_Comm_dup(comm, &own.comm);
+  comm = own.comm;
   // The heaviest cell, for the search's first upper bound.
   double w_max = 0;
   for (std::size_t i = 0; i + 1 < pre.size(); ++i) w_max = std::max(w_max, pre[i + 1] - pre[i]);
@@ -160,8 +168,7 @@ std::vector<Nearest> optimal_cuts(MPI_Comm comm, std::span<const double> pre, st
   std::vector<Nearest> out(m + 1);
   out[0] = {0, 0, 0, 0};
   out[m] = {0, N, 0, TT};
-  for (const Found& f : chosen->best())
-    out[static_cast<std::size_t>(f.k)] = {0, f.pos, 0, f.t};
+  for (const Found& f : chosen->best()) out[static_cast<std::size_t>(f.k)] = {0, f.pos, 0, f.t};
   return out;
 }
 

@@ -74,9 +74,9 @@ void expect_same(const WeightsPartition& got, const std::vector<std::int64_t>& w
   double worst = 0;
   for (int k = 0; k < s.ranks(); ++k) {
     const auto j = static_cast<std::size_t>(k);
-    const double t = (P[static_cast<std::size_t>(want[j + 1])] -
-                      P[static_cast<std::size_t>(want[j])]) /
-                     s.speed(k);
+    const double t =
+        (P[static_cast<std::size_t>(want[j + 1])] - P[static_cast<std::size_t>(want[j])]) /
+        s.speed(k);
     EXPECT_EQ(got.time[j], t) << "part " << k;
     worst = std::max(worst, t);
   }
@@ -137,8 +137,8 @@ TEST(PartitionWeightsOptimal, MorePartsThanCells) {
         const Speeds s = speeds_for(8, uneven);
         const auto want = serial_cuts(all, s);
         ASSERT_FALSE(want.empty());
-        expect_same(partition_weights(MPI_COMM_WORLD, mine(all, layout), s, optimal()), want,
-                    all, s);
+        expect_same(partition_weights(MPI_COMM_WORLD, mine(all, layout), s, optimal()), want, all,
+                    s);
       }
 }
 
@@ -172,7 +172,7 @@ TEST(PartitionWeightsOptimal, MatchesBruteForce) {
     std::vector<double> w(static_cast<std::size_t>(n));
     for (double& v : w) v = weight(g);
     if (trial % 5 == 0) w[static_cast<std::size_t>(n / 2)] = 50;  // a heavy cell
-    w[0] += 1;                                                     // a total > 0
+    w[0] += 1;                                                    // a total > 0
     const Speeds s = speeds_for(P, trial % 2 == 1);
     if (serial_cuts(w, s).empty()) continue;  // declined, tested above
     const WeightsPartition got =
@@ -193,8 +193,8 @@ TEST(PartitionWeightsOptimal, BadInputFailsOnEveryRank) {
   if (R > 1) {
     WeightsPartitionOptions o = optimal();
     o.optimal = rank_of() != last;
-    expect_agreed_error(error_of([&] { partition_weights(MPI_COMM_WORLD, w, Speeds::uniform(4), o); }),
-                        "optimal");
+    expect_agreed_error(
+        error_of([&] { partition_weights(MPI_COMM_WORLD, w, Speeds::uniform(4), o); }), "optimal");
   }
   std::vector<double> bad = w;
   if (rank_of() == last && !bad.empty()) bad[0] = -1;
@@ -211,10 +211,9 @@ TEST(PartitionWeightsOptimal, BadInputFailsOnEveryRank) {
   const std::vector<double> heavy = {100, 1, 1};
   const Speeds s = Speeds::from_values({1, 100, 1});
   ASSERT_TRUE(serial_cuts(heavy, s).empty());
-  expect_agreed_error(error_of([&] {
-                        partition_weights(MPI_COMM_WORLD, mine(heavy, 3), s, optimal());
-                      }),
-                      "reachability table");
+  expect_agreed_error(
+      error_of([&] { partition_weights(MPI_COMM_WORLD, mine(heavy, 3), s, optimal()); }),
+      "reachability table");
 }
 
 }  // namespace

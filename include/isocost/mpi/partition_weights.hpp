@@ -41,20 +41,20 @@ struct WeightsPartitionOptions {
   /// cuts: the smallest possible max_k part cost / speed, parts in rank
   /// order, every part non-empty when P <= N. The cuts are those of serial
   /// bottleneck_cuts(P, speeds, P <= N ? 1 : 0) of the gathered prefix sums:
-  /// both run one search (detail::search_bottleneck, exact bisection) over
-  /// the same greedy probe. Communication, beyond the scans above: one
-  /// MPI_Allreduce of the heaviest cell; then per probe a greedy pass
-  /// pipelined along the ranks (R − 1 sends of 32 bytes one after another:
-  /// latency grows with R, not log R) and one MPI_Allreduce of 3 doubles;
-  /// about log2(heaviest cell / speed) + 3 probes for integer weights
-  /// (twice that when the unconstrained optimum leaves a part empty, as the
-  /// serial search does), at most ~60 otherwise; then the cuts' reduction as
-  /// above. So not the issue's "O(log) small reductions": a greedy probe is
-  /// sequential along the chain, and each costs R − 1 latencies. Memory
-  /// O(local cells + P). With unequal speeds, every part non-empty and a
-  /// capped greedy probe that fails, serial bottleneck_cuts() builds an
-  /// O(P·N) reachability table; this search throws Error (the same on every
-  /// rank) instead.
+  /// both run one search (detail::search_bottleneck, an exact bisection)
+  /// over the same greedy probe. Communication, beyond the scans above: one
+  /// MPI_Comm_dup and one MPI_Allreduce (the heaviest cell); per probe, a
+  /// greedy pass pipelined along the ranks on the duplicate (R − 1 sends of
+  /// 32 bytes, one after another: latency grows with R, not log R) and one
+  /// MPI_Allreduce of 3 doubles; then the cuts' reduction as above. Probes:
+  /// about log2(heaviest cell) + 3 for integer weights and equal speeds
+  /// (twice that when the unconstrained optimum leaves a part empty, as
+  /// serially), up to ~60 for general weights. So not the issue's "O(log)
+  /// small reductions": a greedy probe is sequential along the chain, and
+  /// each costs R − 1 latencies. Memory O(local cells + P). With unequal
+  /// speeds, every part non-empty and a capped greedy probe that fails,
+  /// serial bottleneck_cuts() builds an O(P·N) reachability table; this
+  /// search throws Error (the same on every rank) instead.
   bool optimal = false;
 
   /// The field list (options.hpp): validation, JSON and the agreement hash.
