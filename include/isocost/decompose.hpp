@@ -152,14 +152,17 @@ Decomposition choose_process_grid(const Density& density, const Speeds& speeds,
 /// s_j (the chains-on-chains problem): returns the P + 1 boundaries b (b_0 = 0,
 /// b_P = n) minimising max_j (w[b_j] + … + w[b_{j+1} − 1]) / s_j, each part at
 /// least `min_cells` long; of the optimal splits, the one whose boundaries are
-/// latest. Each bisection step probes one bottleneck: O(P log n) by the
-/// greedy split without widths and with min_cells = 1 (non-empty parts; at
-/// unequal capacities a failed greedy probe is confirmed in O(P·n)), O(P·n)
-/// for wider minimums. Without widths, parts may be empty where the cells
-/// are fewer than the parts or a heavy cell sets the bottleneck; pass
+/// latest. An exact bisection on the bottleneck (its bounds move to attained
+/// values: about log2(heaviest cell) + 3 probes for integer weights and unit
+/// capacities; detail::search_bottleneck, shared with
+/// mpi::partition_weights()), each probe O(P log n) by the greedy split
+/// without widths and with min_cells = 1 (non-empty parts; at unequal
+/// capacities a failed greedy probe is confirmed in O(P·n)), O(P·n) for
+/// wider minimums. Without widths, parts may be empty where the cells are
+/// fewer than the parts or a heavy cell sets the bottleneck; pass
 /// min_cells = 1 to keep every part non-empty when P <= n (10^6 spiky cells
-/// into 65 536 parts: 76 ms of CPU with 39 788 parts empty, 149 ms with none;
-/// bench_cut's BM_BottleneckCuts_Spikes). Throws Error if P·min_cells > n.
+/// into 65 536 parts: bench_cut's BM_BottleneckCuts_Spikes). Throws Error if
+/// P·min_cells > n.
 /// Exposed for tests and for users with 1-D cell weights.
 std::vector<std::int64_t> bottleneck_cuts(std::span<const double> prefix_sums,
                                           std::span<const double> capacities,

@@ -14,6 +14,7 @@
 #include "isocost/error.hpp"
 #include "isocost/limits.hpp"
 #include "nearest.hpp"
+#include "partition_weights_optimal.hpp"
 
 namespace isocost::mpi {
 
@@ -27,7 +28,8 @@ std::string WeightsPartition::brief_report() const {
   std::ostringstream out;
   out << "partition_weights: " << cells << " cells, total " << exact(total) << "; bottleneck "
       << exact(max_time) << " against the ideal " << exact(ideal_time) << " (imbalance "
-      << exact(imbalance()) << ")" << (options.all_cuts ? "" : "; own part only");
+      << exact(imbalance()) << ")" << (options.optimal ? "; exact optimum" : "")
+      << (options.all_cuts ? "" : "; own part only");
   return out.str();
 }
 
@@ -173,11 +175,19 @@ WeightsPartition partition_weights(MPI_Comm comm, std::span<const double> weight
   out.options = options;
   out.ideal_time = TT / speeds.total();
   const bool last_rank = rank == size - 1;
-  // Every target's local candidate: P − 1 binary searches, O(P log n).
   std::vector<Candidate> local(static_cast<std::size_t>(P));
-  for (int k = 1; k < P; ++k)
-    local[static_cast<std::size_t>(k)] =
-        local_candidate(pre, before.cells, last_rank, TT * speeds.fraction_before(k));
+  if (options.optimal) {
+    // The cuts found where they lie (partition_weights_optimal.cpp).
+    std::vector<double> s(static_cast<std::size_t>(P));
+    for (int k = 0; k < P; ++k) s[static_cast<std::size_t>(k)] = speeds.speed(k);
+    local = internal::optimal_cuts(comm, pre, before.cells, N, TT, s, N >= P ? 1 : 0);
+    local.pop_back();
+  } else {
+    // Every target's local candidate: P − 1 binary searches, O(P log n).
+    for (int k = 1; k < P; ++k)
+      local[static_cast<std::size_t>(k)] =
+          local_candidate(pre, before.cells, last_rank, TT * speeds.fraction_before(k));
+  }
   // Cut 0 is 0 and cut P is N on every rank; their slots stay at t = 0 / TT.
   local[0] = {0, 0, 0, 0};
   if (options.all_cuts) {

@@ -8,7 +8,8 @@
 // partition() of discrete_model() of the gathered weights gives them: the
 // smallest b minimising |t(b) − TT·S_k/S|. Communication: two scans, one
 // broadcast and one reduction of the P − 1 candidate cuts; per-rank memory
-// O(local cells + P); never a gather of the weights.
+// O(local cells + P); never a gather of the weights. options.optimal gives
+// the exact chains-on-chains optimum instead, by a pipelined search (below).
 //
 //   std::vector<double> mine = …;                  // this rank's cells, in order
 //   auto p = isocost::mpi::partition_weights(comm, mine, isocost::Speeds::uniform(P));
@@ -36,10 +37,31 @@ struct WeightsPartitionOptions {
   /// to the communicator's size.
   bool all_cuts = true;
 
+  /// true: the exact chains-on-chains optimum instead of the nearest-target
+  /// cuts: the smallest possible max_k part cost / speed, parts in rank
+  /// order, every part non-empty when P <= N. The cuts are those of serial
+  /// bottleneck_cuts(P, speeds, P <= N ? 1 : 0) of the gathered prefix sums:
+  /// both run one search (detail::search_bottleneck, an exact bisection)
+  /// over the same greedy probe. Communication, beyond the scans above: one
+  /// MPI_Comm_dup and one MPI_Allreduce (the heaviest cell); per probe, a
+  /// greedy pass pipelined along the ranks on the duplicate (R − 1 sends of
+  /// 32 bytes, one after another: latency grows with R, not log R) and one
+  /// MPI_Allreduce of 3 doubles; then the cuts' reduction as above. Probes:
+  /// about log2(heaviest cell) + 3 for integer weights and equal speeds
+  /// (twice that when the unconstrained optimum leaves a part empty, as
+  /// serially), up to ~60 for general weights. So not the issue's "O(log)
+  /// small reductions": a greedy probe is sequential along the chain, and
+  /// each costs R − 1 latencies. Memory O(local cells + P). With unequal
+  /// speeds, every part non-empty and a capped greedy probe that fails,
+  /// serial bottleneck_cuts() builds an O(P·N) reachability table; this
+  /// search throws Error (the same on every rank) instead.
+  bool optimal = false;
+
   /// The field list (options.hpp): validation, JSON and the agreement hash.
   template <class Self, class V>
   static void fields(Self& self, V&& v) {
     v("all_cuts", self.all_cuts);
+    v("optimal", self.optimal);
   }
   bool is_valid(std::string* why) const { return check_fields(*this, why); }
   /// Throws Error("partition_weights: …") unless is_valid().
@@ -59,9 +81,12 @@ struct WeightsPartition {
   /// This rank's part [begin, end) when P equals the communicator's size
   /// (either mode); 0, 0 otherwise.
   std::int64_t begin = 0, end = 0;
-  double max_time = 0;    ///< the bottleneck, max_k part cost / speed, global
+  /// The bottleneck, max_k part cost / speed, global; with options.optimal
+  /// the smallest possible one.
+  double max_time = 0;
   double ideal_time = 0;  ///< TT / S, global
-  /// Always converged: every cut is the exact nearest cell boundary.
+  /// Always converged: every cut is the exact nearest cell boundary (or,
+  /// with options.optimal, the exact optimum's).
   Termination termination = Termination::converged;
   bool converged() const noexcept { return termination == Termination::converged; }
   WeightsPartitionOptions options;  ///< the options used

@@ -126,9 +126,12 @@ namespace {
 // this tracks every reachable boundary: after part j, boundary k is reachable
 // if some reachable p in [L(k), k − w] exists, L(k) being the first p with
 // P[k] − P[p] <= B·s_j. O(m·n) with a running count. On success `cuts` holds
-// the split that puts every boundary as late as possible, front to back.
+// the split that puts every boundary as late as possible, front to back; on
+// failure `next` bounds the next feasible B from below (ProbeResult): the
+// least B at which a greedy part would grow or the last part fit.
 bool probe(std::span<const double> P, std::span<const double> s, std::int64_t w, double B,
-           std::vector<std::int64_t>& cuts, std::vector<char>& reach) {
+           std::vector<std::int64_t>& cuts, std::vector<char>& reach, double& next) {
+  next = std::numeric_limits<double>::infinity();
   const auto n = static_cast<std::int64_t>(P.size()) - 1;
   const auto m = static_cast<std::int64_t>(s.size());
   if (w == 0) {
@@ -138,13 +141,17 @@ bool probe(std::span<const double> P, std::span<const double> s, std::int64_t w,
     std::int64_t pos = 0;
     for (std::int64_t j = 0; j + 1 < m; ++j) {
       const double limit = P[pos] + B * s[j];
-      pos =
+      const std::int64_t end =
           static_cast<std::int64_t>(std::upper_bound(P.begin() + pos, P.end(), limit) - P.begin()) -
           1;
+      if (end < n) next = std::min(next, (P[end + 1] - P[pos]) / s[j]);
+      pos = end;
       cuts[j + 1] = pos;
     }
     cuts[m] = n;
-    return P[n] - P[pos] <= B * s[m - 1];
+    if (P[n] - P[pos] <= B * s[m - 1]) return true;
+    next = std::min(next, (P[n] - P[pos]) / s[m - 1]);
+    return false;
   }
   if (w == 1) {
     // Non-empty parts: the greedy split, each part capped so that every
@@ -165,6 +172,8 @@ bool probe(std::span<const double> P, std::span<const double> s, std::int64_t w,
       std::int64_t end =
           static_cast<std::int64_t>(std::upper_bound(P.begin() + pos, P.end(), limit) - P.begin()) -
           1;
+      // A capped part stays so at any larger B; an uncapped one grows at next.
+      if (end < cap && end < n) next = std::min(next, (P[end + 1] - P[pos]) / s[j]);
       end = std::min(end, cap);
       if (end <= pos) {  // not even one cell fits
         ok = false;
@@ -175,7 +184,9 @@ bool probe(std::span<const double> P, std::span<const double> s, std::int64_t w,
     }
     cuts[m] = n;
     if (ok && pos < n && P[n] - P[pos] <= B * s[m - 1]) return true;
+    if (ok && pos < n) next = std::min(next, (P[n] - P[pos]) / s[m - 1]);
     if (equal) return false;
+    next = B;  // the table below decides; no bound from the greedy
   }
   // reach[j·(n+1) + k]: boundary k reachable after j parts (one flat buffer,
   // reused across probes).
@@ -195,6 +206,7 @@ bool probe(std::span<const double> P, std::span<const double> s, std::int64_t w,
       cur[k] = hi >= L && count[hi + 1] - count[L] > 0;
     }
   }
+  next = B;
   if (!reach[static_cast<std::size_t>(m) * row + static_cast<std::size_t>(n)]) return false;
   cuts.assign(static_cast<std::size_t>(m) + 1, 0);
   cuts[m] = n;
@@ -294,9 +306,6 @@ std::vector<std::int64_t> bottleneck_cuts(std::span<const double> P, std::span<c
   for (double v : s)
     if (!(v > 0) || !std::isfinite(v))
       throw Error("bottleneck_cuts: capacities must be finite and > 0, got " + exact(v));
-  const double total = P[n] - P[0];
-  const double s_sum = std::accumulate(s.begin(), s.end(), 0.0);
-  const double s_min = *std::min_element(s.begin(), s.end());
   if (min_cells > 0) {
     // The unconstrained optimum is also optimal under the widths when it
     // happens to respect them — the usual case, at O(m log n) a probe.
@@ -305,29 +314,27 @@ std::vector<std::int64_t> bottleneck_cuts(std::span<const double> P, std::span<c
     for (std::int64_t j = 0; j < m; ++j) wide = wide && free[j + 1] - free[j] >= min_cells;
     if (wide) return free;
   }
-  std::vector<std::int64_t> cuts, best;
-  std::vector<char> reach;
-  // B* lies in [total/S, total/s_min]: every split has each cost <= total, so
-  // the upper bound is feasible whenever the widths fit. Bisect on B.
-  double lo = total / s_sum * (1 - 1e-15), hi = total / s_min * (1 + 1e-15);
-  if (!probe(P, s, min_cells, hi, best, reach))
+  // The serial probe for search_bottleneck(): the split in `cuts`, the best
+  // kept in `best`.
+  struct Serial {
+    std::span<const double> P, s;
+    std::int64_t w;
+    std::vector<std::int64_t> cuts, best;
+    std::vector<char> reach;
+    detail::ProbeResult probe(double B) {
+      double next = B;
+      if (isocost::probe(P, s, w, B, cuts, reach, next))
+        return {true, detail::bottleneck_of(P, s, cuts)};
+      return {false, next};
+    }
+    void keep() { best = cuts; }
+  } serial{P, s, min_cells, {}, {}, {}};
+  double w_max = 0;
+  for (std::int64_t i = 0; i < n; ++i) w_max = std::max(w_max, P[i + 1] - P[i]);
+  if (!detail::search_bottleneck(P[n] - P[0], w_max, s, serial))
     throw Error("bottleneck_cuts: no split of " + std::to_string(n) + " cells into " +
                 std::to_string(m) + " parts of >= " + std::to_string(min_cells) + " cells");
-  for (int it = 0; it < 200 && (hi - lo) > 1e-15 * hi; ++it) {
-    const double mid = 0.5 * (lo + hi);
-    if (mid <= lo || mid >= hi) break;
-    if (probe(P, s, min_cells, mid, cuts, reach)) {
-      hi = mid;
-      best = cuts;
-    } else {
-      lo = mid;
-    }
-  }
-  // Re-probe at the bottleneck actually achieved, so the split does not
-  // depend on how close hi got.
-  const double achieved = detail::bottleneck_of(P, s, best);
-  if (probe(P, s, min_cells, achieved, cuts, reach)) best = cuts;
-  return best;
+  return serial.best;
 }
 
 // ---------------------------------------------------------------------------
