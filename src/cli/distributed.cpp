@@ -22,7 +22,7 @@ DistributedCut distributed_cut(const std::string& path, const Speeds& speeds, bo
   const mpi::WeightsSlice slice = mpi::read_weights(comm, path);
   mpi::WeightsPartitionOptions options;
   options.all_cuts = true;
-  (void)optimal;
+  options.optimal = optimal;
   const mpi::WeightsPartition wp = [&] {
     try {
       return mpi::partition_weights(comm, slice.weights, speeds, options);

@@ -90,6 +90,19 @@ TEST_F(CliMpi, CutIsTheSameAtEveryRankCount) {
   }
 }
 
+TEST_F(CliMpi, OptimalCutIsTheSerialOptimum) {
+  for (const std::string pattern : {"sieve", "bell", "spikes", "step"}) {
+    isocost::write_grid_weights(Path("w.bin"), Pattern(pattern, 1000), {1, {1000, 1, 1}});
+    const std::vector<std::string> args{"cut",     "--model", "discrete",  "--weights", "w.bin",
+                                        "--ranks", "16",      "--optimal", "--json"};
+    const json serial = OkJson(args);
+    const std::string one = MpiOk(1, args);
+    EXPECT_EQ(Parts(json::parse(one)), Parts(serial)) << pattern;
+    EXPECT_TRUE(json::parse(one)["optimal"].get<bool>());
+    for (const int R : {3, 8}) EXPECT_EQ(MpiOk(R, args), one) << pattern << " at " << R;
+  }
+}
+
 TEST_F(CliMpi, CutWithSpeedsAndMorePartsThanCells) {
   const auto w = Pattern("spikes", 10);
   isocost::write_grid_weights(Path("w.bin"), w, {1, {10, 1, 1}});
