@@ -4,7 +4,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <tuple>
+
+#include "isocost/detail/text.hpp"
+#include "isocost/error.hpp"
 
 #include "nearest.hpp"
 
@@ -147,6 +151,60 @@ std::size_t cuts_before(std::span<const KeyCut> cuts, std::uint64_t key, std::in
   };
   return static_cast<std::size_t>(std::partition_point(cuts.begin(), cuts.end(), at_or_before) -
                                   cuts.begin());
+}
+
+std::string check_points(int dims, std::span<const double> coords, std::span<const double> w) {
+  using detail::exact;
+  if (dims < 1 || dims > 3) return std::to_string(dims) + " dimensions, expected 1, 2 or 3";
+  const auto d = static_cast<std::size_t>(dims);
+  if (coords.size() != w.size() * d)
+    return std::to_string(coords.size()) + " coordinates for " + std::to_string(w.size()) +
+           " points in " + std::to_string(dims) + " dimensions, expected " +
+           std::to_string(w.size() * d);
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    for (std::size_t a = 0; a < d; ++a)
+      if (!std::isfinite(coords[i * d + a]))
+        return "point " + std::to_string(i) + " has coordinate " + std::to_string(a) + " = " +
+               exact(coords[i * d + a]) + ", expected a finite number";
+    if (!(w[i] >= 0) || !std::isfinite(w[i]))
+      return "point " + std::to_string(i) + " has weight " + exact(w[i]) +
+             ", expected a finite number >= 0";
+  }
+  return {};
+}
+
+PointsSummary summarise_points(MPI_Comm comm, const char* what, int dims,
+                               std::span<const double> coords, std::span<const double> weights) {
+  using detail::exact;
+  const auto d = static_cast<std::size_t>(dims);
+  const std::size_t n = weights.size();
+  // The bounding box (min of x and of −x), the count, total and heaviest point.
+  std::vector<double> box(2 * d, std::numeric_limits<double>::infinity());
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t a = 0; a < d; ++a) {
+      box[a] = std::min(box[a], coords[i * d + a]);
+      box[d + a] = std::min(box[d + a], -coords[i * d + a]);
+    }
+  MPI_Allreduce(MPI_IN_PLACE, box.data(), static_cast<int>(box.size()), MPI_DOUBLE, MPI_MIN, comm);
+  double sums[2] = {std::accumulate(weights.begin(), weights.end(), 0.0), 0.0};
+  for (const double w : weights) sums[1] = std::max(sums[1], w);
+  PointsSummary out;
+  MPI_Allreduce(&sums[0], &out.total, 1, MPI_DOUBLE, MPI_SUM, comm);
+  MPI_Allreduce(&sums[1], &out.heaviest, 1, MPI_DOUBLE, MPI_MAX, comm);
+  const auto mine = static_cast<std::int64_t>(n);
+  MPI_Allreduce(&mine, &out.points, 1, MPI_INT64_T, MPI_SUM, comm);
+  if (out.points == 0)
+    throw Error(std::string(what) + ": no rank holds a point; expected at least one");
+  if (!std::isfinite(out.total))
+    throw Error(std::string(what) + ": the weights sum to " + exact(out.total) +
+                " (beyond the double range)");
+  if (!(out.total > 0))
+    throw Error(std::string(what) + ": all weights are zero; the total must be > 0");
+  for (std::size_t a = 0; a < d; ++a) {
+    out.lo.push_back(box[a]);
+    out.hi.push_back(-box[d + a]);
+  }
+  return out;
 }
 
 }  // namespace isocost::mpi::internal

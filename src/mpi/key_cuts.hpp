@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace isocost::mpi::internal {
@@ -52,5 +53,23 @@ KeyCuts key_cuts(MPI_Comm comm, const KeyCutInput& in);
 /// (key, rank, index): its slab within the group.
 std::size_t cuts_before(std::span<const KeyCut> cuts, std::uint64_t key, std::int64_t rank,
                         std::int64_t index);
+
+/// The points' checks shared by the point partitioners: `dims` in 1–3,
+/// dims coordinates per weight, all finite, weights >= 0; "" if good.
+std::string check_points(int dims, std::span<const double> coords, std::span<const double> w);
+
+/// The points of every rank summarised: their bounding box, count, total
+/// and heaviest weight (four reductions).
+struct PointsSummary {
+  std::vector<double> lo, hi;
+  std::int64_t points = 0;
+  double total = 0, heaviest = 0;
+};
+
+/// Collective over `comm`, after the input was agreed good. Throws the same
+/// Error "what: …" on every rank if no rank holds a point or the total is 0
+/// or beyond the double range.
+PointsSummary summarise_points(MPI_Comm comm, const char* what, int dims,
+                               std::span<const double> coords, std::span<const double> weights);
 
 }  // namespace isocost::mpi::internal

@@ -42,21 +42,7 @@ std::string check_input(int dims, std::span<const double> coords, std::span<cons
   if (P > kMaxParts)
     return "speeds for " + std::to_string(P) + " parts, expected at most " +
            std::to_string(kMaxParts);
-  const auto d = static_cast<std::size_t>(dims);
-  if (coords.size() != w.size() * d)
-    return std::to_string(coords.size()) + " coordinates for " + std::to_string(w.size()) +
-           " points in " + std::to_string(dims) + " dimensions, expected " +
-           std::to_string(w.size() * d);
-  for (std::size_t i = 0; i < w.size(); ++i) {
-    for (std::size_t a = 0; a < d; ++a)
-      if (!std::isfinite(coords[i * d + a]))
-        return "point " + std::to_string(i) + " has coordinate " + std::to_string(a) + " = " +
-               exact(coords[i * d + a]) + ", expected a finite number";
-    if (!(w[i] >= 0) || !std::isfinite(w[i]))
-      return "point " + std::to_string(i) + " has weight " + exact(w[i]) +
-             ", expected a finite number >= 0";
-  }
-  return {};
+  return internal::check_points(dims, coords, w);
 }
 
 }  // namespace
@@ -75,41 +61,19 @@ PointsPartition partition_points(MPI_Comm comm, int dims, std::span<const double
   const auto d = static_cast<std::size_t>(dims);
   const std::size_t n = weights.size();
 
-  // The bounding box (min of x and of −x), the count, total and heaviest point.
-  std::vector<double> box(2 * d, std::numeric_limits<double>::infinity());
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t a = 0; a < d; ++a) {
-      box[a] = std::min(box[a], coords[i * d + a]);
-      box[d + a] = std::min(box[d + a], -coords[i * d + a]);
-    }
-  MPI_Allreduce(MPI_IN_PLACE, box.data(), static_cast<int>(box.size()), MPI_DOUBLE, MPI_MIN, comm);
-  double sums[2] = {std::accumulate(weights.begin(), weights.end(), 0.0), 0.0};
-  for (const double w : weights) sums[1] = std::max(sums[1], w);
-  double total = 0, heaviest = 0;
-  MPI_Allreduce(&sums[0], &total, 1, MPI_DOUBLE, MPI_SUM, comm);
-  MPI_Allreduce(&sums[1], &heaviest, 1, MPI_DOUBLE, MPI_MAX, comm);
-  std::int64_t points = static_cast<std::int64_t>(n), all = 0;
-  MPI_Allreduce(&points, &all, 1, MPI_INT64_T, MPI_SUM, comm);
-  if (all == 0) throw Error(std::string(what) + ": no rank holds a point; expected at least one");
-  if (!std::isfinite(total))
-    throw Error(std::string(what) + ": the weights sum to " + exact(total) +
-                " (beyond the double range)");
-  if (!(total > 0))
-    throw Error(std::string(what) + ": all weights are zero; the total must be > 0");
+  const internal::PointsSummary sum = internal::summarise_points(comm, what, dims, coords, weights);
 
   PointsPartition out;
   out.options = options;
-  out.points = all;
-  out.total = total;
-  out.max_point = heaviest;
-  out.ideal_time = total / speeds.total();
+  out.points = sum.points;
+  out.total = sum.total;
+  out.max_point = sum.heaviest;
+  out.ideal_time = sum.total / speeds.total();
   // Doubles resolve 52 bits of a coordinate; more would only add zeros.
   out.bits = dims == 1 ? 52 : 64 / dims;
   const HilbertGrid grid{dims, out.bits};
-  for (std::size_t a = 0; a < d; ++a) {
-    out.lo.push_back(box[a]);
-    out.hi.push_back(-box[d + a]);
-  }
+  out.lo = sum.lo;
+  out.hi = sum.hi;
   const double side = std::ldexp(1.0, out.bits);
   out.key.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
@@ -141,7 +105,7 @@ PointsPartition partition_points(MPI_Comm comm, int dims, std::span<const double
   const std::size_t cuts = static_cast<std::size_t>(P) - 1;
   std::vector<double> target(cuts);
   for (std::size_t k = 0; k < cuts; ++k)
-    target[k] = total * speeds.fraction_before(static_cast<int>(k) + 1);
+    target[k] = sum.total * speeds.fraction_before(static_cast<int>(k) + 1);
   const std::vector<std::size_t> group_begin{0, n}, cut_group(cuts, 0);
   internal::KeyCutInput in{sk, order, pw, group_begin, cut_group, target};
   in.key_hi =
