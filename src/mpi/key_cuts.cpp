@@ -17,6 +17,46 @@ namespace isocost::mpi::internal {
 namespace {
 // Key ranges reach 2^64: one more bit than uint64_t.
 __extension__ typedef unsigned __int128 u128;
+
+// A cut at the start of its key K (value wlo) ties with every boundary
+// between zero-weight points before K; the earliest of them is right after
+// the last point of positive weight before K (or the group's start). Its
+// position, the max over ranks of (key, rank, index), takes a MAX of keys
+// and a nearest reduction of −(rank, index).
+void earliest_ties(MPI_Comm comm, const KeyCutInput& in, const std::vector<double>& wlo,
+                   const std::vector<std::size_t>& i0, std::vector<KeyCut>& cuts) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const std::size_t n = cuts.size();
+  std::vector<std::uint64_t> key(n, 0);  // key + 1 of this rank's last such point, or 0
+  std::vector<std::size_t> at(n, 0);
+  for (std::size_t k = 0; k < n; ++k) {
+    if (cuts[k].value != wlo[k]) continue;
+    const std::size_t begin = in.group_begin[in.cut_group[k]];
+    const auto pw = in.prefix.begin();
+    const auto e = static_cast<std::size_t>(std::lower_bound(pw + static_cast<long>(begin),
+                                                             pw + static_cast<long>(i0[k]) + 1,
+                                                             in.prefix[i0[k]]) -
+                                            pw);
+    if (e > begin) key[k] = in.keys[e - 1] + 1, at[k] = e - 1;  // < K <= 2^64 − 1
+  }
+  std::vector<std::uint64_t> top(n, 0);
+  MPI_Allreduce(key.data(), top.data(), static_cast<int>(n), MPI_UINT64_T, MPI_MAX, comm);
+  std::vector<Nearest> last(n);
+  for (std::size_t k = 0; k < n; ++k)
+    if (top[k] > 0 && key[k] == top[k])
+      last[k] = {0, -rank, -static_cast<std::int64_t>(in.index[at[k]]), 0};
+  const NearestReduction near;
+  MPI_Allreduce(MPI_IN_PLACE, last.data(), static_cast<int>(n), near.type(), near.op(), comm);
+  for (std::size_t k = 0; k < n; ++k) {
+    if (cuts[k].value != wlo[k]) continue;
+    if (top[k] == 0)
+      cuts[k] = {in.key_lo, -1, 0, wlo[k]};
+    else
+      cuts[k] = {top[k] - 1, -last[k].first, -last[k].second + 1, wlo[k]};
+  }
+}
+
 }  // namespace
 
 KeyCuts key_cuts(MPI_Comm comm, const KeyCutInput& in) {
@@ -141,6 +181,7 @@ KeyCuts key_cuts(MPI_Comm comm, const KeyCutInput& in) {
   for (std::size_t k = 0; k < cuts; ++k)
     out.cuts[k] = {static_cast<std::uint64_t>(klo[k]), best[k].first, best[k].second,
                    best[k].value};
+  if (in.zero_weights) earliest_ties(comm, in, wlo, i0, out.cuts);
   return out;
 }
 
@@ -186,11 +227,14 @@ PointsSummary summarise_points(MPI_Comm comm, const char* what, int dims,
       box[d + a] = std::min(box[d + a], -coords[i * d + a]);
     }
   MPI_Allreduce(MPI_IN_PLACE, box.data(), static_cast<int>(box.size()), MPI_DOUBLE, MPI_MIN, comm);
-  double sums[2] = {std::accumulate(weights.begin(), weights.end(), 0.0), 0.0};
-  for (const double w : weights) sums[1] = std::max(sums[1], w);
+  const double sum = std::accumulate(weights.begin(), weights.end(), 0.0);
+  double most[2] = {0, 0};  // the heaviest point, and 1 if a point weighs 0
+  for (const double w : weights) most[0] = std::max(most[0], w), most[1] = w == 0 ? 1 : most[1];
   PointsSummary out;
-  MPI_Allreduce(&sums[0], &out.total, 1, MPI_DOUBLE, MPI_SUM, comm);
-  MPI_Allreduce(&sums[1], &out.heaviest, 1, MPI_DOUBLE, MPI_MAX, comm);
+  MPI_Allreduce(&sum, &out.total, 1, MPI_DOUBLE, MPI_SUM, comm);
+  MPI_Allreduce(MPI_IN_PLACE, most, 2, MPI_DOUBLE, MPI_MAX, comm);
+  out.heaviest = most[0];
+  out.zero_weights = most[1] > 0;
   const auto mine = static_cast<std::int64_t>(n);
   MPI_Allreduce(&mine, &out.points, 1, MPI_INT64_T, MPI_SUM, comm);
   if (out.points == 0)

@@ -26,12 +26,14 @@ struct KeyCutInput {
   std::span<const double> target;            ///< per cut, non-decreasing within a group
   std::uint64_t key_lo = 0, key_hi = ~std::uint64_t{0};  ///< every key is in [lo, hi]
   int buckets = 256;                                     ///< per range and round (see the options)
+  bool zero_weights = true;  ///< some rank holds a point of weight 0 (then two more reductions)
 };
 
-/// A cut: the boundary right before the point (key, rank, index) of the
-/// total order (key, rank, local index), or after every point of `key` when
-/// rank is the communicator's size; `value` is the group's cumulative weight
-/// there (as summed by the histograms).
+/// A cut: the boundary right before the position (key, rank, index) of the
+/// total order (key, rank, local index): before that point, after every
+/// point of `key` when rank is the communicator's size, or before every
+/// point when rank is −1. `value` is the group's cumulative weight there (as
+/// summed by the histograms).
 struct KeyCut {
   std::uint64_t key = 0;
   std::int64_t rank = 0, index = 0;
@@ -64,6 +66,7 @@ struct PointsSummary {
   std::vector<double> lo, hi;
   std::int64_t points = 0;
   double total = 0, heaviest = 0;
+  bool zero_weights = false;  ///< some point has weight 0
 };
 
 /// Collective over `comm`, after the input was agreed good. Throws the same

@@ -111,6 +111,7 @@ PointsPartition partition_points(MPI_Comm comm, int dims, std::span<const double
   in.key_hi =
       dims * out.bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << (dims * out.bits)) - 1;
   in.buckets = options.buckets;
+  in.zero_weights = sum.zero_weights;
   const internal::KeyCuts found = internal::key_cuts(comm, in);
   out.rounds = found.rounds;
 
