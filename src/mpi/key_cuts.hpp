@@ -30,10 +30,11 @@ struct KeyCutInput {
 };
 
 /// A cut: the boundary right before the position (key, rank, index) of the
-/// total order (key, rank, local index): before that point, after every
-/// point of `key` when rank is the communicator's size, or before every
-/// point when rank is −1. `value` is the group's cumulative weight there (as
-/// summed by the histograms).
+/// total order (key, rank, local index). That is a point, or (rank = the
+/// communicator's size) after every point of `key`, or (rank = −1) before
+/// every point, or, for a cut moved to an earlier tie, right after the point
+/// (key, rank, index − 1). `value` is the group's cumulative weight there
+/// (as summed by the histograms).
 struct KeyCut {
   std::uint64_t key = 0;
   std::int64_t rank = 0, index = 0;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <sstream>
 #include <tuple>
 
@@ -38,6 +39,9 @@ ProcessGrid jagged_points_grid(int P, int dims, std::span<const double> extents)
   if (extents.size() != static_cast<std::size_t>(dims))
     throw Error("jagged_points_grid: " + std::to_string(extents.size()) + " extents for " +
                 std::to_string(dims) + " dimensions");
+  for (const double e : extents)
+    if (!(e >= 0) || !std::isfinite(e))
+      throw Error("jagged_points_grid: extent " + exact(e) + ", expected a finite number >= 0");
   std::vector<int> primes;
   for (int p = 2, rest = P; rest > 1; ++p) {
     if (static_cast<long long>(p) * p > rest) p = rest;
@@ -115,11 +119,8 @@ JaggedPointsPartition partition_points_jagged(MPI_Comm comm, int dims,
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   const int P = speeds.ranks();
-  std::string grid_text = grid.name();
-  for (const int c : grid.counts) grid_text += " " + std::to_string(c);
-  for (const int a : grid.axes) grid_text += " " + std::to_string(a);
   const internal::Same same[] = {internal::same_text("dims", std::to_string(dims)),
-                                 internal::same_text("grid", grid_text),
+                                 internal::same_text("grid", grid.name()),
                                  internal::same_speeds(speeds), internal::same_options(options)};
   internal::agree(comm, what, check_input(dims, coords, weights, grid, P, options), same);
   const internal::PointsSummary sum = internal::summarise_points(comm, what, dims, coords, weights);

@@ -206,6 +206,9 @@ void expect_matches_reference(int dims, const Points& p, const ProcessGrid& g, c
   }
   EXPECT_EQ(out.max_time, worst);
   EXPECT_TRUE(out.converged());
+  // At most 2^10 ranges a round, so 2^16 buckets each: 64-bit keys take <= 4
+  // rounds a level.
+  EXPECT_LE(out.rounds, 4 * static_cast<int>(g.counts.size()));
 }
 
 TEST(PartitionPointsJagged, EqualsTheSerialReferenceOnEveryPattern) {
@@ -304,6 +307,8 @@ TEST(PartitionPointsJagged, DefaultGridSpreadsFactorsOverTheLongestAxes) {
   EXPECT_EQ(g.counts, (std::vector<int>{97}));
   EXPECT_EQ(g.axes, (std::vector<int>{0}));
   EXPECT_NE(error_of([] { jagged_points_grid(0, 2, std::vector<double>{1, 1}); }), "");
+  EXPECT_NE(error_of([] { jagged_points_grid(4, 2, std::vector<double>{1, -1}); }), "");
+  EXPECT_NE(error_of([] { jagged_points_grid(4, 3, std::vector<double>{1, 1}); }), "");
 }
 
 TEST(PartitionPointsJagged, BadInputFailsOnEveryRank) {
@@ -343,8 +348,10 @@ TEST(PartitionPointsJagged, BadInputFailsOnEveryRank) {
   expect_agreed_error(run(2, p, g, s, o), "buckets must be in [2, 65536], got 1");
   if (size_of() > 1) {
     o.buckets = rank_of() == last ? 512 : 256;
-    expect_agreed_error(run(2, p, g, s, o), "options differ");
-    expect_agreed_error(run(2, p, rank_of() == last ? ProcessGrid{{4}, {0}} : g, s), "grid");
+    expect_agreed_error(run(2, p, g, s, o),
+                        "options differ from rank 0's: buckets 512 (rank 0: 256)");
+    expect_agreed_error(run(2, p, rank_of() == last ? ProcessGrid{{4}, {0}} : g, s),
+                        "grid 4 along x (rank 0: 2x2 along x,y)");
     expect_agreed_error(run(2, p, g, rank_of() == last ? Speeds::from_values({1, 1, 1, 2}) : s),
                         "speeds");
   }

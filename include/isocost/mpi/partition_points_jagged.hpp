@@ -84,7 +84,8 @@ struct JaggedPointsPartition {
 /// per part so far (extent / parts on that axis; ties to the lower axis);
 /// the levels are the axes with more than one part, longest extent first
 /// (ties to the lower axis). P = 1 gives the empty grid (one part). Throws
-/// Error for P < 1, dims outside 1–3 or a size mismatch.
+/// Error for P < 1, dims outside 1–3, extents that are negative or not
+/// finite, or a size mismatch.
 ProcessGrid jagged_points_grid(int P, int dims, std::span<const double> extents);
 
 /// Partitions the points of every rank into P = grid.ranks() = speeds.ranks()
@@ -99,23 +100,24 @@ ProcessGrid jagged_points_grid(int P, int dims, std::span<const double> extents)
 /// boundary whose cumulative weight is nearest W·C_j/C (ties to the earlier).
 ///
 /// Bound: a boundary nearest its target is within half a point's weight of
-/// it, so each slab is within e_l <= max_point of its target inside its
-/// piece. Over levels the errors compound: with f_l the slab's share C_j/C
-/// of its piece at level l, a part's error against TT·s_k/S is at most
+/// it, so each slab is within max_point of its target inside its piece
+/// (half a point at each of its two cuts). Over levels the errors compound:
+/// with f_l the slab's share of its piece's speed at level l (its ranks'
+/// speeds over the piece's), a part's error against TT·s_k/S is at most
 /// E_L, where E_0 = 0 and E_l = f_l·E_{l−1} + max_point; so at most
-/// levels × max_point.
+/// levels × max_point (tested).
 ///
 /// Collective over `comm`. `dims`, `grid`, `speeds` and `options` must be
 /// the same on every rank (compared). Communication: a bounding-box and a
 /// total reduction; per level a reduction of the pieces' weights, per
 /// refinement round one MPI_Allreduce of all the level's cut ranges ×
-/// buckets, one exclusive scan and one nearest-boundary reduction; then one
-/// reduction of the parts' weights. Per-rank memory O(local points +
-/// P·buckets). Throws the same Error on every rank for coordinates or
-/// weights that are not finite, negative weights, sizes that do not match,
-/// no points, a total weight of 0, a grid that does not fit `dims` or whose
-/// ranks differ from speeds.ranks(), P beyond kMaxParts, or inputs that
-/// differ between ranks.
+/// buckets, then one exclusive scan and one nearest-boundary reduction (two
+/// more when some point weighs 0); at the end one reduction of the parts'
+/// weights. Per-rank memory O(local points + P·buckets). Throws the same
+/// Error on every rank for coordinates or weights that are not finite,
+/// negative weights, sizes that do not match, no points, a total weight of
+/// 0, a grid that does not fit `dims` or whose ranks differ from
+/// speeds.ranks(), P beyond kMaxParts, or inputs that differ between ranks.
 JaggedPointsPartition partition_points_jagged(MPI_Comm comm, int dims,
                                               std::span<const double> coords,
                                               std::span<const double> weights,
