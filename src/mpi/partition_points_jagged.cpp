@@ -7,6 +7,7 @@
 #include <cmath>
 #include <sstream>
 #include <tuple>
+#include <utility>
 
 #include "agreement.hpp"
 #include "core/multidim/decompose_internal.hpp"
@@ -99,14 +100,6 @@ std::string check_input(int dims, std::span<const double> coords, std::span<cons
   return internal::check_points(dims, coords, w);
 }
 
-// One sorted point of a level: its piece, its coordinate's key, its index.
-struct Sorted {
-  std::size_t piece;
-  std::uint64_t key;
-  std::size_t index;
-  auto operator<=>(const Sorted&) const = default;
-};
-
 }  // namespace
 
 JaggedPointsPartition partition_points_jagged(MPI_Comm comm, int dims,
@@ -141,7 +134,7 @@ JaggedPointsPartition partition_points_jagged(MPI_Comm comm, int dims,
   // point's piece becomes its part after the last level.
   std::vector<std::size_t> piece(n, 0);
   std::vector<double> box_lo = sum.lo, box_hi = sum.hi, piece_weight{sum.total};
-  std::vector<Sorted> sorted(n);
+  std::vector<std::pair<std::uint64_t, std::size_t>> sorted(n);
   std::vector<std::uint64_t> sk(n);
   std::vector<std::size_t> order(n);
   std::vector<double> pw(n + 1, 0.0);
@@ -156,17 +149,23 @@ JaggedPointsPartition partition_points_jagged(MPI_Comm comm, int dims,
       MPI_Allreduce(MPI_IN_PLACE, piece_weight.data(), static_cast<int>(pieces), MPI_DOUBLE,
                     MPI_SUM, comm);
     }
-    // This rank's points by (piece, coordinate, index), and their running weight.
-    for (std::size_t i = 0; i < n; ++i) sorted[i] = {piece[i], key_of(coords[i * d + axis]), i};
-    std::sort(sorted.begin(), sorted.end());
+    // This rank's points by (piece, coordinate, index), and their running
+    // weight: placed by piece (a counting sort), then each piece sorted by
+    // (key, index) pairs, cheaper to compare than triples.
     std::vector<std::size_t> group_begin(pieces + 1, 0);
-    for (std::size_t j = 0; j < n; ++j) {
-      sk[j] = sorted[j].key;
-      order[j] = sorted[j].index;
-      pw[j + 1] = pw[j] + weights[order[j]];
-      ++group_begin[sorted[j].piece + 1];
-    }
+    for (std::size_t i = 0; i < n; ++i) ++group_begin[piece[i] + 1];
     for (std::size_t p = 0; p < pieces; ++p) group_begin[p + 1] += group_begin[p];
+    std::vector<std::size_t> fill(group_begin.begin(), group_begin.end() - 1);
+    for (std::size_t i = 0; i < n; ++i)
+      sorted[fill[piece[i]]++] = {key_of(coords[i * d + axis]), i};
+    for (std::size_t p = 0; p < pieces; ++p)
+      std::sort(sorted.begin() + static_cast<long>(group_begin[p]),
+                sorted.begin() + static_cast<long>(group_begin[p + 1]));
+    for (std::size_t j = 0; j < n; ++j) {
+      sk[j] = sorted[j].first;
+      order[j] = sorted[j].second;
+      pw[j + 1] = pw[j] + weights[order[j]];
+    }
     // Cut j of piece p at W_p·C_j/C: the speeds of its slabs' ranks.
     std::vector<std::size_t> cut_group;
     std::vector<double> target;
