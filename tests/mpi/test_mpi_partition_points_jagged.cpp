@@ -193,6 +193,27 @@ void expect_matches_reference(int dims, const Points& p, const ProcessGrid& g, c
       EXPECT_GE(out.part_hi[static_cast<std::size_t>(ref[i]) * d + a], rows[i].x[a]);
     }
   }
+  // The bounding box, and part boxes that tile it: inside it, lo <= hi,
+  // volumes summing to its volume.
+  double volume = 1, sum_volume = 0;
+  for (std::size_t a = 0; a < d; ++a) {
+    double lo = rows[0].x[a], hi = rows[0].x[a];
+    for (const Row& r : rows) lo = std::min(lo, r.x[a]), hi = std::max(hi, r.x[a]);
+    EXPECT_EQ(out.lo[a], lo);
+    EXPECT_EQ(out.hi[a], hi);
+    volume *= hi - lo;
+  }
+  for (std::size_t k = 0; k < static_cast<std::size_t>(P); ++k) {
+    double v = 1;
+    for (std::size_t a = 0; a < d; ++a) {
+      EXPECT_LE(out.lo[a], out.part_lo[k * d + a]);
+      EXPECT_LE(out.part_lo[k * d + a], out.part_hi[k * d + a]);
+      EXPECT_LE(out.part_hi[k * d + a], out.hi[a]);
+      v *= out.part_hi[k * d + a] - out.part_lo[k * d + a];
+    }
+    sum_volume += v;
+  }
+  EXPECT_NEAR(sum_volume, volume, 1e-12 * volume);
   EXPECT_EQ(out.points, static_cast<std::int64_t>(rows.size()));
   EXPECT_EQ(out.total, total);
   EXPECT_EQ(out.max_point, heaviest);

@@ -7,14 +7,20 @@
 // of a level are refined together by one histogram reduction per round,
 // until every cut is exact to one point.
 //
-// Usage: pick a grid (or let jagged_points_grid() pick one from P and the
-// points' extents), partition, then send the points to their parts:
+// Usage: pick a grid, or let jagged_points_grid() pick one from P and the
+// extents of the points' global bounding box (an MPI_Allreduce of min/max);
+// partition; then send each point, with all its arrays, to its part:
 //
-//   auto g = isocost::mpi::jagged_points_grid(P, 3, {ex, ey, ez});
+//   const double extent[] = {hx - lx, hy - ly, hz - lz};
+//   auto g = isocost::mpi::jagged_points_grid(P, 3, extent);
 //   auto p = isocost::mpi::partition_points_jagged(comm, 3, xyz, w, g,
 //                                                  isocost::Speeds::uniform(P));
-//   // p.part[i]: point i's part; p.lo/p.hi: part k's box
-//   isocost::mpi::exchange(comm, std::span<const int>(p.part), {}, xyz, w, ids);
+//   // p.part[i]: point i's part; part k's box: p.part_lo/part_hi[3k … 3k+2]
+//   isocost::mpi::exchange(comm, std::span<const int>(p.part), {}, ids, w, xyz3);
+//
+// Each part's weight is within levels × the heaviest point of its target
+// (see partition_points_jagged()); the same points give the same parts
+// whatever ranks hold them, up to ties of equal coordinates.
 #pragma once
 
 #include <mpi.h>
