@@ -266,6 +266,18 @@ TEST(PartitionPointsJagged, MorePartsThanPoints) {
   }
 }
 
+TEST(PartitionPointsJagged, AllPointsAtOneCoordinate) {
+  // A zero-width key range: every cut falls between tied points, by (rank, index).
+  Points p;
+  for (std::int64_t g = rank_of(); g < 60; g += size_of()) {
+    p.xyz.insert(p.xyz.end(), {0.25, static_cast<double>(g % 5)});
+    p.w.push_back(static_cast<double>(1 + g % 4));
+    p.id.push_back(g);
+  }
+  ASSERT_NO_FATAL_FAILURE(
+      expect_matches_reference(2, p, ProcessGrid{{7, 2}, {0, 1}}, Speeds::uniform(14)));
+}
+
 TEST(PartitionPointsJagged, TheSamePointsGiveTheSamePartsOnAnyLayout) {
   // Distinct coordinates (uniform doubles): the order is the coordinates' alone.
   const ProcessGrid g{{4, 4}, {1, 0}};
