@@ -82,7 +82,8 @@ struct PointsPartition {
 /// on every rank (compared). Communication: a bounding-box and a total
 /// reduction, then per refinement round one MPI_Allreduce of cuts × buckets
 /// doubles (64-bit keys: at most ⌈64 / log2 buckets⌉ rounds), one exclusive
-/// scan for the last key's ties, and one reduction of the parts' weights;
+/// scan for the last key's ties (two more reductions when some point weighs
+/// 0, for ties with earlier keys), and one reduction of the parts' weights;
 /// per-rank memory O(local points + P·buckets). Throws the same Error on every
 /// rank for coordinates or weights that are not finite (named with the rank
 /// and point), negative weights, sizes that do not match, no points, a
