@@ -13,6 +13,7 @@
 #if ISOCOST_CLI_MPI
 #include "isocost/mpi/files.hpp"
 #include "isocost/mpi/partition_points.hpp"
+#include "isocost/mpi/partition_points_jagged.hpp"
 #endif
 
 namespace isocost::cli {
@@ -29,7 +30,8 @@ struct PointsResult {
   std::vector<double> lo, hi, part_weight;
   double total = 0, max_time = 0, ideal_time = 0, max_point = 0;
   int rounds = 0;
-  std::string grid;  // jagged: the process grid's name
+  std::string grid;                      // jagged: the process grid's name
+  std::vector<double> part_lo, part_hi;  // jagged: each part's box
 };
 
 void reject_density_options(const DensityArgs& d) {
@@ -88,7 +90,34 @@ PointsResult partition_file(const DensityArgs& d, const PointsArgs& p, const std
     r.rounds = res.rounds;
     part = std::move(res.part);
   } else {
-    throw Error("--method jagged: not built yet");
+    // The given grid, or one from P and the points' extents.
+    const ProcessGrid grid =
+        d.grid.empty() ? mpi::jagged_points_grid(comm, speeds.ranks(), slice.dims, slice.coords)
+                       : parse_process_grid(d.grid, slice.dims);
+    if (grid.ranks() != speeds.ranks())
+      throw Error("--grid " + d.grid + " has " + std::to_string(grid.ranks()) + " parts but " +
+                  std::to_string(speeds.ranks()) + " were asked for");
+    auto res = [&] {
+      try {
+        return mpi::partition_points_jagged(comm, slice.dims, slice.coords, slice.weights, grid,
+                                            speeds);
+      } catch (const Error& e) {
+        throw Error(p.points + ": " + e.what());
+      }
+    }();
+    r.points = res.points;
+    r.lo = res.lo;
+    r.hi = res.hi;
+    r.part_weight = res.part_weight;
+    r.total = res.total;
+    r.max_time = res.max_time;
+    r.ideal_time = res.ideal_time;
+    r.max_point = res.max_point;
+    r.rounds = res.rounds;
+    r.grid = res.grid.name();
+    r.part_lo = res.part_lo;
+    r.part_hi = res.part_hi;
+    part = std::move(res.part);
   }
   r.dims = slice.dims;
   if (!p.assignment.empty()) mpi::write_parts(comm, p.assignment, slice.first, part);
@@ -132,15 +161,25 @@ void write_result(const PointsArgs& p, const std::string& output, bool json, con
                           {"max_point", number(r.max_point)}});
       j.member("method", r.method);
       if (!r.grid.empty()) j.member("grid", r.grid);
+      const auto d = static_cast<std::ptrdiff_t>(r.dims);
+      auto box = [&](const std::vector<double>& v, std::size_t k) {
+        const auto at = v.begin() + static_cast<std::ptrdiff_t>(k) * d;
+        return vec(std::vector<double>(at, at + d));
+      };
       j.array("parts", static_cast<std::size_t>(P), [&](std::size_t k) {
         const double w = r.part_weight[k];
-        return nlohmann::ordered_json{
+        nlohmann::ordered_json e{
             {"part", k},
             {"speed", speeds.speed(static_cast<int>(k))},
             {"weight", number(w)},
             {"target", number(r.total * speeds.speed(static_cast<int>(k)) / S)},
             {"share", number(w / r.total)},
             {"time", number(time[k])}};
+        if (!r.part_lo.empty()) {  // jagged: the part's box
+          e["lo"] = box(r.part_lo, k);
+          e["hi"] = box(r.part_hi, k);
+        }
+        return e;
       });
       j.member("predicted", {{"le", number(le)},
                              {"max_time", number(r.max_time)},

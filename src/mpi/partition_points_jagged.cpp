@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <limits>
 #include <sstream>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "agreement.hpp"
 #include "core/multidim/decompose_internal.hpp"
@@ -67,6 +69,37 @@ ProcessGrid jagged_points_grid(int P, int dims, std::span<const double> extents)
     grid.axes.push_back(a);
   }
   return grid;
+}
+
+ProcessGrid jagged_points_grid(MPI_Comm comm, int P, int dims, std::span<const double> coords) {
+  internal::check_comm(comm, "jagged_points_grid");
+  internal::Same same[] = {
+      internal::same_text("parts and dims", std::to_string(P) + " " + std::to_string(dims))};
+  internal::agree(comm, "jagged_points_grid", "", same);
+  if (dims < 1 || dims > 3)
+    throw Error("jagged_points_grid: " + std::to_string(dims) + " dimensions, expected 1, 2 or 3");
+  const auto d = static_cast<std::size_t>(dims);
+  // -max and max in one reduction; a NaN anywhere stays a NaN (fmax ignores
+  // it, so it is counted separately).
+  std::vector<double> local(2 * d + 1, -std::numeric_limits<double>::infinity());
+  local[2 * d] = 0;
+  for (std::size_t i = 0; i + d <= coords.size(); i += d)
+    for (std::size_t a = 0; a < d; ++a) {
+      const double x = coords[i + a];
+      if (!std::isfinite(x)) local[2 * d] = 1;
+      local[a] = std::max(local[a], -x);
+      local[d + a] = std::max(local[d + a], x);
+    }
+  std::vector<double> global(local.size());
+  MPI_Allreduce(local.data(), global.data(), static_cast<int>(global.size()), MPI_DOUBLE, MPI_MAX,
+                comm);
+  if (global[2 * d] > 0)
+    throw Error("jagged_points_grid: a coordinate is not finite, expected finite coordinates");
+  std::vector<double> extents(d);
+  for (std::size_t a = 0; a < d; ++a) extents[a] = global[d + a] + global[a];  // hi − lo
+  for (const double e : extents)
+    if (!std::isfinite(e)) throw Error("jagged_points_grid: no points on any rank");
+  return jagged_points_grid(P, dims, extents);
 }
 
 namespace {
