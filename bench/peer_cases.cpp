@@ -34,13 +34,24 @@ World world() {
 void run_peers(const PeerSettings& s, const std::string& name, int dims,
                const std::vector<double>& coords, const std::vector<double>& w, std::int64_t first,
                int P, const std::string& mj_parts, double optimum = 0) {
-  for (const char* method : {"BLOCK", "RCB", "HSFC"}) {
-    const std::string label = std::string("zoltan ") + method;
+  // RCB twice: as Zoltan's default, which splits the cells lying on a cut
+  // between both sides, and with RCB_RECTILINEAR_BLOCKS, whose parts are boxes
+  // of whole cells like isocost's (in 1-D the two are the same).
+  struct Method {
+    const char* name;
+    bool rectilinear;
+  };
+  for (const Method m :
+       {Method{"BLOCK", false}, Method{"RCB", false}, Method{"RCB", true}, Method{"HSFC", false}}) {
+    if (m.rectilinear && dims == 1) continue;
+    const std::string label =
+        std::string("zoltan ") + m.name + (m.rectilinear ? " rectilinear" : "");
     if (!s.wants(label)) continue;
     std::vector<int> part;
     const zoltan::Objects objects{dims, coords, w, first};
     const Timing t = time_it(s.repetitions, [&] {
-      part = zoltan::partition(MPI_COMM_WORLD, objects, {method, P, s.zoltan_tol.c_str()});
+      part = zoltan::partition(MPI_COMM_WORLD, objects,
+                               {m.name, P, s.zoltan_tol.c_str(), m.rectilinear});
     });
     report(name, label, t, weights_by_part(part, w, P), optimum);
   }

@@ -67,6 +67,7 @@ std::vector<int> partition(MPI_Comm comm, const Objects& objects, const Settings
   Zoltan_Set_Param(zz, "OBJ_WEIGHT_DIM", "1");
   Zoltan_Set_Param(zz, "NUM_GLOBAL_PARTS", parts.c_str());
   Zoltan_Set_Param(zz, "IMBALANCE_TOL", s.imbalance_tol);
+  if (s.rectilinear) Zoltan_Set_Param(zz, "RCB_RECTILINEAR_BLOCKS", "1");
   // Every object's part in the export list, not only the moved ones.
   Zoltan_Set_Param(zz, "RETURN_LISTS", "PARTITION ASSIGNMENTS");
   auto* data = const_cast<Objects*>(&objects);  // Zoltan's callbacks take void*

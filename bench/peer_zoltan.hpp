@@ -28,6 +28,9 @@ struct Settings {
   const char* method = "RCB";         ///< LB_METHOD: BLOCK, RCB or HSFC
   int parts = 1;                      ///< NUM_GLOBAL_PARTS
   const char* imbalance_tol = "1.0";  ///< IMBALANCE_TOL (Zoltan's default is 1.1)
+  /// RCB_RECTILINEAR_BLOCKS = 1: the points on a cut go to one side, so the
+  /// parts are boxes (as isocost's are). Zoltan's default (0) splits them.
+  bool rectilinear = false;
 };
 
 /// Zoltan_LB_Partition with RETURN_LISTS = PARTITION ASSIGNMENTS; each local
