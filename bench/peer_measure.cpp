@@ -1,0 +1,85 @@
+#include "peer_measure.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+
+#include "isocost/error.hpp"
+
+namespace isocost::bench {
+
+double thread_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+std::vector<double> weights_by_part(std::span<const int> part, std::span<const double> w, int P) {
+  std::vector<double> sum(static_cast<std::size_t>(P) + 1, 0.0);  // last: unassigned count
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    if (part[i] < 0 || part[i] >= P)
+      sum.back() += 1;
+    else
+      sum[static_cast<std::size_t>(part[i])] += w[i];
+  }
+  MPI_Allreduce(MPI_IN_PLACE, sum.data(), P + 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  if (sum.back() > 0)
+    throw Error("bench_peers: " + std::to_string(static_cast<long long>(sum.back())) +
+                " objects without a part");
+  sum.pop_back();
+  return sum;
+}
+
+std::vector<double> weights_by_cuts(std::span<const std::int64_t> cuts, std::int64_t first,
+                                    std::span<const double> w) {
+  const int P = static_cast<int>(cuts.size()) - 1;
+  std::vector<double> sum(static_cast<std::size_t>(P), 0.0);
+  const std::int64_t last = first + static_cast<std::int64_t>(w.size());
+  for (int k = 0; k < P; ++k) {
+    const std::int64_t b = std::max(cuts[k], first), e = std::min(cuts[k + 1], last);
+    for (std::int64_t i = b; i < e; ++i) sum[k] += w[static_cast<std::size_t>(i - first)];
+  }
+  MPI_Allreduce(MPI_IN_PLACE, sum.data(), P, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return sum;
+}
+
+std::vector<int> parts_of_boxes(const std::vector<std::array<std::int64_t, 4>>& boxes,
+                                std::int64_t nx, std::int64_t y0, std::int64_t y1) {
+  std::vector<int> part(static_cast<std::size_t>(nx * (y1 - y0)), -1);
+  for (std::size_t k = 0; k < boxes.size(); ++k) {
+    const auto& b = boxes[k];
+    for (std::int64_t y = std::max(b[2], y0); y < std::min(b[3], y1); ++y)
+      std::fill_n(part.begin() + (y - y0) * nx + b[0], b[1] - b[0], static_cast<int>(k));
+  }
+  return part;
+}
+
+std::vector<std::array<std::int64_t, 4>> boxes_of(const Decomposition& d) {
+  std::vector<std::array<std::int64_t, 4>> boxes;
+  for (const Part& p : d.parts)
+    boxes.push_back({p.cell_lo[0], p.cell_hi[0], p.cell_lo[1], p.cell_hi[1]});
+  return boxes;
+}
+
+void report(const std::string& name, const std::string& method, const Timing& t,
+            std::span<const double> part_weights, double optimum) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (rank != 0) return;
+  double total = 0, heaviest = 0;
+  for (double v : part_weights) {
+    total += v;
+    heaviest = std::max(heaviest, v);
+  }
+  const double avg = total / static_cast<double>(part_weights.size());
+  char over[32] = "-";
+  if (optimum > 0) std::snprintf(over, sizeof over, "%.7f", heaviest / optimum);
+  std::printf(
+      "%-30s %-30s ranks %d  max/avg %.7f  max/opt %-9s  wall %8.4f s  cpu/rank %8.4f s  (median "
+      "of %d)\n",
+      name.c_str(), method.c_str(), size, heaviest / avg, over, t.wall, t.cpu, t.repetitions);
+  std::fflush(stdout);
+}
+
+}  // namespace isocost::bench
