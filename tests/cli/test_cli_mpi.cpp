@@ -17,7 +17,9 @@
 namespace {
 
 class CliMpi : public Cli {
- protected:
+ public:
+  using Cli::dir;
+  using Cli::OkJson;
   void SetUp() override {
     Cli::SetUp();
     // mpiexec as root on a 2-core machine; OpenMPI's allocations kept until
@@ -134,7 +136,11 @@ TEST_F(CliMpi, GridIsTheSerialDecomposition) {
   }
 }
 
-TEST_F(CliMpi, PointsAreTheSamePartsAtEveryRankCount) {
+// Both methods: the serial parts at every rank count, the assignment file
+// byte for byte, and each part's weight (summed here from the assignment)
+// within its method's bound of its target: one point for the Hilbert curve,
+// levels × one point for jagged (partition_points_jagged.hpp).
+void PointsAtEveryRankCount(CliMpi& t, const std::string& method, double points_per_bound) {
   isocost::PointSet p;
   p.dims = 3;
   std::mt19937 gen(9);
@@ -144,23 +150,23 @@ TEST_F(CliMpi, PointsAreTheSamePartsAtEveryRankCount) {
     for (int a = 0; a < 3; ++a) p.coords.push_back(i % 3 ? cluster(gen) : uniform(gen));
     p.weights.push_back(static_cast<double>(1 + gen() % 4));
   }
-  isocost::write_points(Path("p.bin"), p);
+  isocost::write_points(t.Path("p.bin"), p);
   {
-    std::ofstream out(Path("p.csv"));
+    std::ofstream out(t.Path("p.csv"));
     out.precision(17);
     out << "x,y,z,w\n";
     for (std::size_t i = 0; i < p.size(); ++i)
       out << p.coords[3 * i] << "," << p.coords[3 * i + 1] << "," << p.coords[3 * i + 2] << ","
           << p.weights[i] << "\n";
   }
-  const std::vector<std::string> base{"partition", "--parts", "24", "--json", "--method", "sfc"};
+  const std::vector<std::string> base{"partition", "--parts", "24", "--json", "--method", method};
   auto with = [&](const std::string& file, const std::string& assignment) {
     auto a = base;
     a.insert(a.end(), {"--points", file, "--assignment", assignment});
     return a;
   };
-  const json serial = OkJson(with("p.csv", "serial.txt"));
-  const std::string assigned = ReadFile(dir / "serial.txt");
+  const json serial = t.OkJson(with("p.csv", "serial.txt"));
+  const std::string assigned = ReadFile(t.dir / "serial.txt");
   // Independent check: the parts' weights summed from the assignment, each
   // within one point of its target.
   std::vector<double> sums(24, 0.0);
@@ -170,19 +176,24 @@ TEST_F(CliMpi, PointsAreTheSamePartsAtEveryRankCount) {
   for (std::size_t k = 0; k < 24; ++k) {
     EXPECT_EQ(Num(serial["parts"][k]["weight"]), sums[k]) << "part " << k;
     EXPECT_LE(std::abs(sums[k] - Num(serial["parts"][k]["target"])),
-              Num(serial["points"]["max_point"]))
+              points_per_bound * Num(serial["points"]["max_point"]))
         << "part " << k;
   }
   for (const int R : {1, 2, 3, 5, 8})
     for (const std::string file : {"p.bin", "p.csv"}) {
-      const std::string out = MpiOk(R, with(file, "mpi.txt"));
+      const std::string out = t.MpiOk(R, with(file, "mpi.txt"));
       json j = json::parse(out);
       j["points"]["source"] = "p.csv";
       j["assignment"] = "serial.txt";
       EXPECT_EQ(j, serial) << file << " at " << R << " ranks";
-      EXPECT_EQ(ReadFile(dir / "mpi.txt"), assigned) << file << " at " << R << " ranks";
+      EXPECT_EQ(ReadFile(t.dir / "mpi.txt"), assigned) << file << " at " << R << " ranks";
     }
 }
+
+TEST_F(CliMpi, PointsAlongTheHilbertCurve) { PointsAtEveryRankCount(*this, "sfc", 1); }
+
+// 24 parts of 3-D points: three levels (2, 3 and 4 along the axes).
+TEST_F(CliMpi, PointsInJaggedParts) { PointsAtEveryRankCount(*this, "jagged", 3); }
 
 TEST_F(CliMpi, ABadFileIsOneErrorAndNoOutput) {
   auto w = Pattern("step", 100);
