@@ -282,6 +282,15 @@ void write_parts(MPI_Comm comm, const std::string& path, std::int64_t first,
     problem = "expected a file name, got an empty one";
   else if (fs::exists(status) && !fs::is_regular_file(status))
     problem = "'" + path + "': expected a regular file (new or existing) for the parts";
+  // The slices must follow each other in rank order: the lines are written
+  // where the ranks before have ended.
+  const auto count = static_cast<std::int64_t>(part.size());
+  std::int64_t before = 0;
+  MPI_Exscan(&count, &before, 1, MPI_INT64_T, MPI_SUM, comm);
+  if (rank == 0) before = 0;
+  if (problem.empty() && first != before)
+    problem = "first point " + std::to_string(first) + ", expected " + std::to_string(before) +
+              " (the points of the ranks before, in rank order)";
   internal::Same same[] = {internal::same_text("path", path)};
   internal::agree(comm, "write_parts", problem, same);
   // Rank 0 names the temporary, beside the file so that the rename stays on
@@ -300,7 +309,6 @@ void write_parts(MPI_Comm comm, const std::string& path, std::int64_t first,
   std::int64_t offset = 0;
   MPI_Exscan(&bytes, &offset, 1, MPI_INT64_T, MPI_SUM, comm);
   if (rank == 0) offset = 0;
-  (void)first;  // the slices are in rank order: the bytes' offsets follow from the scan
 
   MPI_File fh = MPI_FILE_NULL;
   int rc = MPI_File_open(comm, temp.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);

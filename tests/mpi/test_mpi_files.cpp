@@ -244,6 +244,14 @@ TEST_F(Files, PartsAreWrittenInFileOrder) {
   const std::string msg =
       error_of([&] { mpi::write_parts(MPI_COMM_WORLD, dir.string(), first, part); });
   expect_agreed_error(msg, "expected a regular file");
+  // Slices out of rank order: named, nothing written.
+  const auto other = (dir / "other.txt").string();
+  const std::string order =
+      error_of([&] { mpi::write_parts(MPI_COMM_WORLD, other, first + 1, part); });
+  expect_agreed_error(order, "first point");
+  if (r == 0) {
+    EXPECT_FALSE(fs::exists(other));
+  }
 }
 
 }  // namespace

@@ -67,8 +67,9 @@ PointsSlice read_points(MPI_Comm comm, const std::string& path);
 /// `path`: each rank writes its own bytes with MPI-IO into a temporary
 /// beside `path`, which rank 0 renames over it when every rank has written —
 /// a failure leaves no file behind. Collective; `path` must be the same on
-/// every rank (compared) and name a regular file (new or existing). Throws
-/// the same Error on every rank.
+/// every rank (compared) and name a regular file (new or existing), and the
+/// slices must follow each other in rank order (`first` is checked against
+/// the points of the ranks before). Throws the same Error on every rank.
 void write_parts(MPI_Comm comm, const std::string& path, std::int64_t first,
                  std::span<const int> part);
 
