@@ -70,11 +70,12 @@ PointsResult partition_file(const DensityArgs& d, const PointsArgs& p, const std
   PointsResult r;
   r.method = method;
   std::vector<int> part;
-  if (method == "sfc") {
-    if (!d.grid.empty()) throw Error("--grid is for --method jagged, not sfc");
+  // Either partitioner's result, in the words of the output; its errors name
+  // the file.
+  const auto take = [&](auto&& run) {
     auto res = [&] {
       try {
-        return mpi::partition_points(comm, slice.dims, slice.coords, slice.weights, speeds);
+        return run();
       } catch (const Error& e) {
         throw Error(p.points + ": " + e.what());
       }
@@ -89,6 +90,13 @@ PointsResult partition_file(const DensityArgs& d, const PointsArgs& p, const std
     r.max_point = res.max_point;
     r.rounds = res.rounds;
     part = std::move(res.part);
+    return res;
+  };
+  if (method == "sfc") {
+    if (!d.grid.empty()) throw Error("--grid is for --method jagged, not sfc");
+    take([&] {
+      return mpi::partition_points(comm, slice.dims, slice.coords, slice.weights, speeds);
+    });
   } else {
     // The given grid, or one from P and the points' extents.
     const ProcessGrid grid =
@@ -97,27 +105,13 @@ PointsResult partition_file(const DensityArgs& d, const PointsArgs& p, const std
     if (grid.ranks() != speeds.ranks())
       throw Error("--grid " + d.grid + " has " + std::to_string(grid.ranks()) + " parts but " +
                   std::to_string(speeds.ranks()) + " were asked for");
-    auto res = [&] {
-      try {
-        return mpi::partition_points_jagged(comm, slice.dims, slice.coords, slice.weights, grid,
-                                            speeds);
-      } catch (const Error& e) {
-        throw Error(p.points + ": " + e.what());
-      }
-    }();
-    r.points = res.points;
-    r.lo = res.lo;
-    r.hi = res.hi;
-    r.part_weight = res.part_weight;
-    r.total = res.total;
-    r.max_time = res.max_time;
-    r.ideal_time = res.ideal_time;
-    r.max_point = res.max_point;
-    r.rounds = res.rounds;
+    const auto res = take([&] {
+      return mpi::partition_points_jagged(comm, slice.dims, slice.coords, slice.weights, grid,
+                                          speeds);
+    });
     r.grid = res.grid.name();
     r.part_lo = res.part_lo;
     r.part_hi = res.part_hi;
-    part = std::move(res.part);
   }
   r.dims = slice.dims;
   if (!p.assignment.empty()) mpi::write_parts(comm, p.assignment, slice.first, part);

@@ -76,6 +76,17 @@ inline void expect_agreed_error(const std::string& msg, const std::string& part)
   expect_in_step();
 }
 
+/// Collective: the ranks' ids together are 0 … n − 1, each once by count
+/// and sum (after an exchange: nothing lost, nothing doubled).
+inline void expect_ids_conserved(const std::vector<std::int64_t>& ids, std::int64_t n) {
+  std::int64_t sum = 0, count = static_cast<std::int64_t>(ids.size()), total = 0;
+  for (const std::int64_t id : ids) sum += id;
+  MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(&count, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_EQ(total, n);
+  EXPECT_EQ(sum, n * (n - 1) / 2);
+}
+
 /// The ids (keys) of a rank's task store, in order.
 inline std::vector<std::int64_t> ids_of(const std::map<std::int64_t, std::string>& items) {
   std::vector<std::int64_t> ids;
