@@ -83,12 +83,14 @@ DistributedCut distributed_cut(const std::string& path, const Speeds& speeds, bo
 }
 
 Decomposition distributed_decompose(const std::string& path, const GridShape& shape,
-                                    const ProcessGrid& grid, const Speeds& speeds,
+                                    const std::optional<ProcessGrid>& grid, const Speeds& speeds,
                                     const DecomposeOptions& options, double& total) {
   const MPI_Comm comm = world();
   const mpi::GridBox box = mpi::read_grid(comm, path, shape);
-  Decomposition d =
-      mpi::decompose_grid(comm, box.shape, box.lo, box.hi, box.weights, grid, speeds, options);
+  Decomposition d = grid ? mpi::decompose_grid(comm, box.shape, box.lo, box.hi, box.weights, *grid,
+                                               speeds, options)
+                         : mpi::choose_process_grid(comm, box.shape, box.lo, box.hi, box.weights,
+                                                    speeds, options);
   total = d.total_cost;
   return d;
 }
@@ -99,8 +101,9 @@ DistributedCut distributed_cut(const std::string&, const Speeds&, bool) {
   throw Error("this isocost was built without MPI (ISOCOST_BUILD_MPI=OFF)");
 }
 
-Decomposition distributed_decompose(const std::string&, const GridShape&, const ProcessGrid&,
-                                    const Speeds&, const DecomposeOptions&, double&) {
+Decomposition distributed_decompose(const std::string&, const GridShape&,
+                                    const std::optional<ProcessGrid>&, const Speeds&,
+                                    const DecomposeOptions&, double&) {
   throw Error("this isocost was built without MPI (ISOCOST_BUILD_MPI=OFF)");
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "isocost/decompose.hpp"
@@ -20,11 +21,12 @@ struct DistributedCut {
 };
 DistributedCut distributed_cut(const std::string& path, const Speeds& speeds, bool optimal);
 
-/// `partition --weights FILE --shape … --grid …` on every rank:
-/// mpi::decompose_grid() of the boxes mpi::read_grid() gives; `total` gets
-/// the grid's total weight.
+/// `partition --weights FILE --shape … [--grid …]` on every rank:
+/// mpi::decompose_grid() of the boxes mpi::read_grid() gives, or, without a
+/// grid (--grid auto), mpi::choose_process_grid(); `total` gets the grid's
+/// total weight.
 Decomposition distributed_decompose(const std::string& path, const GridShape& shape,
-                                    const ProcessGrid& grid, const Speeds& speeds,
+                                    const std::optional<ProcessGrid>& grid, const Speeds& speeds,
                                     const DecomposeOptions& options, double& total);
 
 }  // namespace isocost::cli

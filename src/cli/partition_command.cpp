@@ -157,13 +157,10 @@ void run(const PartitionArgs& a) {
   // The command line, then the density, then the partition; output last.
   const DensityRequest req = parse_density_request(a.d, true);
   if (distributed) {
-    if (req.automatic)
-      throw Error(
-          "under mpiexec --weights needs --grid PXxPY[xPZ]: --grid auto is not "
-          "distributed");
     double total = 0;
-    const Decomposition dec =
-        distributed_decompose(a.d.weights, req.shape, req.grid, *req.speeds, req.options, total);
+    const Decomposition dec = distributed_decompose(
+        a.d.weights, req.shape, req.automatic ? std::nullopt : std::optional<ProcessGrid>(req.grid),
+        *req.speeds, req.options, total);
     return write_result(a, req, grid_info(req.shape, total), dec);
   }
   const Density density = build_density(a.d, req);

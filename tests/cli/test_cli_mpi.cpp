@@ -133,6 +133,13 @@ TEST_F(CliMpi, GridIsTheSerialDecomposition) {
                                         c.shape_text, "--grid",    c.grid,  "--json"};
     const std::string serial = Ok(args);
     for (const int R : {1, 2, 3, 4}) EXPECT_EQ(MpiOk(R, args), serial) << c.grid << " at " << R;
+    // --grid auto: the serial choice among every candidate grid.
+    const int P = c.shape.dims == 3 ? 8 : 12;
+    const std::vector<std::string> automatic{"partition",       "--weights",  "g.bin",
+                                             "--shape",         c.shape_text, "--ranks",
+                                             std::to_string(P), "--json"};
+    const std::string chosen = Ok(automatic);
+    for (const int R : {2, 3}) EXPECT_EQ(MpiOk(R, automatic), chosen) << "auto at " << R;
   }
 }
 

@@ -196,4 +196,51 @@ TEST(DecomposeGrid, BadInputFailsOnEveryRank) {
   expect_in_step();
 }
 
+// --grid auto from boxes: the serial choice of the gathered grid, the same
+// candidate and the same parts, with speeds and with minimum widths that rule
+// some candidates out; none fitting is one error everywhere.
+TEST(DecomposeGrid, ChoosesTheSerialProcessGrid) {
+  struct Case {
+    GridShape shape;
+    int P;
+    std::vector<double> speeds;  // empty: uniform
+    std::array<double, 3> min_width;
+  };
+  const std::vector<Case> cases{
+      {{2, {37, 23, 1}}, 6, {}, {0, 0, 0}},
+      {{2, {64, 48, 1}}, 12, {1, 2, 1, 1, 3, 1, 1, 1, 2, 1, 1, 1}, {0, 0, 0}},
+      {{3, {9, 8, 7}}, 8, {}, {0, 0, 0}},
+      {{2, {40, 12, 1}}, 8, {}, {0, 5, 0}},  // 8 rows of 5 cannot fit in 12
+  };
+  for (const Case& c : cases)
+    for (const std::string pattern : {"bell", "spikes", "step"})
+      for (int layout = 0; layout < 3; ++layout) {
+        SCOPED_TRACE(pattern + " P=" + std::to_string(c.P) + " layout " + std::to_string(layout));
+        const auto all = weights_of(c.shape, pattern);
+        const Speeds s = c.speeds.empty() ? Speeds::uniform(c.P) : Speeds::from_values(c.speeds);
+        isocost::DecomposeOptions o;
+        o.min_width = c.min_width;
+        const Decomposition want =
+            isocost::choose_process_grid(isocost::grid_density(all, c.shape), s, o);
+        const auto [lo, hi] = box_of(c.shape, layout);
+        const Decomposition got = isocost::mpi::choose_process_grid(
+            MPI_COMM_WORLD, c.shape, lo, hi, mine(all, c.shape, lo, hi), s, o);
+        EXPECT_EQ(got.process_grid.counts, want.process_grid.counts);
+        EXPECT_EQ(got.process_grid.axes, want.process_grid.axes);
+        expect_same(got, want);
+      }
+  const GridShape shape{2, {10, 10, 1}};
+  const auto all = weights_of(shape, "bell");
+  const auto [lo, hi] = box_of(shape, 2);
+  isocost::DecomposeOptions wide;
+  wide.min_width = {4, 4, 1};
+  const std::string e = error_of([&] {
+    isocost::mpi::choose_process_grid(MPI_COMM_WORLD, shape, lo, hi, mine(all, shape, lo, hi),
+                                      Speeds::uniform(9), wide);
+  });
+  expect_has(e, "no process grid for 9 ranks honours the minimum widths");
+  EXPECT_TRUE(isocost::testing::same_everywhere(e));
+  expect_in_step();
+}
+
 }  // namespace

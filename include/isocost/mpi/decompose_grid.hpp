@@ -49,4 +49,18 @@ Decomposition decompose_grid(MPI_Comm comm, const GridShape& shape,
                              std::span<const double> weights, const ProcessGrid& process_grid,
                              const Speeds& speeds, const DecomposeOptions& options = {});
 
+/// choose_process_grid() of grid_density() of the global weights, from the
+/// boxes the ranks hold (as decompose_grid()): the same candidate, chosen by
+/// the same rule, each candidate decomposed by decompose_grid() (no pruning
+/// by a first-level bound: every candidate costs its levels' reductions
+/// until a balanced one ends the search). P = speeds.ranks(). Collective
+/// over `comm`; `shape`, `speeds` and `options` must be the same on every
+/// rank (compared). Throws as decompose_grid(), and the same Error on every
+/// rank when no candidate honours the minimum widths.
+Decomposition choose_process_grid(MPI_Comm comm, const GridShape& shape,
+                                  const std::array<std::int64_t, kMaxDims>& lo,
+                                  const std::array<std::int64_t, kMaxDims>& hi,
+                                  std::span<const double> weights, const Speeds& speeds,
+                                  const DecomposeOptions& options = {});
+
 }  // namespace isocost::mpi

@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <span>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "isocost/decompose.hpp"
@@ -97,5 +100,65 @@ void finish_part(Part& part, const Box& domain, double speed);
 
 /// A decomposition's predicted_le, max_time and cut_surface from its parts.
 void summarise(Decomposition& d);
+
+/// choose_process_grid()'s rule (decompose.hpp) over any way to decompose a
+/// candidate, so that mpi::choose_process_grid() chooses what the serial one
+/// does: a balanced candidate (heaviest part within kBalanced of `ideal` =
+/// total/S) with the smallest cut surface, then the first; if none is
+/// balanced, the smallest heaviest part (ties within kTie), then the smallest
+/// cut surface, then the first. Candidates are tried in order of cut surface,
+/// known before decomposing, so the first balanced one ends the search;
+/// `bound(c)` (a lower bound on candidate c's heaviest part, or −∞) lets a
+/// candidate that cannot win be skipped: every skip is one the exhaustive
+/// rule could not choose. `decompose(c)` may throw DoesNotFit (skipped).
+template <class Bound, class Decompose>
+Decomposition choose_among(const std::vector<ProcessGrid>& candidates, const Box& box, double ideal,
+                           int ranks, Bound bound, Decompose decompose) {
+  constexpr double kBalanced = 1e-9, kTie = 1e-12;
+  std::vector<double> surface(candidates.size());
+  std::vector<std::size_t> order(candidates.size());
+  for (std::size_t c = 0; c < candidates.size(); ++c) {
+    surface[c] = candidates[c].cut_surface(box);
+    order[c] = c;
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return surface[a] < surface[b]; });
+  const double balanced_limit = ideal * (1 + kBalanced);
+  // The evaluated candidates that the rule may still choose, by index.
+  std::vector<std::pair<std::size_t, Decomposition>> kept;
+  double lightest = std::numeric_limits<double>::infinity();  // the smallest heaviest part
+  std::string last_error;
+  for (const std::size_t c : order) {
+    const double b = bound(c);
+    if (b > balanced_limit && b > lightest * (1 + kTie)) continue;
+    Decomposition d;
+    try {
+      d = decompose(c);
+    } catch (const DoesNotFit& e) {
+      last_error = e.what();
+      continue;
+    }
+    if (d.max_time <= balanced_limit) {
+      kept.clear();
+      kept.emplace_back(c, std::move(d));
+      break;  // every later candidate has at least its surface, or comes later
+    }
+    lightest = std::min(lightest, d.max_time);
+    kept.emplace_back(c, std::move(d));
+    kept.erase(
+        std::remove_if(kept.begin(), kept.end(),
+                       [&](const auto& k) { return k.second.max_time > lightest * (1 + kTie); }),
+        kept.end());
+  }
+  if (kept.empty())
+    throw Error("no process grid for " + std::to_string(ranks) +
+                " ranks honours the minimum widths: " + last_error);
+  auto best = kept.begin();
+  for (auto it = kept.begin(); it != kept.end(); ++it)
+    if (surface[it->first] < surface[best->first] ||
+        (surface[it->first] == surface[best->first] && it->first < best->first))
+      best = it;
+  return std::move(best->second);
+}
 
 }  // namespace isocost::detail

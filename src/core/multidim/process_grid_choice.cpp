@@ -107,61 +107,14 @@ double first_level_bound(const Density& d, const ProcessGrid& g, const Speeds& s
 
 Decomposition choose_process_grid(const Density& density, const Speeds& speeds,
                                   const DecomposeOptions& options) {
-  // The rule (decompose.hpp): a balanced candidate (heaviest part within
-  // kBalanced of total/S) with the smallest cut surface, then the first; if
-  // none is balanced, the smallest heaviest part (ties within kTie), then the
-  // smallest cut surface, then the first. Candidates are tried in order of
-  // cut surface, which is known before decomposing, so the first balanced one
-  // ends the search; a candidate whose first level alone already makes it
-  // lose is skipped. Every skip is one the exhaustive rule could not choose.
-  constexpr double kBalanced = 1e-9, kTie = 1e-12;
   const auto candidates = candidate_process_grids(speeds.ranks(), density.dims());
-  std::vector<double> surface(candidates.size());
-  std::vector<std::size_t> order(candidates.size());
-  for (std::size_t c = 0; c < candidates.size(); ++c) {
-    surface[c] = candidates[c].cut_surface(density.box());
-    order[c] = c;
-  }
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return surface[a] < surface[b]; });
-  const double ideal = density.total() / speeds.total();
-  const double balanced_limit = ideal * (1 + kBalanced);
   std::vector<std::vector<double>> prefix(static_cast<std::size_t>(density.dims()));
-  // The evaluated candidates that the rule may still choose, by index.
-  std::vector<std::pair<std::size_t, Decomposition>> kept;
-  double lightest = std::numeric_limits<double>::infinity();  // the smallest heaviest part
-  std::string last_error;
-  for (const std::size_t c : order) {
-    const double bound = first_level_bound(density, candidates[c], speeds, options, prefix);
-    if (bound > balanced_limit && bound > lightest * (1 + kTie)) continue;
-    Decomposition d;
-    try {
-      d = decompose(density, candidates[c], speeds, options);
-    } catch (const DoesNotFit& e) {
-      last_error = e.what();
-      continue;
-    }
-    if (d.max_time <= balanced_limit) {
-      kept.clear();
-      kept.emplace_back(c, std::move(d));
-      break;  // every later candidate has at least its surface, or comes later
-    }
-    lightest = std::min(lightest, d.max_time);
-    kept.emplace_back(c, std::move(d));
-    kept.erase(
-        std::remove_if(kept.begin(), kept.end(),
-                       [&](const auto& k) { return k.second.max_time > lightest * (1 + kTie); }),
-        kept.end());
-  }
-  if (kept.empty())
-    throw Error("no process grid for " + std::to_string(speeds.ranks()) +
-                " ranks honours the minimum widths: " + last_error);
-  auto best = kept.begin();
-  for (auto it = kept.begin(); it != kept.end(); ++it)
-    if (surface[it->first] < surface[best->first] ||
-        (surface[it->first] == surface[best->first] && it->first < best->first))
-      best = it;
-  return std::move(best->second);
+  return detail::choose_among(
+      candidates, density.box(), density.total() / speeds.total(), speeds.ranks(),
+      [&](std::size_t c) {
+        return first_level_bound(density, candidates[c], speeds, options, prefix);
+      },
+      [&](std::size_t c) { return decompose(density, candidates[c], speeds, options); });
 }
 
 }  // namespace isocost
