@@ -252,23 +252,22 @@ class LinearImpl final : public detail::CostModelImpl {
 // --------------------------------------------------------------------------
 // An uninitialised array of doubles for the prefix sums, which are all
 // written once: value-initialising it (std::vector) would zero 8n bytes only
-// to overwrite them. Large arrays are 2 MiB aligned and, on Linux, advised
-// as transparent huge pages: first touch then faults once per 2 MiB instead
-// of once per 4 KiB page, which dominated building a model of 10^7 cells.
+// to overwrite them. On Linux, large arrays are 2 MiB aligned and advised as
+// transparent huge pages (madvise(2), MADV_HUGEPAGE): first touch then faults
+// once per 2 MiB, not per 4 KiB page, which dominated building 10^7 cells.
 class DoubleArray {
  public:
   explicit DoubleArray(std::size_t n) : size_(n) {
-    constexpr std::size_t kHuge = std::size_t{2} << 20;
     const std::size_t bytes = std::max<std::size_t>(n, 1) * sizeof(double);
-    if (bytes >= 2 * kHuge) {
+#ifdef __linux__
+    constexpr std::size_t kHuge = std::size_t{2} << 20;
+    if (bytes >= 2 * kHuge) {  // padded by less than 2 MiB
       const std::size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
       data_.reset(static_cast<double*>(std::aligned_alloc(kHuge, rounded)));
-#ifdef __linux__
       if (data_) ::madvise(data_.get(), rounded, MADV_HUGEPAGE);  // only advice: ignore failure
-#endif
-    } else {
-      data_.reset(static_cast<double*>(std::malloc(bytes)));
     }
+#endif
+    if (!data_) data_.reset(static_cast<double*>(std::malloc(bytes)));
     if (!data_) throw std::bad_alloc();
   }
   double* data() { return data_.get(); }
