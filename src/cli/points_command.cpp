@@ -100,8 +100,9 @@ PointsResult partition_file(const DensityArgs& d, const PointsArgs& p, const std
   } else {
     // The given grid, or one from P and the points' extents.
     const ProcessGrid grid =
-        d.grid.empty() ? mpi::jagged_points_grid(comm, speeds.ranks(), slice.dims, slice.coords)
-                       : parse_process_grid(d.grid, slice.dims);
+        d.grid.empty() || d.grid == "auto"
+            ? mpi::jagged_points_grid(comm, speeds.ranks(), slice.dims, slice.coords)
+            : parse_process_grid(d.grid, slice.dims);
     if (grid.ranks() != speeds.ranks())
       throw Error("--grid " + d.grid + " has " + std::to_string(grid.ranks()) + " parts but " +
                   std::to_string(speeds.ranks()) + " were asked for");

@@ -202,6 +202,27 @@ TEST_F(CliMpi, PointsAlongTheHilbertCurve) { PointsAtEveryRankCount(*this, "sfc"
 // 24 parts of 3-D points: three levels (2, 3 and 4 along the axes).
 TEST_F(CliMpi, PointsInJaggedParts) { PointsAtEveryRankCount(*this, "jagged", 3); }
 
+TEST_F(CliMpi, JaggedGridAutoIsTheDefaultAndAGivenGridIsUsed) {
+  WriteFile(dir / "p.csv", "0,0,1\n1,0,1\n2,0,1\n3,0,1\n0,1,1\n1,1,1\n2,1,1\n3,1,1\n");
+  const std::vector<std::string> base{"partition", "--points", "p.csv",  "--parts",
+                                      "4",         "--method", "jagged", "--json"};
+  const json by_default = OkJson(base);
+  auto with = [&](const std::string& grid) {
+    auto a = base;
+    a.insert(a.end(), {"--grid", grid});
+    return a;
+  };
+  EXPECT_EQ(OkJson(with("auto")), by_default);
+  // Extents 3 and 1: both factors 2 go along x first (3/1 > 1), then 3/2 > 1 again.
+  EXPECT_EQ(by_default["grid"], "4 along x");
+  const json given = OkJson(with("2x2"));
+  EXPECT_EQ(given["grid"], "2x2 along x,y");
+  for (const auto& part : given["parts"]) EXPECT_EQ(Num(part["weight"]), 2);
+  const Outcome bad = Isocost(with("3x2"));
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_TRUE(Has(bad.err, "--grid 3x2 has 6 parts but 4 were asked for")) << bad.err;
+}
+
 TEST_F(CliMpi, ABadFileIsOneErrorAndNoOutput) {
   auto w = Pattern("step", 100);
   w[90] = -1;  // on the last rank's share
