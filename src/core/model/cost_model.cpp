@@ -2,21 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <limits>
 #include <memory>
-#include <new>
 #include <sstream>
 #include <utility>
-
-#ifdef __linux__
-#include <sys/mman.h>
-#endif
 
 #include "common/scaling.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
-#include "model/compensated_sum.hpp"
 #include "model/polynomial.hpp"
 
 // pchip.hpp in Boost 1.74 uses isnan unqualified: fpclassify must come first.
@@ -247,65 +240,6 @@ class LinearImpl final : public detail::CostModelImpl {
   }
   std::vector<double> x_, t_;
   SampleScale scale_;
-};
-
-// --------------------------------------------------------------------------
-// An uninitialised array of doubles for the prefix sums, which are all
-// written once: value-initialising it (std::vector) would zero 8n bytes only
-// to overwrite them. On Linux, large arrays are 2 MiB aligned and advised as
-// transparent huge pages (madvise(2), MADV_HUGEPAGE): first touch then faults
-// once per 2 MiB, not per 4 KiB page, which dominated building 10^7 cells.
-class DoubleArray {
- public:
-  explicit DoubleArray(std::size_t n) : size_(n) {
-    const std::size_t bytes = std::max<std::size_t>(n, 1) * sizeof(double);
-#ifdef __linux__
-    constexpr std::size_t kHuge = std::size_t{2} << 20;
-    if (bytes >= 2 * kHuge) {  // padded by less than 2 MiB
-      const std::size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
-      data_.reset(static_cast<double*>(std::aligned_alloc(kHuge, rounded)));
-      if (data_) ::madvise(data_.get(), rounded, MADV_HUGEPAGE);  // only advice: ignore failure
-    }
-#endif
-    if (!data_) data_.reset(static_cast<double*>(std::malloc(bytes)));
-    if (!data_) throw std::bad_alloc();
-  }
-  double* data() { return data_.get(); }
-  const double* data() const { return data_.get(); }
-  std::size_t size() const { return size_; }
-  double operator[](std::size_t k) const { return data_[k]; }
-  double back() const { return data_[size_ - 1]; }
-
- private:
-  struct Free {
-    void operator()(double* p) const { std::free(p); }
-  };
-  std::unique_ptr<double[], Free> data_;
-  std::size_t size_;
-};
-
-class DiscreteImpl final : public detail::CostModelImpl {
- public:
-  DiscreteImpl(std::vector<double> w, DoubleArray prefix, double first)
-      : w_(std::move(w)), prefix_(std::move(prefix)), first_(first) {}
-  CostPoint evaluate(double x) const override {
-    const double u = x - first_;
-    const auto k = static_cast<std::size_t>(u);
-    // x == hi: exactly the total, which a last fraction 1 of w would only round to.
-    if (k >= w_.size()) return {prefix_.back(), w_.back()};
-    return {prefix_[k] + (u - static_cast<double>(k)) * w_[k], w_[k]};
-  }
-  double cost(double x) const override { return evaluate(x).cost; }
-  std::string kind() const override { return "discrete"; }
-  std::string describe() const override {
-    return "discrete prefix sums of " + std::to_string(w_.size()) + " cell weights";
-  }
-  std::span<const double> prefix_sums() const override { return {prefix_.data(), prefix_.size()}; }
-
- private:
-  std::vector<double> w_;
-  DoubleArray prefix_;
-  double first_;
 };
 
 }  // namespace
@@ -551,52 +485,6 @@ CostModel tabulated_model(std::vector<double> x, std::vector<double> t,
   boost::math::interpolators::makima<std::vector<double>> f(std::move(us), std::move(taus));
   check_hermite_monotone(f, u, tau, x, scale, name);
   return CostModel(std::make_shared<HermiteImpl<decltype(f)>>(std::move(f), tau0, scale, name), lo,
-                   hi);
-}
-
-CostModel discrete_model(std::vector<double> weights, std::int64_t first) {
-  if (weights.empty()) throw Error("discrete model: the weight list is empty");
-  const std::size_t n = weights.size();
-  DoubleArray prefix(n + 1);
-  double* const out = prefix.data();
-  const double* const w = weights.data();
-  out[0] = 0;
-  // Neumaier's compensated sum (detail::CompensatedSum, same operations in
-  // the same order: bit-identical prefix sums), specialised to weights >= 0:
-  // the sum is then >= 0 too, so "the larger magnitude" of sum and w is
-  // max(sum, w) and no branch is needed. The weights are checked per block,
-  // after it: a NaN or +inf weight makes the sum non-finite, a negative one
-  // the block's minimum < 0; only then is the block searched for the first
-  // bad weight (a sum that merely overflowed is reported after the loop).
-  double sum = 0, compensation = 0, last = 0;
-  constexpr std::size_t kBlock = 4096;
-  for (std::size_t b = 0; b < n; b += kBlock) {
-    const std::size_t e = std::min(n, b + kBlock);
-    double low = 0;
-    for (std::size_t k = b; k < e; ++k) {
-      const double x = w[k];
-      low = std::min(low, x);
-      const double t = sum + x;
-      compensation += (std::max(sum, x) - t) + std::min(sum, x);
-      sum = t;
-      // The compensation is rounded too: keep the prefix sums sorted regardless.
-      last = std::max(last, sum + compensation);
-      out[k + 1] = last;
-    }
-    if (std::isfinite(sum) && low >= 0) continue;
-    for (std::size_t k = b; k < e; ++k)
-      if (!std::isfinite(w[k]) || w[k] < 0)
-        throw Error("discrete model: weight " + std::to_string(k) + " = " + exact(w[k]) +
-                    ", expected a finite value >= 0");
-  }
-  const double total = std::isfinite(sum) ? out[n] : sum;
-  if (!std::isfinite(total))
-    throw Error("discrete model: total cost is not finite: the weights sum to " + exact(total) +
-                " (beyond the double range)");
-  if (!(total > 0)) throw Error("discrete model: all weights are zero; the total must be > 0");
-  const double lo = static_cast<double>(first);
-  const double hi = lo + static_cast<double>(weights.size());
-  return CostModel(std::make_shared<DiscreteImpl>(std::move(weights), std::move(prefix), lo), lo,
                    hi);
 }
 
