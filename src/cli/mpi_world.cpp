@@ -12,7 +12,9 @@ namespace {
 int* g_argc = nullptr;
 char*** g_argv = nullptr;
 
-// Output of the ranks that do not print.
+// Output of the ranks that do not print. It outlives every stream that
+// points to it: the streams get their own buffers back in finish(), before
+// static destruction flushes them.
 class NullBuffer : public std::streambuf {
  protected:
   int overflow(int c) override { return traits_type::not_eof(c); }
@@ -50,13 +52,24 @@ MpiSession::MpiSession(int* argc, char*** argv) {
   if (!launched_by_mpi()) return;
   MPI_Init(argc, argv);
   if (rank_of_world() != 0) {
-    std::cout.rdbuf(&g_null);
-    std::cerr.rdbuf(&g_null);
+    out_ = std::cout.rdbuf(&g_null);
+    err_ = std::cerr.rdbuf(&g_null);
   }
 #endif
 }
 
+void MpiSession::restore_streams() {
+  if (out_) std::cout.rdbuf(out_);
+  if (err_) std::cerr.rdbuf(err_);
+  out_ = err_ = nullptr;
+}
+
+MpiSession::~MpiSession() { restore_streams(); }
+
 int MpiSession::finish(int code) {
+  std::cout.flush();  // what a silenced rank wrote goes nowhere, now
+  std::cerr.flush();
+  restore_streams();
 #if ISOCOST_CLI_MPI
   if (!started()) return code;
   int agreed = code;

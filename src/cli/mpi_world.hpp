@@ -6,6 +6,7 @@
 // only when a form needs it (partition --points), as a single process.
 #pragma once
 
+#include <streambuf>
 #include <string>
 
 #if ISOCOST_CLI_MPI
@@ -22,8 +23,15 @@ class MpiSession {
   MpiSession(const MpiSession&) = delete;
   MpiSession& operator=(const MpiSession&) = delete;
   /// Every rank's exit code becomes the largest of them (a failure anywhere
-  /// fails everywhere), then MPI_Finalize; returns that code.
+  /// fails everywhere), then MPI_Finalize; returns that code. The silenced
+  /// ranks get their std::cout and std::cerr buffers back first.
   int finish(int code);
+  ~MpiSession();
+
+ private:
+  void restore_streams();
+  std::streambuf* out_ = nullptr;  // the buffers of the silenced ranks
+  std::streambuf* err_ = nullptr;
 };
 
 /// True when the process was started by mpiexec/mpirun.
