@@ -98,17 +98,17 @@ PointsResult partition_file(const DensityArgs& d, const PointsArgs& p, const std
       return mpi::partition_points(comm, slice.dims, slice.coords, slice.weights, speeds);
     });
   } else {
-    // The given grid, or one from P and the points' extents.
-    const ProcessGrid grid =
-        d.grid.empty() || d.grid == "auto"
-            ? mpi::jagged_points_grid(comm, speeds.ranks(), slice.dims, slice.coords)
-            : parse_process_grid(d.grid, slice.dims);
-    if (grid.ranks() != speeds.ranks())
+    // The given grid, or (auto) the one from P and the points' extents.
+    const bool automatic = d.grid.empty() || d.grid == "auto";
+    const ProcessGrid grid = automatic ? ProcessGrid{} : parse_process_grid(d.grid, slice.dims);
+    if (!automatic && grid.ranks() != speeds.ranks())
       throw Error("--grid " + d.grid + " has " + std::to_string(grid.ranks()) + " parts but " +
                   std::to_string(speeds.ranks()) + " were asked for");
     const auto res = take([&] {
-      return mpi::partition_points_jagged(comm, slice.dims, slice.coords, slice.weights, grid,
-                                          speeds);
+      return automatic ? mpi::partition_points_jagged(comm, slice.dims, slice.coords, slice.weights,
+                                                      speeds)
+                       : mpi::partition_points_jagged(comm, slice.dims, slice.coords, slice.weights,
+                                                      grid, speeds);
     });
     r.grid = res.grid.name();
     r.part_lo = res.part_lo;

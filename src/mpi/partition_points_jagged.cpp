@@ -71,37 +71,6 @@ ProcessGrid jagged_points_grid(int P, int dims, std::span<const double> extents)
   return grid;
 }
 
-ProcessGrid jagged_points_grid(MPI_Comm comm, int P, int dims, std::span<const double> coords) {
-  internal::check_comm(comm, "jagged_points_grid");
-  internal::Same same[] = {
-      internal::same_text("parts and dims", std::to_string(P) + " " + std::to_string(dims))};
-  internal::agree(comm, "jagged_points_grid", "", same);
-  if (dims < 1 || dims > 3)
-    throw Error("jagged_points_grid: " + std::to_string(dims) + " dimensions, expected 1, 2 or 3");
-  const auto d = static_cast<std::size_t>(dims);
-  // -max and max in one reduction; a NaN anywhere stays a NaN (fmax ignores
-  // it, so it is counted separately).
-  std::vector<double> local(2 * d + 1, -std::numeric_limits<double>::infinity());
-  local[2 * d] = 0;
-  for (std::size_t i = 0; i + d <= coords.size(); i += d)
-    for (std::size_t a = 0; a < d; ++a) {
-      const double x = coords[i + a];
-      if (!std::isfinite(x)) local[2 * d] = 1;
-      local[a] = std::max(local[a], -x);
-      local[d + a] = std::max(local[d + a], x);
-    }
-  std::vector<double> global(local.size());
-  MPI_Allreduce(local.data(), global.data(), static_cast<int>(global.size()), MPI_DOUBLE, MPI_MAX,
-                comm);
-  if (global[2 * d] > 0)
-    throw Error("jagged_points_grid: a coordinate is not finite, expected finite coordinates");
-  std::vector<double> extents(d);
-  for (std::size_t a = 0; a < d; ++a) extents[a] = global[d + a] + global[a];  // hi − lo
-  for (const double e : extents)
-    if (!std::isfinite(e)) throw Error("jagged_points_grid: no points on any rank");
-  return jagged_points_grid(P, dims, extents);
-}
-
 namespace {
 
 // Doubles as unsigned keys in the same order: negatives flipped whole,
@@ -116,40 +85,49 @@ double coordinate_of(std::uint64_t k) {
 }
 
 std::string check_input(int dims, std::span<const double> coords, std::span<const double> w,
-                        const ProcessGrid& grid, int P, const JaggedPointsOptions& options) {
+                        const ProcessGrid* grid, int P, const JaggedPointsOptions& options) {
   std::string why;
   if (!options.is_valid(&why)) return "options: " + why;
   if (dims < 1 || dims > 3) return std::to_string(dims) + " dimensions, expected 1, 2 or 3";
-  try {
-    grid.validate(dims);
-  } catch (const Error& e) {
-    return e.what();
+  if (grid) {
+    try {
+      grid->validate(dims);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    if (grid->ranks() != P)
+      return "process grid " + grid->name() + " has " + std::to_string(grid->ranks()) +
+             " ranks but the speeds " + std::to_string(P) + "; expected the same";
   }
-  if (grid.ranks() != P)
-    return "process grid " + grid.name() + " has " + std::to_string(grid.ranks()) +
-           " ranks but the speeds " + std::to_string(P) + "; expected the same";
   if (P > kMaxParts)
     return std::to_string(P) + " parts, expected at most " + std::to_string(kMaxParts);
   return internal::check_points(dims, coords, w);
 }
 
-}  // namespace
-
-JaggedPointsPartition partition_points_jagged(MPI_Comm comm, int dims,
-                                              std::span<const double> coords,
-                                              std::span<const double> weights,
-                                              const ProcessGrid& grid, const Speeds& speeds,
-                                              const JaggedPointsOptions& options) {
+// The partition for a given grid, or (null) for jagged_points_grid() of the
+// bounding box that the summary reduces anyway.
+JaggedPointsPartition run(MPI_Comm comm, int dims, std::span<const double> coords,
+                          std::span<const double> weights, const ProcessGrid* given,
+                          const Speeds& speeds, const JaggedPointsOptions& options) {
   const char* what = "partition_points_jagged";
   internal::check_comm(comm, what);
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   const int P = speeds.ranks();
-  const internal::Same same[] = {internal::same_text("dims", std::to_string(dims)),
-                                 internal::same_text("grid", grid.name()),
-                                 internal::same_speeds(speeds), internal::same_options(options)};
-  internal::agree(comm, what, check_input(dims, coords, weights, grid, P, options), same);
+  const internal::Same same[] = {
+      internal::same_text("dims", std::to_string(dims)),
+      internal::same_text("grid", given ? given->name() : std::string("default")),
+      internal::same_speeds(speeds), internal::same_options(options)};
+  internal::agree(comm, what, check_input(dims, coords, weights, given, P, options), same);
   const internal::PointsSummary sum = internal::summarise_points(comm, what, dims, coords, weights);
+  ProcessGrid grid;
+  if (given) {
+    grid = *given;
+  } else {
+    std::vector<double> extents(sum.lo.size());
+    for (std::size_t a = 0; a < extents.size(); ++a) extents[a] = sum.hi[a] - sum.lo[a];
+    grid = jagged_points_grid(P, dims, extents);
+  }
   const auto d = static_cast<std::size_t>(dims);
   const std::size_t n = weights.size();
 
@@ -257,6 +235,23 @@ JaggedPointsPartition partition_points_jagged(MPI_Comm comm, int dims,
     out.max_time =
         std::max(out.max_time, out.part_weight[static_cast<std::size_t>(k)] / speeds.speed(k));
   return out;
+}
+
+}  // namespace
+
+JaggedPointsPartition partition_points_jagged(MPI_Comm comm, int dims,
+                                              std::span<const double> coords,
+                                              std::span<const double> weights,
+                                              const ProcessGrid& grid, const Speeds& speeds,
+                                              const JaggedPointsOptions& options) {
+  return run(comm, dims, coords, weights, &grid, speeds, options);
+}
+
+JaggedPointsPartition partition_points_jagged(MPI_Comm comm, int dims,
+                                              std::span<const double> coords,
+                                              std::span<const double> weights, const Speeds& speeds,
+                                              const JaggedPointsOptions& options) {
+  return run(comm, dims, coords, weights, nullptr, speeds, options);
 }
 
 }  // namespace isocost::mpi

@@ -339,6 +339,22 @@ TEST(PartitionPointsJagged, DefaultGridSpreadsFactorsOverTheLongestAxes) {
   EXPECT_NE(error_of([] { jagged_points_grid(4, 3, std::vector<double>{1, 1}); }), "");
 }
 
+// Without a grid: the grid jagged_points_grid() gives for the points' own
+// bounding box, and the parts of that grid.
+TEST(PartitionPointsJagged, WithoutAGridUsesTheDefaultOfTheBoundingBox) {
+  const Points p = draw(3, 2000, Pattern::clustered, Layout::blocks);
+  const Speeds s = Speeds::uniform(12);
+  const JaggedPointsPartition chosen = partition_points_jagged(MPI_COMM_WORLD, 3, p.xyz, p.w, s);
+  std::vector<double> extents(3);
+  for (std::size_t a = 0; a < 3; ++a) extents[a] = chosen.hi[a] - chosen.lo[a];
+  const ProcessGrid g = jagged_points_grid(12, 3, extents);
+  EXPECT_EQ(chosen.grid.counts, g.counts);
+  EXPECT_EQ(chosen.grid.axes, g.axes);
+  const JaggedPointsPartition given = partition_points_jagged(MPI_COMM_WORLD, 3, p.xyz, p.w, g, s);
+  EXPECT_EQ(chosen.part, given.part);
+  EXPECT_EQ(chosen.part_weight, given.part_weight);
+}
+
 TEST(PartitionPointsJagged, BadInputFailsOnEveryRank) {
   const int last = size_of() - 1;
   const ProcessGrid g{{2, 2}, {0, 1}};

@@ -94,13 +94,6 @@ struct JaggedPointsPartition {
 /// finite, or a size mismatch.
 ProcessGrid jagged_points_grid(int P, int dims, std::span<const double> extents);
 
-/// jagged_points_grid() of the points every rank holds: their bounding box's
-/// extents, from one MPI_Allreduce. Collective over `comm`; `P` and `dims`
-/// must be the same on every rank. Throws the same Error on every rank for a
-/// coordinate that is not finite or no points at all (the extents are then
-/// not finite), and as jagged_points_grid().
-ProcessGrid jagged_points_grid(MPI_Comm comm, int P, int dims, std::span<const double> coords);
-
 /// Partitions the points of every rank into P = grid.ranks() = speeds.ranks()
 /// parts. `coords` holds this rank's points, `dims` (1–3) values each;
 /// `weights` one each, finite and >= 0.
@@ -135,6 +128,14 @@ JaggedPointsPartition partition_points_jagged(MPI_Comm comm, int dims,
                                               std::span<const double> coords,
                                               std::span<const double> weights,
                                               const ProcessGrid& grid, const Speeds& speeds,
+                                              const JaggedPointsOptions& options = {});
+
+/// As above with the grid jagged_points_grid() gives for P = speeds.ranks()
+/// and the extents of the points' bounding box (which the call reduces
+/// anyway: no extra communication). Collective, with the same agreement.
+JaggedPointsPartition partition_points_jagged(MPI_Comm comm, int dims,
+                                              std::span<const double> coords,
+                                              std::span<const double> weights, const Speeds& speeds,
                                               const JaggedPointsOptions& options = {});
 
 }  // namespace isocost::mpi
