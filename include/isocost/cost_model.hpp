@@ -219,5 +219,10 @@ CostModel tabulated_model(std::vector<double> x, std::vector<double> t,
 /// accumulated; cuts on a discrete model are integers found by exponential
 /// and binary search over the prefix sums.
 CostModel discrete_model(std::vector<double> weights, std::int64_t first = 0);
+namespace detail {
+/// The discrete model's describe() for `cells` weights (also the command's
+/// words for weights no rank holds whole).
+std::string discrete_description(std::int64_t cells);
+}  // namespace detail
 
 }  // namespace isocost

@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cstdint>
+#include <fstream>
 #include <span>
 #include <string>
 #include <vector>
@@ -64,12 +65,24 @@ struct RawLayout {
 };
 /// The number of header bytes raw_layout() needs at most.
 inline constexpr std::size_t kRawHeadBytes = 36;
+/// The raw weights format's first 8 bytes.
+inline constexpr char kWeightsMagic[8] = {'I', 'S', 'O', 'C', 'O', 'S', 'T', 'W'};
+/// The file's first min(size, kRawHeadBytes) bytes, for is_raw() and
+/// raw_layout(); `size` gets the file's size, and `in` is left at byte 0.
+/// Throws Error "'PATH': …" when the size or the bytes cannot be read.
+std::vector<char> read_head(std::ifstream& in, const std::string& path, std::uintmax_t& size);
+/// Throws Error naming `path` on a host that is not little-endian (raw files
+/// hold little-endian values).
+void require_little_endian(const std::string& path);
 /// True if `head` starts with either magic.
 bool is_raw(std::span<const char> head);
 /// Parses and checks a raw header: `head` holds the file's first
 /// min(file_size, kRawHeadBytes) bytes. Throws Error "PATH: …" for a
 /// truncated header, bad dims or count, or a file size that does not match.
 RawLayout raw_layout(std::span<const char> head, std::uintmax_t file_size, const std::string& path);
+/// A grid density's describe(): "grid 512x512 cells on [0, 512] x [0, 512]"
+/// (also the words of the command for a grid no rank holds whole).
+std::string grid_description(const GridShape& shape, const Box& box);
 /// "512x512".
 std::string shape_text(int dims, const std::array<std::int64_t, kMaxDims>& cells);
 /// "(i, j[, k])" of cell `index` (x fastest).

@@ -273,8 +273,7 @@ void run_distributed(const CutArgs& a, PartitionOptions options) {
   const Speeds speeds = build_speeds(a);
   const DistributedCut d = distributed_cut(a.weights, speeds, a.optimal);
   options.integer = true;
-  const ModelInfo info{"discrete",
-                       "discrete prefix sums of " + std::to_string(d.cells) + " cell weights", 0,
+  const ModelInfo info{"discrete", detail::discrete_description(d.cells), 0,
                        static_cast<double>(d.cells), d.part.total_cost};
   write_result(a, info, nullptr, d.part, speeds, options);
 }

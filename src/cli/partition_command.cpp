@@ -125,15 +125,10 @@ DensityInfo info_of(const Density& d) {
 
 // The words of a grid density's describe(), for the grid no rank holds.
 DensityInfo grid_info(const GridShape& shape, double total) {
-  DensityInfo i{
-      true, "grid " + detail::shape_text(shape.dims, shape.cells) + " cells on ", {}, total, shape};
+  DensityInfo i{true, {}, {}, total, shape};
   i.box.dims = shape.dims;
-  for (int a = 0; a < shape.dims; ++a) {
-    i.box.lo[a] = 0;
-    i.box.hi[a] = static_cast<double>(shape.cells[a]);
-    i.description +=
-        (a ? " x [" : "[") + detail::exact(i.box.lo[a]) + ", " + detail::exact(i.box.hi[a]) + "]";
-  }
+  for (int a = 0; a < shape.dims; ++a) i.box.hi[a] = static_cast<double>(shape.cells[a]);
+  i.description = detail::grid_description(shape, i.box);
   return i;
 }
 

@@ -82,15 +82,8 @@ Probe probe(MPI_Comm comm, const std::string& path, const char* what) {
   internal::agree(comm, what, "", same);
   return on_every_rank(comm, [&] {
     auto in = detail::open_for_reading(path);
-    in.seekg(0, std::ios::end);
-    const auto end = in.tellg();
-    if (end < 0) throw Error("'" + path + "': cannot determine the file size");
     Probe p;
-    p.size = static_cast<std::uintmax_t>(end);
-    in.seekg(0);
-    p.head.resize(std::min<std::uintmax_t>(p.size, detail::kRawHeadBytes));
-    in.read(p.head.data(), static_cast<std::streamsize>(p.head.size()));
-    if (!in) throw Error("'" + path + "': read error in the first bytes");
+    p.head = detail::read_head(in, path, p.size);
     return p;
   });
 }

@@ -22,15 +22,9 @@ using detail::exact;
 
 namespace {
 
-constexpr char kWeightsMagic[8] = {'I', 'S', 'O', 'C', 'O', 'S', 'T', 'W'};
 constexpr char kPointsMagic[8] = {'I', 'S', 'O', 'C', 'O', 'S', 'T', 'P'};
 // Keeps a raw file's byte count in an int64.
 constexpr std::int64_t kMaxValues = std::numeric_limits<std::int64_t>::max() / 16;
-
-void require_little_endian(const std::string& path) {
-  if constexpr (std::endian::native != std::endian::little)
-    throw Error("'" + path + "': raw files hold little-endian values, and this host is not");
-}
 
 template <class T>
 T load(std::span<const char> head, std::size_t at) {
@@ -46,6 +40,26 @@ std::string field_name(int dims, int value) { return value < dims ? kAxis[value]
 }  // namespace
 
 namespace detail {
+
+void require_little_endian(const std::string& path) {
+  if constexpr (std::endian::native != std::endian::little)
+    throw Error("'" + path +
+                "': raw files hold little-endian values, and this host is not little-endian "
+                "(unsupported for raw files; use the text format)");
+}
+
+std::vector<char> read_head(std::ifstream& in, const std::string& path, std::uintmax_t& size) {
+  in.seekg(0, std::ios::end);
+  const auto end = in.tellg();
+  if (end < 0) throw Error("'" + path + "': cannot determine the file size");
+  size = static_cast<std::uintmax_t>(end);
+  in.seekg(0);
+  std::vector<char> head(std::min<std::uintmax_t>(size, kRawHeadBytes));
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  if (!in) throw Error("'" + path + "': read error in the first bytes");
+  in.seekg(0);
+  return head;
+}
 
 bool is_raw(std::span<const char> head) {
   return head.size() >= 8 && (std::memcmp(head.data(), kWeightsMagic, 8) == 0 ||
@@ -136,20 +150,6 @@ std::string raw_point_error(const std::string& path, const RawLayout& L, std::in
 
 namespace {
 
-// The first bytes and the size of a file, for detection and the raw header.
-std::vector<char> head_of(std::ifstream& in, const std::string& path, std::uintmax_t& size) {
-  in.seekg(0, std::ios::end);
-  const auto end = in.tellg();
-  if (end < 0) throw Error("'" + path + "': cannot determine the file size");
-  size = static_cast<std::uintmax_t>(end);
-  in.seekg(0);
-  std::vector<char> head(std::min<std::uintmax_t>(size, detail::kRawHeadBytes));
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  if (!in) throw Error("'" + path + "': read error in the first bytes");
-  in.seekg(0);
-  return head;
-}
-
 PointSet read_raw_points(std::ifstream& in, const std::string& path, const detail::RawLayout& L) {
   PointSet p;
   p.dims = L.dims;
@@ -219,7 +219,7 @@ PointSet read_text_points(std::ifstream& in, const std::string& path) {
 PointSet read_points(const std::string& path) {
   auto in = detail::open_for_reading(path);
   std::uintmax_t size = 0;
-  const auto head = head_of(in, path, size);
+  const auto head = detail::read_head(in, path, size);
   if (!detail::is_raw(head)) return read_text_points(in, path);
   const auto L = detail::raw_layout(head, size, path);
   if (!L.points)
@@ -230,7 +230,7 @@ PointSet read_points(const std::string& path) {
 }
 
 void write_points(const std::string& path, const PointSet& p) {
-  require_little_endian(path);
+  detail::require_little_endian(path);
   if (p.dims < 1 || p.dims > kMaxDims)
     throw Error("write_points: " + std::to_string(p.dims) + " dimensions, expected 1 to 3");
   const auto d = static_cast<std::size_t>(p.dims);
@@ -268,7 +268,7 @@ std::vector<double> read_weights(const std::string& path) {
   std::vector<char> head;
   {
     auto in = detail::open_for_reading(path);
-    head = head_of(in, path, size);
+    head = detail::read_head(in, path, size);
   }
   if (!detail::is_raw(head)) return read_column(path, "weight", true);
   const auto L = detail::raw_layout(head, size, path);

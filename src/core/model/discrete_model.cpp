@@ -71,7 +71,7 @@ class DiscreteImpl final : public detail::CostModelImpl {
   double cost(double x) const override { return evaluate(x).cost; }
   std::string kind() const override { return "discrete"; }
   std::string describe() const override {
-    return "discrete prefix sums of " + std::to_string(w_.size()) + " cell weights";
+    return detail::discrete_description(static_cast<std::int64_t>(w_.size()));
   }
   std::span<const double> prefix_sums() const override { return {prefix_.data(), prefix_.size()}; }
 
@@ -82,6 +82,10 @@ class DiscreteImpl final : public detail::CostModelImpl {
 };
 
 }  // namespace
+
+std::string detail::discrete_description(std::int64_t cells) {
+  return "discrete prefix sums of " + std::to_string(cells) + " cell weights";
+}
 
 CostModel discrete_model(std::vector<double> weights, std::int64_t first) {
   if (weights.empty()) throw Error("discrete model: the weight list is empty");

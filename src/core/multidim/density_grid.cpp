@@ -40,7 +40,6 @@ namespace {
 
 using Cells = std::array<std::int64_t, kMaxDims>;
 
-constexpr char kMagic[8] = {'I', 'S', 'O', 'C', 'O', 'S', 'T', 'W'};
 // Keeps the byte count of a raw file (8 per cell plus the header) in an int64.
 constexpr std::int64_t kMaxCells = std::numeric_limits<std::int64_t>::max() / 16;
 
@@ -148,12 +147,7 @@ class GridImpl final : public detail::DensityImpl {
     return combine(t) * static_cast<double>(n) / box_.width(axis);
   }
 
-  std::string describe() const override {
-    std::string s = "grid " + shape_text(shape_) + " cells on ";
-    for (int a = 0; a < shape_.dims; ++a)
-      s += (a ? " x [" : "[") + exact(box_.lo[a]) + ", " + exact(box_.hi[a]) + "]";
-    return s;
-  }
+  std::string describe() const override { return detail::grid_description(shape_, box_); }
 
   double cell_mass(const Cells& c0, const Cells& c1) const override {
     return combine(
@@ -282,13 +276,6 @@ Density make_grid(std::vector<double> weights, const GridShape& raw_shape, const
                  std::make_shared<GridShape>(shape));
 }
 
-void require_little_endian(const std::string& path) {
-  if constexpr (std::endian::native != std::endian::little)
-    throw Error("'" + path +
-                "': raw weight files hold little-endian float64, and this host is not "
-                "little-endian (unsupported for raw files; use the text format)");
-}
-
 std::string rows_text(const GridShape& s) {
   if (s.dims == 1) return "one row";
   if (s.dims == 2) return "ny = " + std::to_string(s.cells[1]);
@@ -388,16 +375,9 @@ std::vector<double> read_grid_weights(const std::string& path, const GridShape& 
   validate_shape(raw_shape, "grid shape");
   const GridShape shape = normalized(raw_shape);
   auto in = detail::open_for_reading(path);
-  in.seekg(0, std::ios::end);
-  const auto end = in.tellg();
-  if (end < 0) throw Error("'" + path + "': cannot determine the file size");
-  const auto file_size = static_cast<std::uintmax_t>(end);
-  in.seekg(0);
-  std::vector<char> head(std::min<std::uintmax_t>(file_size, detail::kRawHeadBytes));
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  const bool raw = in && detail::is_raw(head);
-  in.clear();
-  in.seekg(0);
+  std::uintmax_t file_size = 0;
+  const std::vector<char> head = detail::read_head(in, path, file_size);
+  const bool raw = detail::is_raw(head);
   return raw ? read_raw(in, path, shape, head, file_size) : read_text(in, path, shape, file_size);
 }
 
@@ -409,7 +389,7 @@ Density read_grid_density(const std::string& path, const GridShape& raw_shape) {
 
 void write_grid_weights(const std::string& path, const std::vector<double>& weights,
                         const GridShape& raw_shape) {
-  require_little_endian(path);
+  detail::require_little_endian(path);
   validate_shape(raw_shape, "grid shape");
   const GridShape shape = normalized(raw_shape);
   if (static_cast<std::uint64_t>(weights.size()) != static_cast<std::uint64_t>(shape.count()))
@@ -421,7 +401,7 @@ void write_grid_weights(const std::string& path, const std::vector<double>& weig
 
   detail::write_atomically(path, [&](std::ostream& out) {
     const auto dims = static_cast<std::uint32_t>(shape.dims);
-    out.write(kMagic, sizeof kMagic);
+    out.write(detail::kWeightsMagic, sizeof detail::kWeightsMagic);
     out.write(reinterpret_cast<const char*>(&dims), sizeof dims);
     out.write(reinterpret_cast<const char*>(shape.cells.data()),
               static_cast<std::streamsize>(8 * dims));
@@ -429,6 +409,15 @@ void write_grid_weights(const std::string& path, const std::vector<double>& weig
               static_cast<std::streamsize>(8 * weights.size()));
   });
 }
+
+namespace detail {
+std::string grid_description(const GridShape& shape, const Box& box) {
+  std::string s = "grid " + shape_text(shape.dims, shape.cells) + " cells on ";
+  for (int a = 0; a < shape.dims; ++a)
+    s += (a ? " x [" : "[") + exact(box.lo[a]) + ", " + exact(box.hi[a]) + "]";
+  return s;
+}
+}  // namespace detail
 
 namespace detail {
 /// The summed-area table of a gridded density, empty for other densities.
