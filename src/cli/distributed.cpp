@@ -31,52 +31,29 @@ DistributedCut distributed_cut(const std::string& path, const Speeds& speeds, bo
     }
   }();
   const int P = speeds.ranks();
-  // Each part's cost: this rank's cells of it, summed (compensated), then
-  // one reduction of P sums.
-  std::vector<double> local(static_cast<std::size_t>(P), 0.0), cost(local.size(), 0.0);
-  const std::int64_t end = slice.first + static_cast<std::int64_t>(slice.weights.size());
-  int k = 0;
-  for (std::int64_t c = slice.first; c < end;) {
-    while (wp.cuts[static_cast<std::size_t>(k) + 1] <= c) ++k;
-    const std::int64_t stop = std::min(end, wp.cuts[static_cast<std::size_t>(k) + 1]);
-    double sum = 0, carry = 0;  // Kahan
-    for (; c < stop; ++c) {
-      const double y = slice.weights[static_cast<std::size_t>(c - slice.first)] - carry;
-      const double t = sum + y;
-      carry = (t - sum) - y;
-      sum = t;
-    }
-    local[static_cast<std::size_t>(k)] = sum;
-  }
-  MPI_Allreduce(local.data(), cost.data(), P, MPI_DOUBLE, MPI_SUM, comm);
-
   DistributedCut out;
   out.cells = wp.cells;
   Partition& part = out.part;
   part.integer = true;
   part.total_cost = wp.total;
   part.speed_total = speeds.total();
-  part.cost = cost;
-  part.time.resize(cost.size());
+  part.time = wp.time;
+  part.cost.resize(part.time.size());
   part.cuts.resize(static_cast<std::size_t>(P) + 1);
   part.summaries.resize(part.cuts.size());
-  double before = 0, speed_before = 0;  // t(c_k) and S_{<k}
   for (int i = 0; i <= P; ++i) {
     const auto u = static_cast<std::size_t>(i);
+    if (i < P) part.cost[u] = wp.prefix[u + 1] - wp.prefix[u];
     part.cuts[u] = static_cast<double>(wp.cuts[u]);
+    // Each cut is the exact nearest cell boundary (or the optimum's), not a
+    // root find: its summary keeps the target and the residual there.
     CutSummary& s = part.summaries[u];
     s.x = part.cuts[u];
-    s.target = i == P ? wp.total : wp.total * speed_before / part.speed_total;
-    s.residual = (i == P ? wp.total : before) - s.target;
+    s.target = i == P ? wp.total : wp.total * speeds.fraction_before(i);
+    s.residual = i == 0 || i == P ? 0 : wp.prefix[u] - s.target;
     s.used = s.requested = CutMethod::binary_search;
     s.termination = s.residual == 0 ? CutTermination::exact : CutTermination::nearest_integer;
-    if (i == 0 || i == P) s.residual = 0, s.termination = CutTermination::exact;
     part.max_abs_residual = std::max(part.max_abs_residual, std::abs(s.residual));
-    if (i < P) {
-      part.time[u] = cost[u] / speeds.speed(i);
-      before += cost[u];
-      speed_before += speeds.speed(i);
-    }
   }
   part.predicted_le = load_stats(part.time).le;
   return out;

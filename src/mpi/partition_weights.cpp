@@ -199,11 +199,14 @@ WeightsPartition partition_weights(MPI_Comm comm, std::span<const double> weight
     for (int k = 0; k < P; ++k)
       out.cuts[static_cast<std::size_t>(k)] = best[static_cast<std::size_t>(k)].first;
     out.cuts.back() = N;
-    for (int k = 0; k < P; ++k) {
-      const double t_end = k + 1 < P ? best[static_cast<std::size_t>(k) + 1].value : TT;
+    out.prefix.resize(static_cast<std::size_t>(P) + 1);
+    for (int k = 0; k < P; ++k)
+      out.prefix[static_cast<std::size_t>(k)] = best[static_cast<std::size_t>(k)].value;
+    out.prefix.back() = TT;
+    for (int k = 0; k < P; ++k)
       out.time[static_cast<std::size_t>(k)] =
-          (t_end - best[static_cast<std::size_t>(k)].value) / speeds.speed(k);
-    }
+          (out.prefix[static_cast<std::size_t>(k) + 1] - out.prefix[static_cast<std::size_t>(k)]) /
+          speeds.speed(k);
     out.max_time = *std::max_element(out.time.begin(), out.time.end());
     if (P == size) {
       out.begin = out.cuts[static_cast<std::size_t>(rank)];

@@ -48,9 +48,15 @@ void expect_same(const WeightsPartition& got, const isocost::Partition& want, co
     ASSERT_EQ(got.cuts[static_cast<std::size_t>(k)],
               std::llround(want.cuts[static_cast<std::size_t>(k)]))
         << "cut " << k;
-  for (int k = 0; k < P; ++k)
+  for (int k = 0; k < P; ++k) {
     EXPECT_EQ(got.time[static_cast<std::size_t>(k)], want.time[static_cast<std::size_t>(k)])
         << "part " << k;
+    EXPECT_EQ(got.prefix[static_cast<std::size_t>(k) + 1] - got.prefix[static_cast<std::size_t>(k)],
+              want.cost[static_cast<std::size_t>(k)])
+        << "part " << k;
+  }
+  EXPECT_EQ(got.prefix.front(), 0);
+  EXPECT_EQ(got.prefix.back(), want.total_cost);
   EXPECT_EQ(got.total, want.total_cost);
   EXPECT_EQ(got.max_time, *std::max_element(want.time.begin(), want.time.end()));
 }

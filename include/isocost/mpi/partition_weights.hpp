@@ -78,6 +78,9 @@ struct WeightsPartition {
   std::vector<std::int64_t> cuts;
   /// all_cuts: each part's cost / speed, global; empty otherwise.
   std::vector<double> time;
+  /// all_cuts: t(c_k), the compensated prefix sum at each cut (0 … TT), so
+  /// part k costs prefix[k+1] − prefix[k], global; empty otherwise.
+  std::vector<double> prefix;
   /// This rank's part [begin, end) when P equals the communicator's size
   /// (either mode); 0, 0 otherwise.
   std::int64_t begin = 0, end = 0;
