@@ -34,6 +34,7 @@ using isocost::testing::mine;
 using isocost::testing::pattern;
 using isocost::testing::rank_of;
 using isocost::testing::size_of;
+using isocost::testing::speeds_for;
 
 isocost::Partition serial(const std::vector<double>& all, const Speeds& speeds) {
   isocost::PartitionOptions po;
@@ -71,9 +72,7 @@ TEST(PartitionWeights, EqualsTheSerialPartitionCutForCut) {
             SCOPED_TRACE(name + " n " + std::to_string(n) + " P " + std::to_string(P) +
                          (uneven ? " speeds 1,2,3" : "") + " layout " + std::to_string(layout));
             const std::vector<double> all = pattern(name, n);
-            std::vector<double> sv;
-            for (int k = 0; k < P; ++k) sv.push_back(1 + k % 3);
-            const Speeds s = uneven ? Speeds::from_values(sv) : Speeds::uniform(P);
+            const Speeds s = speeds_for(P, uneven);
             const WeightsPartition got = partition_weights(MPI_COMM_WORLD, mine(all, layout), s);
             ASSERT_NO_FATAL_FAILURE(expect_same(got, serial(all, s), s));
             EXPECT_EQ(got.cells, n);

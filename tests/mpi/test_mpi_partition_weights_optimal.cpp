@@ -30,6 +30,7 @@ using isocost::testing::mine;
 using isocost::testing::pattern;
 using isocost::testing::rank_of;
 using isocost::testing::size_of;
+using isocost::testing::speeds_for;
 
 WeightsPartitionOptions optimal(bool all_cuts = true) {
   WeightsPartitionOptions o;
@@ -83,12 +84,6 @@ void expect_same(const WeightsPartition& got, const std::vector<std::int64_t>& w
   EXPECT_EQ(got.max_time, worst);
   EXPECT_EQ(got.total, P.back());
   EXPECT_TRUE(got.converged());
-}
-
-Speeds speeds_for(int P, bool uneven) {
-  std::vector<double> sv;
-  for (int k = 0; k < P; ++k) sv.push_back(1 + k % 3);
-  return uneven ? Speeds::from_values(sv) : Speeds::uniform(P);
 }
 
 TEST(PartitionWeightsOptimal, EqualsSerialBottleneckCutsCutForCut) {

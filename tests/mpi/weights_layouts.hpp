@@ -12,6 +12,8 @@
 
 #include "mpi_test_support.hpp"
 
+#include "isocost/partition.hpp"
+
 namespace isocost::testing {
 
 // The patterns, integer-valued.
@@ -65,6 +67,13 @@ inline std::pair<std::int64_t, std::int64_t> slice(int layout, std::int64_t n) {
 inline std::vector<double> mine(const std::vector<double>& all, int layout) {
   const auto [lo, hi] = slice(layout, static_cast<std::int64_t>(all.size()));
   return {all.begin() + lo, all.begin() + hi};
+}
+
+/// P speeds: all 1, or (uneven) 1, 2, 3, 1, 2, 3, ….
+inline Speeds speeds_for(int P, bool uneven) {
+  std::vector<double> sv;
+  for (int k = 0; k < P; ++k) sv.push_back(1 + k % 3);
+  return uneven ? Speeds::from_values(sv) : Speeds::uniform(P);
 }
 
 }  // namespace isocost::testing
