@@ -1,14 +1,18 @@
 // The distributed chains-on-chains optimum (partition_weights_optimal.hpp):
 // the serial search (detail::search_bottleneck) with its greedy probe
 // carried rank to rank, each rank advancing the greedy through its slice by
-// binary searches in its local prefix sums.
+// binary searches in its local prefix sums; where that cannot decide
+// (unequal speeds, non-empty parts), the reachable boundaries of reach.hpp,
+// rank to rank too.
 #include "partition_weights_optimal.hpp"
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "core/multidim/decompose_internal.hpp"
+#include "core/multidim/reach.hpp"
 #include "isocost/error.hpp"
 
 namespace isocost::mpi::internal {
@@ -90,11 +94,9 @@ class Pipelined {
     double r[3] = {failed, worst_, -next};
     MPI_Allreduce(MPI_IN_PLACE, r, 3, MPI_DOUBLE, MPI_MAX, comm_);
     if (r[0] == 0) return {true, r[1]};
-    if (w_ == 1 && !equal_)
-      throw Error(
-          "partition_weights: the exact optimum with unequal speeds and every part non-empty "
-          "needs bottleneck_cuts()' reachability table over all cells (O(P·n)), which the "
-          "distributed search does not build; a greedy probe failed");
+    // As serial probe(): at unequal capacities a failed capped greedy is not
+    // proof; the reachable boundaries decide.
+    if (w_ == 1 && !equal_) return reach(B);
     return {false, -r[2]};
   }
 
@@ -113,6 +115,74 @@ class Pipelined {
   const std::vector<Found>& best() const { return best_; }
 
  private:
+  // Serial detail::reach_probe() over the ranks' slices (reach.hpp), in
+  // three passes along the ranks: the backward greedy's lower bounds (then
+  // one reduction of them, m + 1 integers), the rows R_1 … R_m (each rank
+  // passes on the latest element of every row, m + 1 boundaries), and the
+  // latest split, traced back from N. Per rank: its rows' intervals and
+  // O(m).
+  detail::ProbeResult reach(double B) {
+    const auto m = static_cast<std::int64_t>(s_.size());
+    const auto um = static_cast<std::size_t>(m);
+    const bool last = rank_ == size_ - 1;
+    std::vector<std::int64_t> lb(um + 1, 0);
+    detail::Backward st{m - 1, N_, pre_.back()};
+    if (!last) MPI_Recv(&st, sizeof st, MPI_BYTE, rank_ + 1, 1, comm_, MPI_STATUS_IGNORE);
+    detail::backward_bounds(pre_, first_, s_, B, st, lb);
+    if (rank_ > 0) MPI_Send(&st, sizeof st, MPI_BYTE, rank_ - 1, 1, comm_);
+    lb[um] = N_;
+    MPI_Allreduce(MPI_IN_PLACE, lb.data(), static_cast<int>(um + 1), MPI_INT64_T, MPI_MAX, comm_);
+
+    // Boundaries travel as 16-byte elements, so that the count is m + 1.
+    MPI_Datatype boundary;
+    MPI_Type_contiguous(sizeof(detail::Boundary), MPI_BYTE, &boundary);
+    MPI_Type_commit(&boundary);
+    std::vector<detail::Boundary> in(um + 1);
+    if (rank_ == 0)
+      in[0] = {0, pre_[0]};
+    else
+      MPI_Recv(in.data(), static_cast<int>(um + 1), boundary, rank_ - 1, 2, comm_,
+               MPI_STATUS_IGNORE);
+    if (!heavy_) heavy_.emplace(pre_);
+    rows_.emplace(pre_, first_, N_, s_, *heavy_);
+    const auto out = rows_->run(B, in, lb);
+    if (!last) MPI_Send(out.data(), static_cast<int>(um + 1), boundary, rank_ + 1, 2, comm_);
+    MPI_Type_free(&boundary);
+    // The rank owning boundary N says (the last rank may hold no cells).
+    int ok = rows_->reaches_end() ? 1 : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MAX, comm_);
+    if (!ok) return {false, B};  // no bound, as serially
+
+    // Cut j is the latest element of R_j below cut j + 1; part j's cost is
+    // taken where cut j is found, as detail::bottleneck_of() takes it.
+    found_.clear();
+    worst_ = 0;
+    shortest_ = N_;
+    struct Chain {
+      std::int64_t j, k;  // cut j + 1 is at k, t = P[k]
+      double t;
+    } ch{m - 1, N_, pre_.back()};
+    if (!last) MPI_Recv(&ch, sizeof ch, MPI_BYTE, rank_ + 1, 3, comm_, MPI_STATUS_IGNORE);
+    const auto part = [&](std::int64_t pos, double t) {
+      worst_ = std::max(worst_, (ch.t - t) / s_[static_cast<std::size_t>(ch.j)]);
+      shortest_ = std::min(shortest_, ch.k - pos);
+      if (ch.j > 0) found_.push_back({ch.j, pos, t});
+      ch = {ch.j - 1, pos, t};
+    };
+    while (ch.j >= 1) {
+      const detail::Boundary b = rows_->latest_below(ch.j, ch.k);
+      if (b.pos < 0) break;  // on an earlier rank
+      part(b.pos, b.t);
+    }
+    if (ch.j == 0) part(0, in[0].t);
+    if (rank_ > 0) MPI_Send(&ch, sizeof ch, MPI_BYTE, rank_ - 1, 3, comm_);
+    double r[2] = {worst_, rank_ == 0 && ch.j >= 0 ? 1.0 : 0.0};
+    MPI_Allreduce(MPI_IN_PLACE, r, 2, MPI_DOUBLE, MPI_MAX, comm_);
+    if (r[1] != 0)
+      throw Error("partition_weights: internal error: a reached boundary has no start");
+    return {true, r[0]};
+  }
+
   // Part st.j ends at `end` (t = P[end]): cut j + 1, on this rank.
   void record(State& st, std::int64_t end, double t) {
     const auto j = static_cast<std::size_t>(st.j);
@@ -130,6 +200,8 @@ class Pipelined {
   std::int64_t w_;
   bool equal_ = true;
   std::vector<Found> found_, best_;
+  std::optional<detail::HeavyCells> heavy_;
+  std::optional<detail::ReachableRows> rows_;
   double worst_ = 0;
   std::int64_t shortest_ = 0, best_shortest_ = 0;
 };

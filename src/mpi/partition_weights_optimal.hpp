@@ -20,9 +20,7 @@ namespace isocost::mpi::internal {
 /// s.size() + 1 candidates: entry k is {0, c_k, 0, P[c_k]} where this rank
 /// found cut k (cut 0 and cut P on every rank) and the default Nearest
 /// elsewhere, ready for the nearest reduction to agree on. Collective over
-/// `comm`; throws the same Error on every rank where the exact search needs
-/// serial bottleneck_cuts()' O(P·n) reachability table (unequal capacities,
-/// non-empty parts, and a capped greedy probe that fails).
+/// `comm`.
 std::vector<Nearest> optimal_cuts(MPI_Comm comm, std::span<const double> pre, std::int64_t first,
                                   std::int64_t N, double total, std::span<const double> s,
                                   std::int64_t min_cells);

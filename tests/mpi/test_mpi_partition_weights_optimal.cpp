@@ -51,20 +51,21 @@ std::vector<double> capacities(const Speeds& s) {
   return c;
 }
 
-// The serial optimum as partition_weights() must reproduce it, or empty
-// where the distributed search declines (unequal speeds, non-empty parts,
-// and an unconstrained optimum with an empty part: the serial search then
-// needs its O(P·n) table).
+// The serial optimum as partition_weights() must reproduce it.
 std::vector<std::int64_t> serial_cuts(const std::vector<double>& w, const Speeds& s) {
-  const auto P = prefix(w);
   const auto c = capacities(s);
-  const bool nonempty = w.size() >= c.size();
-  if (nonempty && !std::all_of(c.begin(), c.end(), [&](double v) { return v == c[0]; })) {
-    const auto free = isocost::bottleneck_cuts(P, c, 0);
-    for (std::size_t k = 0; k + 1 < free.size(); ++k)
-      if (free[k + 1] == free[k]) return {};
-  }
-  return isocost::bottleneck_cuts(P, c, nonempty ? 1 : 0);
+  return isocost::bottleneck_cuts(prefix(w), c, w.size() >= c.size() ? 1 : 0);
+}
+
+// Whether the unconstrained optimum of w leaves a part empty where P <= n:
+// the cases where the non-empty search runs.
+bool free_leaves_empty(const std::vector<double>& w, const Speeds& s) {
+  const auto c = capacities(s);
+  if (w.size() < c.size()) return false;
+  const auto free = isocost::bottleneck_cuts(prefix(w), c, 0);
+  for (std::size_t k = 0; k + 1 < free.size(); ++k)
+    if (free[k + 1] == free[k]) return true;
+  return false;
 }
 
 // `got` against the serial cuts `want` of weights `w`.
@@ -88,7 +89,7 @@ void expect_same(const WeightsPartition& got, const std::vector<std::int64_t>& w
 
 TEST(PartitionWeightsOptimal, EqualsSerialBottleneckCutsCutForCut) {
   const int R = size_of();
-  int compared = 0, declined = 0;
+  int compared = 0, nonempty_uneven = 0;
   for (const std::string name : {"sieve", "bell", "spikes", "step", "zeros"})
     for (const std::int64_t n : {std::int64_t{3000}, std::int64_t{37}})
       for (const int P : {1, R, 7, 64})
@@ -99,20 +100,16 @@ TEST(PartitionWeightsOptimal, EqualsSerialBottleneckCutsCutForCut) {
             const std::vector<double> all = pattern(name, n);
             const Speeds s = speeds_for(P, uneven);
             const auto want = serial_cuts(all, s);
-            if (want.empty()) {
-              const std::string e = error_of(
-                  [&] { partition_weights(MPI_COMM_WORLD, mine(all, layout), s, optimal()); });
-              expect_agreed_error(e, "reachability table");
-              ++declined;
-              continue;
-            }
+            if (uneven && free_leaves_empty(all, s)) ++nonempty_uneven;
             const WeightsPartition got =
                 partition_weights(MPI_COMM_WORLD, mine(all, layout), s, optimal());
             ASSERT_NO_FATAL_FAILURE(expect_same(got, want, all, s));
             ++compared;
           }
-  // Most cases are compared, not declined.
-  EXPECT_GT(compared, 6 * declined);
+  EXPECT_EQ(compared, 5 * 2 * 4 * 2 * 4);
+  // Among them, the reachable boundaries' search (unequal speeds, non-empty
+  // parts, an unconstrained optimum with an empty part).
+  EXPECT_GT(nonempty_uneven, 0);
 }
 
 TEST(PartitionWeightsOptimal, ManySpikyParts) {
@@ -169,7 +166,6 @@ TEST(PartitionWeightsOptimal, MatchesBruteForce) {
     if (trial % 5 == 0) w[static_cast<std::size_t>(n / 2)] = 50;  // a heavy cell
     w[0] += 1;                                                    // a total > 0
     const Speeds s = speeds_for(P, trial % 2 == 1);
-    if (serial_cuts(w, s).empty()) continue;  // declined, tested above
     const WeightsPartition got =
         partition_weights(MPI_COMM_WORLD, mine(w, trial % 4), s, optimal());
     SCOPED_TRACE("trial " + std::to_string(trial));
@@ -201,14 +197,28 @@ TEST(PartitionWeightsOptimal, BadInputFailsOnEveryRank) {
   expect_agreed_error(
       error_of([&] { partition_weights(MPI_COMM_WORLD, zeros, Speeds::uniform(4), optimal()); }),
       "all weights are zero");
-  // Unequal speeds whose unconstrained optimum leaves a part empty: declined.
-  // (The free optimum leaves part 0 empty, 1.01; a non-empty one costs 100.)
+}
+
+TEST(PartitionWeightsOptimal, NonEmptyPartsAtUnequalSpeeds) {
+  // The free optimum leaves part 0 empty at 1.01; non-empty, part 0 holds
+  // the 100 alone.
   const std::vector<double> heavy = {100, 1, 1};
   const Speeds s = Speeds::from_values({1, 100, 1});
-  ASSERT_TRUE(serial_cuts(heavy, s).empty());
-  expect_agreed_error(
-      error_of([&] { partition_weights(MPI_COMM_WORLD, mine(heavy, 3), s, optimal()); }),
-      "reachability table");
+  ASSERT_TRUE(free_leaves_empty(heavy, s));
+  for (int layout = 0; layout < 4; ++layout)
+    expect_same(partition_weights(MPI_COMM_WORLD, mine(heavy, layout), s, optimal()),
+                std::vector<std::int64_t>{0, 1, 2, 3}, heavy, s);
+  // Spikes into 1 024 parts of speeds 1, 3 and 0.25 in turn: the free
+  // optimum leaves parts empty; the distributed search is the serial one.
+  const std::vector<double> all = pattern("spikes", 10240);
+  std::vector<double> v(1024);
+  for (std::size_t j = 0; j < v.size(); ++j) v[j] = j % 3 == 0 ? 1 : (j % 3 == 1 ? 3 : 0.25);
+  const Speeds mixed = Speeds::from_values(v);
+  ASSERT_TRUE(free_leaves_empty(all, mixed));
+  const auto want = serial_cuts(all, mixed);
+  for (int layout = 0; layout < 4; ++layout)
+    expect_same(partition_weights(MPI_COMM_WORLD, mine(all, layout), mixed, optimal()), want, all,
+                mixed);
 }
 
 }  // namespace

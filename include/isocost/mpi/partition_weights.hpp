@@ -52,9 +52,14 @@ struct WeightsPartitionOptions {
   /// serially), up to ~60 for general weights. So not the issue's "O(log)
   /// small reductions": a greedy probe is sequential along the chain, and
   /// each costs R − 1 latencies. Memory O(local cells + P). With unequal
-  /// speeds, every part non-empty and a capped greedy probe that fails,
-  /// serial bottleneck_cuts() builds an O(P·N) reachability table; this
-  /// search throws Error (the same on every rank) instead.
+  /// speeds, every part non-empty and a capped greedy probe that fails, the
+  /// probe is decided as serially, by the boundaries the parts can reach
+  /// (kept as intervals), in three more passes along the ranks (the
+  /// reachable boundaries' bounds, then one MPI_Allreduce of P + 1 integers;
+  /// the rows, passing P + 1 boundaries rank to rank; the split, traced
+  /// back) and two small MPI_Allreduce. Its memory adds, per rank, O(P) and
+  /// the intervals of its slice: about one per cell too heavy for a part's
+  /// capacity within the part's useful window.
   bool optimal = false;
 
   /// The field list (options.hpp): validation, JSON and the agreement hash.

@@ -16,6 +16,7 @@
 #include "isocost/metrics.hpp"
 #include "model/cut_internal.hpp"
 #include "multidim/decompose_internal.hpp"
+#include "multidim/reach.hpp"
 
 namespace isocost {
 
@@ -123,14 +124,16 @@ namespace {
 // Can the cells be split into parts with cost_j <= B·s_j, each at least w
 // cells long? With minimum widths a greedy split is not enough (taking the
 // most for one part can push the next onto heavy cells it cannot hold), so
-// this tracks every reachable boundary: after part j, boundary k is reachable
+// this tracks every reachable boundary (w = 1: the capped greedy first, then
+// reach.hpp's intervals; w >= 2: this table): after part j, boundary k is reachable
 // if some reachable p in [L(k), k − w] exists, L(k) being the first p with
 // P[k] − P[p] <= B·s_j. O(m·n) with a running count. On success `cuts` holds
 // the split that puts every boundary as late as possible, front to back; on
 // failure `next` bounds the next feasible B from below (ProbeResult): the
 // least B at which a greedy part would grow or the last part fit.
 bool probe(std::span<const double> P, std::span<const double> s, std::int64_t w, double B,
-           std::vector<std::int64_t>& cuts, std::vector<char>& reach, double& next) {
+           std::vector<std::int64_t>& cuts, std::vector<char>& reach,
+           std::optional<detail::HeavyCells>& heavy, double& next) {
   next = std::numeric_limits<double>::infinity();
   const auto n = static_cast<std::int64_t>(P.size()) - 1;
   const auto m = static_cast<std::int64_t>(s.size());
@@ -160,7 +163,9 @@ bool probe(std::span<const double> P, std::span<const double> s, std::int64_t w,
     // feasibility and, at equal capacities, failure proves infeasibility:
     // the forced cell lies in some feasible later part of the same
     // capacity. With unequal ones it may not fit this part's: then the
-    // reachability below decides. O(m log n), as without widths.
+    // reachable boundaries decide (reach.hpp: O(m + the intervals of the
+    // rows' windows) per probe, O(n/63) memory). O(m log n), as without
+    // widths, while the greedy succeeds.
     cuts.assign(static_cast<std::size_t>(m) + 1, 0);
     std::int64_t pos = 0;
     bool equal = true;
@@ -186,7 +191,9 @@ bool probe(std::span<const double> P, std::span<const double> s, std::int64_t w,
     if (ok && pos < n && P[n] - P[pos] <= B * s[m - 1]) return true;
     if (ok && pos < n) next = std::min(next, (P[n] - P[pos]) / s[m - 1]);
     if (equal) return false;
-    next = B;  // the table below decides; no bound from the greedy
+    next = B;  // no bound from the greedy
+    if (!heavy) heavy.emplace(P);
+    return detail::reach_probe(P, s, B, *heavy, cuts);
   }
   // reach[j·(n+1) + k]: boundary k reachable after j parts (one flat buffer,
   // reused across probes).
@@ -321,14 +328,15 @@ std::vector<std::int64_t> bottleneck_cuts(std::span<const double> P, std::span<c
     std::int64_t w;
     std::vector<std::int64_t> cuts, best;
     std::vector<char> reach;
+    std::optional<detail::HeavyCells> heavy;
     detail::ProbeResult probe(double B) {
       double next = B;
-      if (isocost::probe(P, s, w, B, cuts, reach, next))
+      if (isocost::probe(P, s, w, B, cuts, reach, heavy, next))
         return {true, detail::bottleneck_of(P, s, cuts)};
       return {false, next};
     }
     void keep() { best = cuts; }
-  } serial{P, s, min_cells, {}, {}, {}};
+  } serial{P, s, min_cells, {}, {}, {}, {}};
   double w_max = 0;
   for (std::int64_t i = 0; i < n; ++i) w_max = std::max(w_max, P[i + 1] - P[i]);
   if (!detail::search_bottleneck(P[n] - P[0], w_max, s, serial))

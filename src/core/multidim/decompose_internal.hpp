@@ -60,7 +60,12 @@ bool search_bottleneck(double total, double w_max, std::span<const double> s, Pr
   if (!r.ok) return false;
   probe.keep();
   double kept_at = hi;
-  hi = r.value;
+  // The bisection's hi is the least B that passed or a held split's
+  // bottleneck, whichever is lower: (P[b] − P[a])/s_j may round above the
+  // B its parts passed at (P[b] <= P[a] + B·s_j). best is the least such
+  // bottleneck: the optimum, where the last probe takes the latest split.
+  double best = r.value;
+  hi = std::min(r.value, hi);
   for (int it = 0; it < 200 && lo < hi && (hi - lo) > 1e-15 * hi; ++it) {
     const double mid = 0.5 * (lo + hi);
     if (mid <= lo || mid >= hi) break;
@@ -68,13 +73,14 @@ bool search_bottleneck(double total, double w_max, std::span<const double> s, Pr
     if (r.ok) {
       probe.keep();
       kept_at = mid;
-      hi = r.value;
+      best = std::min(best, r.value);
+      hi = std::min(r.value, mid);
     } else {
       lo = std::max(mid, r.value);
     }
   }
   // The split at B* itself: the latest boundaries among the optimal splits.
-  if (kept_at != hi && probe.probe(hi).ok) probe.keep();
+  if (kept_at != best && probe.probe(best).ok) probe.keep();
   return true;
 }
 

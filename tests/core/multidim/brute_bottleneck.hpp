@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <vector>
@@ -37,6 +38,59 @@ inline double brute_bottleneck(const std::vector<double>& w, const std::vector<d
   };
   rec(1);
   return best;
+}
+
+// Of the optimal splits into s.size() non-empty contiguous groups, the
+// latest: each boundary's largest value over all of them (b_0 = 0 …
+// b_m = n). Costs are compared exactly, so give weights and capacities
+// whose quotients are exact (integers over powers of two).
+inline std::vector<std::int64_t> brute_latest_nonempty(const std::vector<double>& w,
+                                                       const std::vector<double>& s) {
+  const double best = brute_bottleneck(w, s, 1);
+  const int n = static_cast<int>(w.size()), m = static_cast<int>(s.size());
+  std::vector<std::int64_t> latest(static_cast<std::size_t>(m) + 1, 0);
+  std::vector<int> b(static_cast<std::size_t>(m) + 1, 0);
+  b[m] = n;
+  std::function<void(int)> rec = [&](int j) {
+    if (j == m) {
+      for (int k = 0; k < m; ++k) {
+        if (b[k + 1] <= b[k]) return;
+        double c = 0;
+        for (int i = b[k]; i < b[k + 1]; ++i) c += w[i];
+        if (c / s[k] > best) return;
+      }
+      for (int k = 0; k <= m; ++k) latest[k] = std::max<std::int64_t>(latest[k], b[k]);
+      return;
+    }
+    for (int x = b[j - 1] + 1; x < n; ++x) {
+      b[j] = x;
+      rec(j + 1);
+    }
+  };
+  rec(1);
+  return latest;
+}
+
+// Whether the cells split into s.size() non-empty contiguous groups with
+// (sum of group j) <= B·s_j: every reachable boundary, part after part, in
+// a plain table (O(m·n), for moderate sizes).
+inline bool nonempty_feasible(const std::vector<double>& P, const std::vector<double>& s,
+                              double B) {
+  const std::size_t n = P.size() - 1;
+  std::vector<char> row(n + 1, 0), next(n + 1, 0);
+  row[0] = 1;
+  for (const double cap : s) {
+    // Boundary k is reached iff the latest reached p < k leaves a part
+    // [p, k) that fits (an earlier p only makes it heavier).
+    std::ptrdiff_t last = -1;
+    next[0] = 0;
+    for (std::size_t k = 1; k <= n; ++k) {
+      if (row[k - 1]) last = static_cast<std::ptrdiff_t>(k - 1);
+      next[k] = last >= 0 && P[k] <= P[static_cast<std::size_t>(last)] + B * cap;
+    }
+    row.swap(next);
+  }
+  return row[n] != 0;
 }
 
 }  // namespace isocost::testing
