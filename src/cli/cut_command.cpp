@@ -130,7 +130,7 @@ void make_optimal(const CostModel& model, const Speeds& speeds, Partition& part)
     CutSummary& s = part.summaries[static_cast<std::size_t>(i)];
     s.x = part.cuts[static_cast<std::size_t>(i)];
     s.residual = prefix[k] - s.target;
-    s.termination = s.residual == 0 ? CutTermination::exact : CutTermination::nearest_integer;
+    s.termination = s.residual == 0 ? CutTermination::exact : CutTermination::optimum;
     // Not a root find: the bisection on the bottleneck placed it.
     s.iterations = s.evaluations = s.bisection_steps = 0;
   }

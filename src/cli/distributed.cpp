@@ -52,7 +52,9 @@ DistributedCut distributed_cut(const std::string& path, const Speeds& speeds, bo
     s.target = i == P ? wp.total : wp.total * speeds.fraction_before(i);
     s.residual = i == 0 || i == P ? 0 : wp.prefix[u] - s.target;
     s.used = s.requested = CutMethod::binary_search;
-    s.termination = s.residual == 0 ? CutTermination::exact : CutTermination::nearest_integer;
+    s.termination = s.residual == 0 ? CutTermination::exact
+                    : optimal       ? CutTermination::optimum
+                                    : CutTermination::nearest_integer;
     part.max_abs_residual = std::max(part.max_abs_residual, std::abs(s.residual));
   }
   part.predicted_le = load_stats(part.time).le;

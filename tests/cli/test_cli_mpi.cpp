@@ -5,9 +5,11 @@
 // Expected values are independent where they can be: part weights are summed
 // here from the assignment file, and every part is within one point of its
 // target.
+#include <algorithm>
 #include <random>
 #include "cli_test.hpp"
 
+#include "isocost/decompose.hpp"
 #include "isocost/points.hpp"
 
 #ifndef ISOCOST_MPIEXEC
@@ -113,9 +115,31 @@ TEST_F(CliMpi, OptimalCutIsTheSerialOptimum) {
     const std::string one = MpiOk(1, args);
     EXPECT_EQ(Parts(json::parse(one)), Parts(serial)) << pattern;
     EXPECT_TRUE(json::parse(one)["optimal"].get<bool>());
+    for (std::size_t k = 0; k < serial["cuts"].size(); ++k)
+      EXPECT_EQ(json::parse(one)["cuts"][k]["termination"], serial["cuts"][k]["termination"]);
     for (const int R : RankCounts({3, 8}, {8}))
       EXPECT_EQ(MpiOk(R, args), one) << pattern << " at " << R;
   }
+  // Unequal speeds whose unconstrained optimum leaves parts empty: the
+  // reachable boundaries' search, distributed as serially. 40 cells, every
+  // fifth 100, the others 1, into 16 parts of speeds 1, 1, 0.25 in turn.
+  std::vector<double> w(40, 1.0), prefix{0}, capacity;
+  for (std::size_t i = 0; i < w.size(); i += 5) w[i] = 100;
+  for (const double v : w) prefix.push_back(prefix.back() + v);
+  std::string speeds;
+  for (int k = 0; k < 16; ++k) {
+    capacity.push_back(k % 3 == 2 ? 0.25 : 1);
+    speeds += std::string(k ? "," : "") + (k % 3 == 2 ? "0.25" : "1");
+  }
+  const auto free = isocost::bottleneck_cuts(prefix, capacity, 0);
+  ASSERT_NE(std::adjacent_find(free.begin(), free.end()), free.end());  // an empty part
+  isocost::write_grid_weights(Path("w.bin"), w, {1, {40, 1, 1}});
+  const std::vector<std::string> args{"cut",      "--model", "discrete",  "--weights", "w.bin",
+                                      "--speeds", speeds,    "--optimal", "--json"};
+  const json serial = OkJson(args);
+  const std::string one = MpiOk(1, args);
+  EXPECT_EQ(Parts(json::parse(one)), Parts(serial));
+  EXPECT_EQ(MpiOk(3, args), one);
 }
 
 TEST_F(CliMpi, CutWithSpeedsAndMorePartsThanCells) {

@@ -51,6 +51,8 @@ std::string_view to_string(CutTermination termination) {
       return "x_tolerance";
     case CutTermination::nearest_integer:
       return "nearest_integer";
+    case CutTermination::optimum:
+      return "optimum";
     case CutTermination::iteration_limit:
       return "iteration_limit";
     case CutTermination::failed:
