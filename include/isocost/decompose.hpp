@@ -156,14 +156,20 @@ Decomposition choose_process_grid(const Density& density, const Speeds& speeds,
 /// values: about log2(heaviest cell) + 3 probes for integer weights and unit
 /// capacities; detail::search_bottleneck, shared with
 /// mpi::partition_weights()), each probe O(P log n) by the greedy split
-/// without widths and with min_cells = 1 (non-empty parts; at unequal
-/// capacities a failed greedy probe is decided by the reachable boundaries,
-/// kept as intervals over each part's useful window: O(P + their count), with
-/// O(n/63) memory), O(P·n) for wider minimums. Without widths, parts may be empty where the cells
-/// are fewer than the parts or a heavy cell sets the bottleneck; pass min_cells = 1 to keep every
-/// part non-empty when P <= n (10^6 spiky cells into 65 536 parts: bench_cut's
-/// BM_BottleneckCuts_Spikes). Throws Error if P·min_cells > n. Exposed for tests and for users with
-/// 1-D cell weights.
+/// without widths and with min_cells = 1 (non-empty parts), O(P·n) for wider
+/// minimums. At unequal capacities with min_cells = 1, a probe the capped
+/// greedy split cannot decide (a part cannot hold the cell it is forced to
+/// take) is decided by the boundaries the parts can reach, kept as intervals
+/// over each part's useful window, with O(n/63) memory beyond them: O(P +
+/// their count), which is about the cells too heavy for a part within its
+/// window — up to P·n/100 for spikes every 100 cells that slow parts cannot
+/// hold while fast ones leave wide windows (bench_cut's
+/// BM_BottleneckCuts_SpikesUnequalSpeeds). Without widths, parts may be
+/// empty where the cells are fewer than the parts or a heavy cell sets the
+/// bottleneck; pass min_cells = 1 to keep every part non-empty when P <= n
+/// (10^6 spiky cells into 65 536 parts: BM_BottleneckCuts_Spikes). Throws
+/// Error if P·min_cells > n. Exposed for tests and for users with 1-D cell
+/// weights.
 std::vector<std::int64_t> bottleneck_cuts(std::span<const double> prefix_sums,
                                           std::span<const double> capacities,
                                           std::int64_t min_cells = 0);

@@ -7,6 +7,7 @@
 #include "partition_weights_optimal.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <optional>
 #include <string>
@@ -127,8 +128,9 @@ class Pipelined {
     const bool last = rank_ == size_ - 1;
     std::vector<std::int64_t> lb(um + 1, 0);
     detail::Backward st{m - 1, N_, pre_.back()};
+    double next = std::numeric_limits<double>::infinity();
     if (!last) MPI_Recv(&st, sizeof st, MPI_BYTE, rank_ + 1, 1, comm_, MPI_STATUS_IGNORE);
-    detail::backward_bounds(pre_, first_, s_, B, st, lb);
+    detail::backward_bounds(pre_, first_, s_, B, st, lb, next);
     if (rank_ > 0) MPI_Send(&st, sizeof st, MPI_BYTE, rank_ - 1, 1, comm_);
     lb[um] = N_;
     MPI_Allreduce(MPI_IN_PLACE, lb.data(), static_cast<int>(um + 1), MPI_INT64_T, MPI_MAX, comm_);
@@ -148,10 +150,12 @@ class Pipelined {
     const auto out = rows_->run(B, in, lb);
     if (!last) MPI_Send(out.data(), static_cast<int>(um + 1), boundary, rank_ + 1, 2, comm_);
     MPI_Type_free(&boundary);
-    // The rank owning boundary N says (the last rank may hold no cells).
-    int ok = rows_->reaches_end() ? 1 : 0;
-    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MAX, comm_);
-    if (!ok) return {false, B};  // no bound, as serially
+    // The rank owning boundary N says (the last rank may hold no cells);
+    // the failure bound is the least over the ranks (negated: all by MAX).
+    double said[2] = {rows_->reaches_end() ? 1.0 : 0.0, -std::min(next, rows_->next_event())};
+    MPI_Allreduce(MPI_IN_PLACE, said, 2, MPI_DOUBLE, MPI_MAX, comm_);
+    if (said[0] == 0)  // as serial reach_probe()
+      return {false, std::isfinite(said[1]) ? std::max(B, -said[1]) : B};
 
     // Cut j is the latest element of R_j below cut j + 1; part j's cost is
     // taken where cut j is found, as detail::bottleneck_of() takes it.

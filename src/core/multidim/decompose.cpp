@@ -191,9 +191,8 @@ bool probe(std::span<const double> P, std::span<const double> s, std::int64_t w,
     if (ok && pos < n && P[n] - P[pos] <= B * s[m - 1]) return true;
     if (ok && pos < n) next = std::min(next, (P[n] - P[pos]) / s[m - 1]);
     if (equal) return false;
-    next = B;  // no bound from the greedy
     if (!heavy) heavy.emplace(P);
-    return detail::reach_probe(P, s, B, *heavy, cuts);
+    return detail::reach_probe(P, s, B, *heavy, cuts, next);
   }
   // reach[j·(n+1) + k]: boundary k reachable after j parts (one flat buffer,
   // reused across probes).

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "isocost/error.hpp"
 
@@ -58,7 +59,7 @@ std::int64_t HeavyCells::next(std::int64_t from, std::int64_t to, double c) cons
 }
 
 bool backward_bounds(std::span<const double> pre, std::int64_t first, std::span<const double> s,
-                     double B, Backward& st, std::vector<std::int64_t>& lb) {
+                     double B, Backward& st, std::vector<std::int64_t>& lb, double& next) {
   const auto n = static_cast<std::int64_t>(pre.size()) - 1;
   while (st.j >= 0) {
     const double c = B * s[static_cast<std::size_t>(st.j)];
@@ -70,14 +71,19 @@ bool backward_bounds(std::span<const double> pre, std::int64_t first, std::span<
         first + (std::partition_point(pre.begin(), end, [&](double v) { return st.t > v + c; }) -
                  pre.begin());
     if (p == first && first > 0) return true;  // it may start earlier still
-    Backward next{st.j - 1, p, st.t};
+    // The bound moves down once the part from the boundary below p fits.
+    const std::int64_t below = std::min(p, first + n + 1) - 1;
+    if (below >= first)
+      next = std::min(next, (st.t - pre[static_cast<std::size_t>(below - first)]) /
+                                s[static_cast<std::size_t>(st.j)]);
+    Backward on{st.j - 1, p, st.t};
     if (p > first + n) {
-      next = {st.j - 1, first + n, pre[static_cast<std::size_t>(n)]};  // a weaker bound, still one
+      on = {st.j - 1, first + n, pre[static_cast<std::size_t>(n)]};  // a weaker bound, still one
     } else if (p < st.q) {
-      next.t = pre[static_cast<std::size_t>(p - first)];
+      on.t = pre[static_cast<std::size_t>(p - first)];
     }
     lb[static_cast<std::size_t>(st.j)] = std::max(p, st.j);
-    st = next;
+    st = on;
   }
   return false;
 }
@@ -101,6 +107,7 @@ std::vector<Boundary> ReachableRows::run(double B, std::span<const Boundary> in,
   const std::int64_t last = first_ + n_;
   spans_.clear();
   starts_.assign(static_cast<std::size_t>(m) + 2, 0);
+  next_ = std::numeric_limits<double>::infinity();
   std::vector<Boundary> out(static_cast<std::size_t>(m) + 1);
   out[0] = in[0];  // R_0 = {0}, owned by no slice
   heavy_list_.clear();
@@ -125,10 +132,20 @@ std::vector<Boundary> ReachableRows::run(double B, std::span<const Boundary> in,
       else
         spans_.push_back({a, b});
     };
+    // Boundary k, not in R_{j+1}, whose part would start at t_from: it
+    // joins at B = (P[k] − t_from)/s_j, the first of a gap where P is least.
+    const auto gap = [&](std::int64_t k, std::int64_t end, double t_from) {
+      k = std::max(k, lo);
+      if (k <= std::min(end, hi)) next_ = std::min(next_, (at(k) - t_from) / s_[uj]);
+    };
     if (lo <= hi) {
       // Up to R_j's first element here, parts start at in[j].
       const std::int64_t x0 = row1 > row0 ? spans_[row0].lo : last;
-      if (in[uj].pos >= 0) emit(first_ + 1, std::min(x0, reach(in[uj].t + c)));
+      if (in[uj].pos >= 0) {
+        const std::int64_t r = reach(in[uj].t + c);
+        emit(first_ + 1, std::min(x0, r));
+        gap(std::max(r + 1, first_ + 1), x0, in[uj].t);
+      }
       for (std::size_t i = row0; i < row1; ++i) {
         const Span sp = spans_[i];  // a copy: emit() may reallocate
         const std::int64_t next_lo = i + 1 < row1 ? spans_[i + 1].lo : last;
@@ -141,13 +158,18 @@ std::vector<Boundary> ReachableRows::run(double B, std::span<const Boundary> in,
         for (const std::int64_t h : heavy) {
           if (cell > cell_end) break;
           if (h > cell) emit(cell + 1, h);
+          if (h <= cell_end) gap(h + 1, h + 1, at(h));  // cell h alone is too heavy
           cell = h + 1;
         }
         // Cell cell_end fits: the boundaries go on past it.
         const bool all_light =
             sp.lo <= cell_end && (heavy.size() == 1 || heavy[heavy.size() - 2] < cell_end);
         // Beyond sp.hi + 1, parts start at sp.hi.
-        if (all_light && sp.hi < last) emit(sp.hi + 2, std::min(next_lo, reach(at(sp.hi) + c)));
+        if (all_light && sp.hi < last) {
+          const std::int64_t r = reach(at(sp.hi) + c);
+          emit(sp.hi + 2, std::min(next_lo, r));
+          gap(std::max(r + 1, sp.hi + 2), next_lo, at(sp.hi));
+        }
       }
     }
     starts_[uj + 2] = spans_.size();
@@ -180,17 +202,20 @@ Boundary ReachableRows::latest_below(std::int64_t j, std::int64_t k) const {
 }
 
 bool reach_probe(std::span<const double> P, std::span<const double> s, double B,
-                 const HeavyCells& heavy, std::vector<std::int64_t>& cuts) {
+                 const HeavyCells& heavy, std::vector<std::int64_t>& cuts, double& next) {
   const auto n = static_cast<std::int64_t>(P.size()) - 1;
   const auto m = static_cast<std::int64_t>(s.size());
   std::vector<std::int64_t> lb(static_cast<std::size_t>(m) + 1, 0);
   lb[static_cast<std::size_t>(m)] = n;
   Backward st{m - 1, n, P[static_cast<std::size_t>(n)]};
-  backward_bounds(P, 0, s, B, st, lb);
+  next = std::numeric_limits<double>::infinity();
+  backward_bounds(P, 0, s, B, st, lb, next);
   ReachableRows rows(P, 0, n, s, heavy);
   std::vector<Boundary> in(static_cast<std::size_t>(m) + 1);
   in[0] = {0, P[0]};
   rows.run(B, in, lb);
+  next = std::min(next, rows.next_event());
+  next = std::isfinite(next) ? std::max(B, next) : B;  // none: no bound
   if (!rows.reaches_end()) return false;
   cuts.assign(static_cast<std::size_t>(m) + 1, 0);
   cuts[static_cast<std::size_t>(m)] = n;

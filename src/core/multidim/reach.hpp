@@ -70,8 +70,9 @@ struct Backward {
 /// it reaches q), then on from p. Returns true when the next bound lies below
 /// the slice (the previous slice goes on from `st`), false when all are set
 /// (st.j < 0). lb must hold s.size() + 1 entries; only found ones are set.
+/// `next` is lowered to the least B at which a bound found here would move.
 bool backward_bounds(std::span<const double> pre, std::int64_t first, std::span<const double> s,
-                     double B, Backward& st, std::vector<std::int64_t>& lb);
+                     double B, Backward& st, std::vector<std::int64_t>& lb, double& next);
 
 /// R_1 … R_m on the boundaries a slice owns, (first, first + n].
 class ReachableRows {
@@ -88,6 +89,12 @@ class ReachableRows {
 
   /// Whether N ∈ R_m (only the slice holding N can say yes).
   bool reaches_end() const;
+
+  /// The least B above the last run's at which a row would gain a boundary
+  /// here (infinity if none): with the bounds lb fixed, the rows, and so the
+  /// probe's answer, are the same for every B below it (Pınar & Aykanat's
+  /// exact bisection moves its lower bound there).
+  double next_event() const { return next_; }
 
   /// The latest element of R_j (j >= 1) below k that this slice owns; none
   /// (pos < 0) if this slice owns none.
@@ -113,11 +120,13 @@ class ReachableRows {
   // The cells (global) too heavy for the smallest capacity, B·min s: those
   // of any row are among them. Found once a probe.
   std::vector<std::int64_t> heavy_list_;
+  double next_ = 0;
 };
 
 /// The serial probe: the latest split of the prefix sums P into s.size()
-/// non-empty parts with cost_j <= B·s_j, in `cuts`; false if there is none.
+/// non-empty parts with cost_j <= B·s_j, in `cuts`; false if there is none,
+/// and then `next` the least B at which the answer could change.
 bool reach_probe(std::span<const double> P, std::span<const double> s, double B,
-                 const HeavyCells& heavy, std::vector<std::int64_t>& cuts);
+                 const HeavyCells& heavy, std::vector<std::int64_t>& cuts, double& next);
 
 }  // namespace isocost::detail
