@@ -316,18 +316,19 @@ void BM_Partition_Discrete(benchmark::State& state) {
 }
 BENCHMARK(BM_Partition_Discrete)->Arg(16)->Arg(1024)->Arg(65536)->Unit(benchmark::kMicrosecond);
 
-// The exact chains-on-chains optimum (bottleneck_cuts(), issue #13): 10^6
-// spiky cells (100 with probability 1 %, else 1) into 65 536 parts, without
-// widths (parts may be empty) and with min_cells = 1 (none empty).
-void BM_BottleneckCuts_Spikes(benchmark::State& state) {
-  static const std::vector<double> prefix = [] {
-    std::mt19937_64 rng(3);
-    std::uniform_real_distribution<double> u(0, 1);
-    std::vector<double> p{0};
-    for (int i = 0; i < 1'000'000; ++i) p.push_back(p.back() + (u(rng) < 0.01 ? 100 : 1));
-    return p;
-  }();
-  const std::vector<double> capacity(65536, 1.0);
+// The exact chains-on-chains optimum (bottleneck_cuts(), issue #13) of n
+// spiky cells (100 with probability 1 %, else 1), with min_cells =
+// state.range(0): 0 (parts may be empty) or 1 (none empty).
+std::vector<double> spiky_prefix(int n) {
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<double> p{0};
+  for (int i = 0; i < n; ++i) p.push_back(p.back() + (u(rng) < 0.01 ? 100 : 1));
+  return p;
+}
+
+void time_bottleneck_cuts(benchmark::State& state, const std::vector<double>& prefix,
+                          const std::vector<double>& capacity) {
   const auto min_cells = static_cast<std::int64_t>(state.range(0));
   std::int64_t empty = 0;
   for (auto _ : state) {
@@ -338,32 +339,24 @@ void BM_BottleneckCuts_Spikes(benchmark::State& state) {
   }
   state.counters["empty_parts"] = static_cast<double>(empty);
 }
+
+// 10^6 cells into 65 536 parts of equal speeds.
+void BM_BottleneckCuts_Spikes(benchmark::State& state) {
+  static const std::vector<double> prefix = spiky_prefix(1'000'000);
+  time_bottleneck_cuts(state, prefix, std::vector<double>(65536, 1.0));
+}
 BENCHMARK(BM_BottleneckCuts_Spikes)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
-// The same at unequal speeds, 1, 3 and 0.25 in turn, where the capped greedy
-// probe cannot decide non-empty parts and the reachable boundaries do
-// (reach.hpp): its cost grows with parts × the heavy cells in their windows,
-// so a smaller case, 2·10^5 cells into 16 384 parts (argument: min_cells).
+// At speeds 1, 3 and 0.25 in turn, where the capped greedy probe cannot
+// decide non-empty parts and the reachable boundaries do (reach.hpp): their
+// cost grows with parts × the heavy cells in their windows, so a smaller
+// case, 2·10^5 cells into 16 384 parts.
 void BM_BottleneckCuts_SpikesUnequalSpeeds(benchmark::State& state) {
-  static const std::vector<double> prefix = [] {
-    std::mt19937_64 rng(3);
-    std::uniform_real_distribution<double> u(0, 1);
-    std::vector<double> p{0};
-    for (int i = 0; i < 200'000; ++i) p.push_back(p.back() + (u(rng) < 0.01 ? 100 : 1));
-    return p;
-  }();
+  static const std::vector<double> prefix = spiky_prefix(200'000);
   std::vector<double> capacity(16384);
   for (std::size_t j = 0; j < capacity.size(); ++j)
     capacity[j] = j % 3 == 0 ? 1 : (j % 3 == 1 ? 3 : 0.25);
-  const auto min_cells = static_cast<std::int64_t>(state.range(0));
-  std::int64_t empty = 0;
-  for (auto _ : state) {
-    const auto cuts = isocost::bottleneck_cuts(prefix, capacity, min_cells);
-    empty = 0;
-    for (std::size_t j = 0; j + 1 < cuts.size(); ++j) empty += cuts[j + 1] == cuts[j] ? 1 : 0;
-    benchmark::DoNotOptimize(cuts.data());
-  }
-  state.counters["empty_parts"] = static_cast<double>(empty);
+  time_bottleneck_cuts(state, prefix, capacity);
 }
 BENCHMARK(BM_BottleneckCuts_SpikesUnequalSpeeds)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
