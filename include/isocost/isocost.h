@@ -1,0 +1,191 @@
+/* isocost/isocost.h — the C interface of isocost (target isocost::c).
+ *
+ * Valid C99 and C++; it includes only <stdint.h>. This slice covers the core
+ * (no MPI, no Ceres): the built-in one-dimensional cost models, tabulated
+ * samples and discrete weights, 1-D partitions with speeds, and load
+ * statistics. See docs/c_api.md.
+ *
+ * Conventions, for every function below:
+ * - A status is returned as an int: ISOCOST_OK (0) or one of the
+ *   ISOCOST_ERROR_* codes. No C++ exception ever crosses this interface.
+ * - Every call that returns a status also sets this thread's message,
+ *   isocost_last_error(): "" on success (success clears it), otherwise one
+ *   line naming the function and the bad argument or value, e.g.
+ *   "isocost_partition: ranks: expected an integer >= 1, got 0".
+ * - Every pointer argument is checked: NULL where a pointer is required is
+ *   ISOCOST_ERROR_INVALID_ARGUMENT with "… ARGUMENT is NULL".
+ * - On failure nothing is written to output arguments, except that a model
+ *   constructor sets *out = NULL (when out itself is not NULL) and
+ *   isocost_partition() writes its cuts on ISOCOST_ERROR_NOT_CONVERGED.
+ * - Models are immutable: one model may be used from several threads at once.
+ *
+ *   isocost_model* m = NULL;
+ *   double w[] = {5, 5, 9, 6, 3, 8, 2, 2}, cuts[4];
+ *   if (isocost_model_discrete(w, 8, &m) != ISOCOST_OK ||
+ *       isocost_partition(m, 3, NULL, 1, cuts) != ISOCOST_OK)
+ *     fprintf(stderr, "%s\n", isocost_last_error());
+ *   isocost_model_free(m);  // cuts = {0, 2, 5, 8}
+ */
+#ifndef ISOCOST_ISOCOST_H
+#define ISOCOST_ISOCOST_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+#define ISOCOST_NOEXCEPT noexcept
+extern "C" {
+#else
+#define ISOCOST_NOEXCEPT
+#endif
+
+/* ------------------------------------------------------------------------
+ * Status codes and errors */
+
+/** What a call returned. */
+enum isocost_status {
+  /** Success. */
+  ISOCOST_OK = 0,
+  /** A NULL pointer, a count or rank number out of range, or a value the
+   *  library rejects (isocost::Error: a bad domain, a negative or NaN weight,
+   *  a model that decreases, x outside the domain, …). */
+  ISOCOST_ERROR_INVALID_ARGUMENT = 1,
+  /** Memory could not be allocated (std::bad_alloc). */
+  ISOCOST_ERROR_NO_MEMORY = 2,
+  /** Any other failure inside the library (an unexpected C++ exception); the
+   *  message is its what(). */
+  ISOCOST_ERROR_FAILED = 3,
+  /** isocost_partition(): the cuts were written, but some cut's root find did
+   *  not converge (iteration limit, or tolerance not confirmed); the message
+   *  is the partition's brief report. */
+  ISOCOST_ERROR_NOT_CONVERGED = 4
+};
+
+/** The message of the last call on this thread that returned a status: ""
+ *  after a success and before any call. Never NULL. The pointer stays valid
+ *  until the next isocost call on this thread; copy the text to keep it.
+ *  Each thread has its own message. Does not change the message itself. */
+const char* isocost_last_error(void) ISOCOST_NOEXCEPT;
+
+/** A short constant name for a status: "ISOCOST_OK", …, "unknown status". */
+const char* isocost_status_name(int status) ISOCOST_NOEXCEPT;
+
+/* ------------------------------------------------------------------------
+ * One-dimensional cost models t(x)
+ *
+ * A model is the cumulative cost t(x) of all work in [lo, x) over a domain
+ * [lo, hi]: t(lo) = 0, nondecreasing, t(hi) = TT > 0. Cost is in whatever
+ * unit the parameters give (seconds, for timings); only the shape matters to
+ * a partition. Each constructor allocates a model owned by the caller, who
+ * releases it with isocost_model_free(); on failure *out is set to NULL. */
+
+/** An opaque, immutable cost model (an isocost::CostModel). */
+typedef struct isocost_model isocost_model;
+
+/** The sieve model of Swartz eq. (4): t(x) = T(x) − T(lo) with
+ *  T(x) = A·x^p / (ln x − c), i.e. isocost::sieve_model() with
+ *  SieveParams{.A = A, .p = p, .c = c, .q = 1}. Requires A > 0, p > 0, finite
+ *  lo < hi and lo >= exp(c + 1/p) (where the model starts to increase).
+ *  Swartz's Cray T3D fit: A = 3.9098e-7 s, p = 1.43, c = 1.08366, x = the
+ *  integer being tested for primality. */
+int isocost_model_sieve(double A, double p, double c, double lo, double hi,
+                        isocost_model** out) ISOCOST_NOEXCEPT;
+
+/** Power law t(x) = A·x^p + B on [lo, hi] (B cancels): isocost::power_model().
+ *  Requires finite lo < hi, lo >= 0, A·p > 0, and lo > 0 when p < 0. */
+int isocost_model_power(double A, double p, double B, double lo, double hi,
+                        isocost_model** out) ISOCOST_NOEXCEPT;
+
+/** Polynomial t(x) = c[0] + c[1]·x + … + c[count−1]·x^(count−1) on [lo, hi]:
+ *  isocost::polynomial_model() with x0 = 0, scale = 1. count >= 2
+ *  coefficients, all finite, copied; t must be nondecreasing on [lo, hi]
+ *  (checked exactly; a decrease is an error naming the x). */
+int isocost_model_polynomial(const double* coefficients, int64_t count, double lo, double hi,
+                             isocost_model** out) ISOCOST_NOEXCEPT;
+
+/** Interpolation of isocost_model_tabulated(). */
+enum isocost_interpolation {
+  /** Monotone piecewise cubic Hermite (Boost.Math pchip), >= 4 samples; the
+   *  library's default. */
+  ISOCOST_INTERPOLATION_PCHIP = 0,
+  /** Modified Akima (Boost.Math makima), >= 4 samples; may overshoot, which
+   *  is an error if t would decrease. */
+  ISOCOST_INTERPOLATION_MAKIMA = 1,
+  /** Piecewise linear, >= 2 samples. */
+  ISOCOST_INTERPOLATION_LINEAR = 2
+};
+
+/** Interpolation through cumulative samples (x[k], t[k]), k < count:
+ *  isocost::tabulated_model(). x strictly increasing, t nondecreasing, all
+ *  finite, t[count−1] > t[0]; the domain is [x[0], x[count−1]] and
+ *  cost(x) = I(x) − t[0]. `interpolation` is an isocost_interpolation. Both
+ *  arrays are copied. */
+int isocost_model_tabulated(const double* x, const double* t, int64_t count, int interpolation,
+                            isocost_model** out) ISOCOST_NOEXCEPT;
+
+/** Per-cell weights w[0] … w[n−1]: isocost::discrete_model(weights, 0). Each
+ *  finite and >= 0, not all zero, n >= 1; copied. Cell k covers [k, k+1), the
+ *  domain is [0, n], t(k) = w[0] + … + w[k−1], and every partition of it has
+ *  integer cuts (the cell boundary whose prefix sum is nearest each target,
+ *  ties to the smaller). */
+int isocost_model_discrete(const double* weights, int64_t n, isocost_model** out) ISOCOST_NOEXCEPT;
+
+/** Releases a model; NULL is a no-op. */
+void isocost_model_free(isocost_model* model) ISOCOST_NOEXCEPT;
+
+/** The cumulative cost t(x) for lo <= x <= hi (x outside is an error). */
+int isocost_model_cost(const isocost_model* model, double x, double* cost) ISOCOST_NOEXCEPT;
+
+/** The density t'(x) >= 0 for lo <= x <= hi (x outside is an error). */
+int isocost_model_density(const isocost_model* model, double x, double* density) ISOCOST_NOEXCEPT;
+
+/** The domain [lo, hi] of a model; both pointers required. */
+int isocost_model_domain(const isocost_model* model, double* lo, double* hi) ISOCOST_NOEXCEPT;
+
+/** The total cost TT = t(hi) > 0. */
+int isocost_model_total(const isocost_model* model, double* total) ISOCOST_NOEXCEPT;
+
+/* ------------------------------------------------------------------------
+ * Partitions */
+
+/** Cuts a model into `ranks` >= 1 contiguous parts: isocost::partition() with
+ *  default PartitionOptions (Newton's method safeguarded by a bracket, warm
+ *  start) except `integer`. Rank i owns [cuts[i], cuts[i+1]) with
+ *  t(cuts[i]) = TT·S_i/S, S_i = speeds[0] + … + speeds[i−1], S = S_ranks.
+ *  - speeds: `ranks` relative speeds (work per second), each finite and > 0,
+ *    or NULL for uniform speeds (all 1).
+ *  - integer: nonzero for integer cuts (lo and hi must be integers; each cut
+ *    is the integer b minimising |t(b) − target|, ties to the smaller b).
+ *    Discrete models are always integer, whatever this says.
+ *  - cuts: room for ranks + 1 doubles, written with cuts[0] = lo,
+ *    cuts[ranks] = hi, nondecreasing.
+ *  Not collective: no MPI. Returns ISOCOST_ERROR_NOT_CONVERGED, with the cuts
+ *  written, when some cut did not converge. */
+int isocost_partition(const isocost_model* model, int ranks, const double* speeds, int integer,
+                      double* cuts) ISOCOST_NOEXCEPT;
+
+/* ------------------------------------------------------------------------
+ * Load statistics */
+
+/** Statistics of one time per rank (isocost::LoadStats, Swartz eqs 2–3 and
+ *  Watts). Times in any unit; t_min, t_max and t_avg are in that unit.
+ *  A plain struct tag, like POSIX's struct stat: the function
+ *  isocost_load_stats() shares its name, so write `struct isocost_load_stats`. */
+struct isocost_load_stats {
+  double t_min;      /**< T_min = min_i T_i */
+  double t_max;      /**< T_max = max_i T_i */
+  double t_avg;      /**< T_avg = (1/n)·Σ T_i */
+  double l_i;        /**< L_I = (T_max − T_avg)/T_avg·100, percent (Swartz eq. 2);
+                          0 when perfectly balanced */
+  double l_e;        /**< L_E = 100 − L_I, percent (Swartz eq. 3); may be < 0 */
+  double efficiency; /**< E = T_avg/T_max, a fraction in (0, 1] (Watts' mineff) */
+};
+
+/** Load statistics of n >= 1 per-rank times, each finite and >= 0, not all
+ *  zero: isocost::load_stats(). */
+int isocost_load_stats(const double* times, int n, struct isocost_load_stats* out) ISOCOST_NOEXCEPT;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ISOCOST_ISOCOST_H */

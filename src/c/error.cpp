@@ -1,0 +1,48 @@
+// c/error.cpp — isocost_last_error() and isocost_status_name().
+#include "c/error.hpp"
+
+namespace isocost::c {
+namespace {
+thread_local std::string message;
+// Set when the message itself could not be allocated.
+thread_local const char* fixed = nullptr;
+}  // namespace
+
+void clear_error() noexcept {
+  message.clear();  // keeps the capacity: never allocates
+  fixed = nullptr;
+}
+
+int set_error(int status, const char* function, const char* what) noexcept {
+  try {
+    message.assign(function).append(": ").append(what);
+    fixed = nullptr;
+  } catch (...) {
+    fixed = "out of memory while reporting an error";
+  }
+  return status;
+}
+
+}  // namespace isocost::c
+
+extern "C" const char* isocost_last_error(void) noexcept {
+  using namespace isocost::c;
+  return fixed != nullptr ? fixed : message.c_str();
+}
+
+extern "C" const char* isocost_status_name(int status) noexcept {
+  switch (status) {
+    case ISOCOST_OK:
+      return "ISOCOST_OK";
+    case ISOCOST_ERROR_INVALID_ARGUMENT:
+      return "ISOCOST_ERROR_INVALID_ARGUMENT";
+    case ISOCOST_ERROR_NO_MEMORY:
+      return "ISOCOST_ERROR_NO_MEMORY";
+    case ISOCOST_ERROR_FAILED:
+      return "ISOCOST_ERROR_FAILED";
+    case ISOCOST_ERROR_NOT_CONVERGED:
+      return "ISOCOST_ERROR_NOT_CONVERGED";
+    default:
+      return "unknown status";
+  }
+}

@@ -1,0 +1,55 @@
+/* A plain C11 program using only isocost.h: 8 cell weights into 3 ranks.
+ * Prefix sums 0 5 10 19 25 28 36 38 40, TT = 40; the targets 40/3 = 13.33 and
+ * 80/3 = 26.67 are nearest to the boundaries 2 (|10 − 13.33| = 3.33 against
+ * |19 − 13.33| = 5.67) and 5 (|28 − 26.67| = 1.33 against |25 − 26.67| = 1.67),
+ * so the cuts are 0 2 5 8. Exits 0 on success, 1 on failure. */
+#include <stdio.h>
+#include <string.h>
+
+#include "isocost/isocost.h"
+
+static int failures = 0;
+
+static void check(int ok, const char* what) {
+  if (!ok) {
+    fprintf(stderr, "FAILED: %s (last error: '%s')\n", what, isocost_last_error());
+    ++failures;
+  }
+}
+
+int main(void) {
+  const double weights[] = {5, 5, 9, 6, 3, 8, 2, 2};
+  const double expected[] = {0, 2, 5, 8};
+  double cuts[4] = {-1, -1, -1, -1};
+  isocost_model* model = NULL;
+
+  check(isocost_model_discrete(weights, 8, &model) == ISOCOST_OK, "isocost_model_discrete");
+  check(model != NULL, "a model");
+  check(isocost_partition(model, 3, NULL, 1, cuts) == ISOCOST_OK, "isocost_partition");
+  for (int i = 0; i < 4; ++i) check(cuts[i] == expected[i], "cut equals its hand-computed value");
+  check(strcmp(isocost_last_error(), "") == 0, "success leaves no message");
+  printf("cuts: %g %g %g %g\n", cuts[0], cuts[1], cuts[2], cuts[3]);
+
+  /* An error path: zero ranks. */
+  check(isocost_partition(model, 0, NULL, 1, cuts) == ISOCOST_ERROR_INVALID_ARGUMENT,
+        "ranks = 0 is ISOCOST_ERROR_INVALID_ARGUMENT");
+  check(strstr(isocost_last_error(), "ranks") != NULL, "the message names ranks");
+  printf("ranks = 0: %s\n", isocost_last_error());
+  /* And a NULL model. */
+  check(isocost_partition(NULL, 3, NULL, 1, cuts) == ISOCOST_ERROR_INVALID_ARGUMENT,
+        "a NULL model is ISOCOST_ERROR_INVALID_ARGUMENT");
+  check(strstr(isocost_last_error(), "model is NULL") != NULL, "the message names model");
+
+  /* Load stats of the parts' costs: 10, 18, 12 → T_avg = 40/3, L_I = 35 %. */
+  const double times[] = {10, 18, 12};
+  struct isocost_load_stats stats;
+  check(isocost_load_stats(times, 3, &stats) == ISOCOST_OK, "isocost_load_stats");
+  check(stats.t_max == 18 && stats.t_min == 10, "t_max and t_min");
+  check(stats.l_i > 34.999999 && stats.l_i < 35.000001, "L_I = 35 %");
+  printf("L_I = %.4f %%, L_E = %.4f %%, efficiency = %.4f\n", stats.l_i, stats.l_e,
+         stats.efficiency);
+
+  isocost_model_free(model);
+  isocost_model_free(NULL);
+  return failures == 0 ? 0 : 1;
+}
