@@ -289,19 +289,19 @@ TEST(CApiErrors, RanksAndCounts) {
 TEST(CApiErrors, BadDomains) {
   isocost_model* out = nullptr;
   ExpectFailure(isocost_model_power(1, 2, 0, 5, 5, &out), ISOCOST_ERROR_INVALID_ARGUMENT,
-                {"isocost_model_power", "5"});
+                {"isocost_model_power", "lo < hi", "lo=5, hi=5"});
   ExpectFailure(isocost_model_power(1, 2, 0, 7, 3, &out), ISOCOST_ERROR_INVALID_ARGUMENT,
-                {"7", "3"});
+                {"lo=7, hi=3"});
   ExpectFailure(isocost_model_sieve(1, 1.43, 1.08366, 100, 10, &out),
-                ISOCOST_ERROR_INVALID_ARGUMENT, {"isocost_model_sieve", "100"});
-  // Below exp(c + 1/p) ≈ 6.03 the sieve model decreases.
+                ISOCOST_ERROR_INVALID_ARGUMENT, {"isocost_model_sieve", "lo=100, hi=10"});
+  // Below exp(c + 1/p) ≈ 5.947 the sieve model decreases.
   ExpectFailure(isocost_model_sieve(1, 1.43, 1.08366, 2, 100, &out), ISOCOST_ERROR_INVALID_ARGUMENT,
-                {"isocost_model_sieve"});
+                {"isocost_model_sieve", "lo=2", "increasing region"});
   const double c[] = {0, 1};
   ExpectFailure(isocost_model_polynomial(c, 2, 1, 1, &out), ISOCOST_ERROR_INVALID_ARGUMENT,
                 {"isocost_model_polynomial"});
   ExpectFailure(isocost_model_power(1, 2, 0, 0, std::numeric_limits<double>::quiet_NaN(), &out),
-                ISOCOST_ERROR_INVALID_ARGUMENT, {"nan"});
+                ISOCOST_ERROR_INVALID_ARGUMENT, {"hi must be finite", "nan"});
   EXPECT_EQ(out, nullptr);
   // x outside the domain.
   const Model m = Made(isocost_model_power(1, 1, 0, 0, 10, &out), out);
