@@ -3,6 +3,7 @@
 // "the prefix sum closest to TT·i/P, ties to the smaller index", searched
 // exhaustively here.
 #include "cli_test.hpp"
+#include "core/multidim/brute_bottleneck.hpp"
 
 namespace {
 
@@ -179,34 +180,6 @@ TEST_F(Cli, DiscreteCutsWithSpeeds) {
   EXPECT_NEAR(Num(j["parts"][1]["time"]), 26.0 / 3, 1e-12);
 }
 
-// Brute force over every split of w into P non-empty contiguous parts: the
-// least possible heaviest part cost / speed.
-double BruteOptimum(const std::vector<double>& w, const std::vector<double>& speed) {
-  const int n = static_cast<int>(w.size()), P = static_cast<int>(speed.size());
-  double best = std::numeric_limits<double>::infinity();
-  std::vector<int> b(static_cast<std::size_t>(P) + 1, 0);
-  b[static_cast<std::size_t>(P)] = n;
-  std::function<void(int)> rec = [&](int j) {
-    if (j == P) {
-      double worst = 0;
-      for (int k = 0; k < P; ++k) {
-        if (b[k + 1] <= b[k]) return;
-        double c = 0;
-        for (int i = b[k]; i < b[k + 1]; ++i) c += w[static_cast<std::size_t>(i)];
-        worst = std::max(worst, c / speed[static_cast<std::size_t>(k)]);
-      }
-      best = std::min(best, worst);
-      return;
-    }
-    for (int x = b[j - 1] + 1; x < n; ++x) {
-      b[j] = x;
-      rec(j + 1);
-    }
-  };
-  rec(1);
-  return best;
-}
-
 TEST_F(Cli, OptimalCutsReachTheBruteForceOptimum) {
   // 5 5 9 6 3 8 2 2 into 3: the nearest-target cuts 2, 5 leave 5+9+... = 18
   // on the middle part; the optimum, 0|2|4|8, is 15.
@@ -231,7 +204,7 @@ TEST_F(Cli, OptimalCutsReachTheBruteForceOptimum) {
       EXPECT_LT(Num(j["parts"][k]["lo"]), Num(j["parts"][k]["hi"])) << "part " << k << " empty";
       worst = std::max(worst, Num(j["parts"][k]["time"]));
     }
-    EXPECT_EQ(worst, BruteOptimum(w, s));
+    EXPECT_EQ(worst, isocost::testing::brute_bottleneck(w, s, 1));  // every part non-empty
     for (const auto& c : j["cuts"]) {
       EXPECT_EQ(Num(c["iterations"]), 0.0);
       // Placed by the optimum, not as the boundary nearest the target.

@@ -11,12 +11,12 @@
 
 namespace isocost::testing {
 
-// Smallest max_j (sum of w over group j)/s_j over all splits into s.size()
-// contiguous groups of >= w_min cells.
-inline double brute_bottleneck(const std::vector<double>& w, const std::vector<double>& s,
-                               int w_min) {
+// Calls f(b, bottleneck) for every split b (b_0 = 0 … b_m = n) of w into
+// s.size() contiguous groups of >= w_min cells, bottleneck being
+// max_j (sum of w over group j)/s_j.
+template <class F>
+void for_each_split(const std::vector<double>& w, const std::vector<double>& s, int w_min, F f) {
   const int n = static_cast<int>(w.size()), m = static_cast<int>(s.size());
-  double best = std::numeric_limits<double>::infinity();
   std::vector<int> b(static_cast<std::size_t>(m) + 1, 0);
   b[m] = n;
   std::function<void(int)> rec = [&](int j) {
@@ -28,7 +28,7 @@ inline double brute_bottleneck(const std::vector<double>& w, const std::vector<d
         for (int i = b[k]; i < b[k + 1]; ++i) c += w[i];
         worst = std::max(worst, c / s[k]);
       }
-      best = std::min(best, worst);
+      f(b, worst);
       return;
     }
     for (int x = b[j - 1]; x <= n; ++x) {
@@ -37,6 +37,15 @@ inline double brute_bottleneck(const std::vector<double>& w, const std::vector<d
     }
   };
   rec(1);
+}
+
+// Smallest max_j (sum of w over group j)/s_j over all splits into s.size()
+// contiguous groups of >= w_min cells.
+inline double brute_bottleneck(const std::vector<double>& w, const std::vector<double>& s,
+                               int w_min) {
+  double best = std::numeric_limits<double>::infinity();
+  for_each_split(w, s, w_min,
+                 [&](const std::vector<int>&, double worst) { best = std::min(best, worst); });
   return best;
 }
 
@@ -47,27 +56,11 @@ inline double brute_bottleneck(const std::vector<double>& w, const std::vector<d
 inline std::vector<std::int64_t> brute_latest_nonempty(const std::vector<double>& w,
                                                        const std::vector<double>& s) {
   const double best = brute_bottleneck(w, s, 1);
-  const int n = static_cast<int>(w.size()), m = static_cast<int>(s.size());
-  std::vector<std::int64_t> latest(static_cast<std::size_t>(m) + 1, 0);
-  std::vector<int> b(static_cast<std::size_t>(m) + 1, 0);
-  b[m] = n;
-  std::function<void(int)> rec = [&](int j) {
-    if (j == m) {
-      for (int k = 0; k < m; ++k) {
-        if (b[k + 1] <= b[k]) return;
-        double c = 0;
-        for (int i = b[k]; i < b[k + 1]; ++i) c += w[i];
-        if (c / s[k] > best) return;
-      }
-      for (int k = 0; k <= m; ++k) latest[k] = std::max<std::int64_t>(latest[k], b[k]);
-      return;
-    }
-    for (int x = b[j - 1] + 1; x < n; ++x) {
-      b[j] = x;
-      rec(j + 1);
-    }
-  };
-  rec(1);
+  std::vector<std::int64_t> latest(s.size() + 1, 0);
+  for_each_split(w, s, 1, [&](const std::vector<int>& b, double worst) {
+    if (worst > best) return;
+    for (std::size_t k = 0; k < b.size(); ++k) latest[k] = std::max<std::int64_t>(latest[k], b[k]);
+  });
   return latest;
 }
 
