@@ -145,8 +145,7 @@ class Pipelined {
     else
       MPI_Recv(in.data(), static_cast<int>(um + 1), boundary, rank_ - 1, 2, comm_,
                MPI_STATUS_IGNORE);
-    if (!heavy_) heavy_.emplace(pre_);
-    rows_.emplace(pre_, first_, N_, s_, *heavy_);
+    if (!rows_) rows_.emplace(pre_, first_, N_, s_);
     const auto out = rows_->run(B, in, lb);
     if (!last) MPI_Send(out.data(), static_cast<int>(um + 1), boundary, rank_ + 1, 2, comm_);
     MPI_Type_free(&boundary);
@@ -204,7 +203,6 @@ class Pipelined {
   std::int64_t w_;
   bool equal_ = true;
   std::vector<Found> found_, best_;
-  std::optional<detail::HeavyCells> heavy_;
   std::optional<detail::ReachableRows> rows_;
   double worst_ = 0;
   std::int64_t shortest_ = 0, best_shortest_ = 0;

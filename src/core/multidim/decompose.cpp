@@ -133,7 +133,7 @@ namespace {
 // least B at which a greedy part would grow or the last part fit.
 bool probe(std::span<const double> P, std::span<const double> s, std::int64_t w, double B,
            std::vector<std::int64_t>& cuts, std::vector<char>& reach,
-           std::optional<detail::HeavyCells>& heavy, double& next) {
+           std::optional<detail::ReachableRows>& rows, double& next) {
   next = std::numeric_limits<double>::infinity();
   const auto n = static_cast<std::int64_t>(P.size()) - 1;
   const auto m = static_cast<std::int64_t>(s.size());
@@ -191,8 +191,8 @@ bool probe(std::span<const double> P, std::span<const double> s, std::int64_t w,
     if (ok && pos < n && P[n] - P[pos] <= B * s[m - 1]) return true;
     if (ok && pos < n) next = std::min(next, (P[n] - P[pos]) / s[m - 1]);
     if (equal) return false;
-    if (!heavy) heavy.emplace(P);
-    return detail::reach_probe(P, s, B, *heavy, cuts, next);
+    if (!rows) rows.emplace(P, 0, n, s);
+    return detail::reach_probe(P, s, B, *rows, cuts, next);
   }
   // reach[j·(n+1) + k]: boundary k reachable after j parts (one flat buffer,
   // reused across probes).
@@ -327,10 +327,10 @@ std::vector<std::int64_t> bottleneck_cuts(std::span<const double> P, std::span<c
     std::int64_t w;
     std::vector<std::int64_t> cuts, best;
     std::vector<char> reach;
-    std::optional<detail::HeavyCells> heavy;
+    std::optional<detail::ReachableRows> rows;
     detail::ProbeResult probe(double B) {
       double next = B;
-      if (isocost::probe(P, s, w, B, cuts, reach, heavy, next))
+      if (isocost::probe(P, s, w, B, cuts, reach, rows, next))
         return {true, detail::bottleneck_of(P, s, cuts)};
       return {false, next};
     }

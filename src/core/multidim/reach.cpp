@@ -89,13 +89,13 @@ bool backward_bounds(std::span<const double> pre, std::int64_t first, std::span<
 }
 
 ReachableRows::ReachableRows(std::span<const double> pre, std::int64_t first, std::int64_t N,
-                             std::span<const double> s, const HeavyCells& heavy)
+                             std::span<const double> s)
     : pre_(pre),
       first_(first),
       n_(static_cast<std::int64_t>(pre.size()) - 1),
       N_(N),
       s_(s),
-      heavy_(heavy) {}
+      heavy_(pre) {}
 
 std::int64_t ReachableRows::reach(double limit) const {
   return first_ + (std::upper_bound(pre_.begin(), pre_.end(), limit) - pre_.begin()) - 1;
@@ -202,7 +202,7 @@ Boundary ReachableRows::latest_below(std::int64_t j, std::int64_t k) const {
 }
 
 bool reach_probe(std::span<const double> P, std::span<const double> s, double B,
-                 const HeavyCells& heavy, std::vector<std::int64_t>& cuts, double& next) {
+                 ReachableRows& rows, std::vector<std::int64_t>& cuts, double& next) {
   const auto n = static_cast<std::int64_t>(P.size()) - 1;
   const auto m = static_cast<std::int64_t>(s.size());
   std::vector<std::int64_t> lb(static_cast<std::size_t>(m) + 1, 0);
@@ -210,7 +210,6 @@ bool reach_probe(std::span<const double> P, std::span<const double> s, double B,
   Backward st{m - 1, n, P[static_cast<std::size_t>(n)]};
   next = std::numeric_limits<double>::infinity();
   backward_bounds(P, 0, s, B, st, lb, next);
-  ReachableRows rows(P, 0, n, s, heavy);
   std::vector<Boundary> in(static_cast<std::size_t>(m) + 1);
   in[0] = {0, P[0]};
   rows.run(B, in, lb);

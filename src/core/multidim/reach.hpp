@@ -74,11 +74,12 @@ struct Backward {
 bool backward_bounds(std::span<const double> pre, std::int64_t first, std::span<const double> s,
                      double B, Backward& st, std::vector<std::int64_t>& lb, double& next);
 
-/// R_1 … R_m on the boundaries a slice owns, (first, first + n].
+/// R_1 … R_m on the boundaries a slice owns, (first, first + n]. Built once
+/// for a search; run() reuses its buffers probe after probe.
 class ReachableRows {
  public:
   ReachableRows(std::span<const double> pre, std::int64_t first, std::int64_t N,
-                std::span<const double> s, const HeavyCells& heavy);
+                std::span<const double> s);
 
   /// Computes the rows at bottleneck B. in[j] (j = 0 … m) is the latest
   /// element of R_j at or before `first` (in[0] = {0, P[0]}); lb as
@@ -114,7 +115,7 @@ class ReachableRows {
   std::span<const double> pre_;
   std::int64_t first_, n_, N_;
   std::span<const double> s_;
-  const HeavyCells& heavy_;
+  HeavyCells heavy_;
   std::vector<Span> spans_;          // every row's intervals, row after row
   std::vector<std::size_t> starts_;  // row j's are spans_[starts_[j] … starts_[j+1])
   // The cells (global) too heavy for the smallest capacity, B·min s: those
@@ -126,7 +127,8 @@ class ReachableRows {
 /// The serial probe: the latest split of the prefix sums P into s.size()
 /// non-empty parts with cost_j <= B·s_j, in `cuts`; false if there is none,
 /// and then `next` the least B at which the answer could change.
+/// `rows` is ReachableRows(P, 0, n, s), kept across probes.
 bool reach_probe(std::span<const double> P, std::span<const double> s, double B,
-                 const HeavyCells& heavy, std::vector<std::int64_t>& cuts, double& next);
+                 ReachableRows& rows, std::vector<std::int64_t>& cuts, double& next);
 
 }  // namespace isocost::detail
