@@ -290,15 +290,15 @@ TEST(CFit, EveryBadArgumentNamesItself) {
   Timings u = t;
   u.dt[3] = 0;
   ExpectFailure(isocost_fit(u.lo.data(), u.hi.data(), u.dt.data(), n, "power", &out, &s), bad,
-                {"isocost_fit: ", "3"});
+                {"isocost_fit: samples: sample 3 ", "expected dt > 0"});
   u = t;
   u.hi[5] = u.lo[5];
   ExpectFailure(isocost_fit(u.lo.data(), u.hi.data(), u.dt.data(), n, "power", &out, &s), bad,
-                {"5"});
+                {"sample 5 ", "expected lo < hi"});
   u = t;
   u.lo[2] = std::numeric_limits<double>::quiet_NaN();
   ExpectFailure(isocost_fit(u.lo.data(), u.hi.data(), u.dt.data(), n, "power", &out, &s), bad,
-                {"2"});
+                {"sample 2 (lo=nan"});
   // Bad options.
   isocost_fit_options o;
   ExpectFailure(isocost_fit_options_init(nullptr), bad,
