@@ -179,7 +179,8 @@ int isocost_partition(const isocost_model* model, int ranks, const double* speed
  * {px, py} along {0, 1} a jagged 2-D grid (px columns in x, each cut in y on
  * its own), three levels ParaDiS's x → y → z sectioning. */
 
-/** An opaque, immutable density of per-cell costs (an isocost::Density). */
+/** An opaque, immutable density of per-cell costs (an isocost::Density); one
+ *  density may be decomposed from several threads at once. */
 typedef struct isocost_density isocost_density;
 
 /** Per-cell costs on a grid of cells[0] × … × cells[dims−1] cells, x fastest:
@@ -304,8 +305,8 @@ struct isocost_fit_summary {
   int n_parameters;     /**< <= ISOCOST_MAX_FIT_PARAMETERS; 0 for pchip/makima */
   /** The parameter values in isocost::fit_parameter_names() order: sieve A, p,
    *  c, q (c and q held at 1.08366 and 1 unless "sieve+c"/"sieve+q"); power
-   *  A, p; poly:N c1 … cN; exp A, b; a formula's identifiers other than x, in
-   *  order of first appearance. Entries past n_parameters are 0. */
+   *  A, p; poly:N c1 … cN; exp A, b; a formula's identifiers other than x.
+   *  Entries past n_parameters are 0. */
   double parameters[ISOCOST_MAX_FIT_PARAMETERS];
 };
 

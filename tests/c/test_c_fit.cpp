@@ -280,7 +280,11 @@ TEST(CFit, EveryBadArgumentNamesItself) {
   ExpectFailure(isocost_fit(lo, hi, dt, n, "poly:11", &out, &s), bad,
                 {"model 'poly:11': expected poly:N with N an integer in [1, 10]"});
   ExpectFailure(isocost_fit(lo, hi, dt, n, "expr:", &out, &s), bad, {"needs a formula"});
-  ExpectFailure(isocost_fit(lo, hi, dt, n, "expr:A*x^(p", &out, &s), bad, {"isocost_fit: "});
+  ExpectFailure(isocost_fit(lo, hi, dt, n, "expr:A*x^(p", &out, &s), bad,
+                {"isocost_fit: formula 'A*x^(p': syntax error", "Missing parenthesis"});
+  // A formula's parameters count too: 10 names do not fit a summary.
+  ExpectFailure(isocost_fit(lo, hi, dt, n, "expr:A*x^p+B*x+C*x*x+D+E+F+G+H+I", &out, &s), bad,
+                {"has 10 parameters"});
   ExpectFailure(
       isocost_fit(lo, hi, dt, n, "poly:9", &out, &s), bad,
       {"spec 'poly:9' has 9 parameters", "ISOCOST_MAX_FIT_PARAMETERS (8)", "summary = NULL"});
