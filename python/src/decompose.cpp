@@ -1,0 +1,122 @@
+// python/src/decompose.cpp — isocost.decompose(): a 1-3-D numpy grid of
+// per-cell weights cut into boxes by a process grid (decompose.hpp), the
+// boxes returned as numpy arrays (one row per rank).
+#include <pybind11/stl.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "bindings.hpp"
+#include "isocost/decompose.hpp"
+
+namespace isocost::python {
+
+using namespace pybind11::literals;
+
+namespace {
+/// One row per part, one column per axis, from `get(part, axis)`.
+template <class T, class Get>
+py::array_t<T> per_part(const Decomposition& d, Get get) {
+  const int dims = d.parts.empty() ? 0 : d.parts.front().box.dims;
+  py::array_t<T> out({static_cast<py::ssize_t>(d.parts.size()), static_cast<py::ssize_t>(dims)});
+  auto view = out.template mutable_unchecked<2>();
+  for (std::size_t r = 0; r < d.parts.size(); ++r)
+    for (int a = 0; a < dims; ++a)
+      view(static_cast<py::ssize_t>(r), a) = get(d.parts[r], static_cast<std::size_t>(a));
+  return out;
+}
+
+template <class Get>
+py::array_t<double> per_rank(const Decomposition& d, Get get) {
+  std::vector<double> values;
+  for (const Part& p : d.parts) values.push_back(get(p));
+  return to_array(values);
+}
+}  // namespace
+
+void bind_decompose(py::module_& m) {
+  py::class_<Decomposition>(m, "Decomposition", "Boxes of a multi-dimensional decomposition")
+      .def_property_readonly(
+          "lo",
+          [](const Decomposition& d) {
+            return per_part<double>(d, [](const Part& p, std::size_t a) { return p.box.lo[a]; });
+          },
+          "Lower corners, one row per rank")
+      .def_property_readonly(
+          "hi",
+          [](const Decomposition& d) {
+            return per_part<double>(d, [](const Part& p, std::size_t a) { return p.box.hi[a]; });
+          },
+          "Upper corners, one row per rank")
+      .def_property_readonly(
+          "cell_lo",
+          [](const Decomposition& d) {
+            return per_part<std::int64_t>(
+                d, [](const Part& p, std::size_t a) { return p.cell_lo[a]; });
+          },
+          "First cell along each axis, one row per rank: weights[cell_lo[r,0]:cell_hi[r,0], …]")
+      .def_property_readonly(
+          "cell_hi",
+          [](const Decomposition& d) {
+            return per_part<std::int64_t>(
+                d, [](const Part& p, std::size_t a) { return p.cell_hi[a]; });
+          },
+          "One past the last cell along each axis, one row per rank")
+      .def_property_readonly(
+          "cost",
+          [](const Decomposition& d) { return per_rank(d, [](const Part& p) { return p.cost; }); })
+      .def_property_readonly(
+          "time",
+          [](const Decomposition& d) { return per_rank(d, [](const Part& p) { return p.time; }); })
+      .def_property_readonly("volume",
+                             [](const Decomposition& d) {
+                               return per_rank(d, [](const Part& p) { return p.volume; });
+                             })
+      .def_property_readonly("surface",
+                             [](const Decomposition& d) {
+                               return per_rank(d, [](const Part& p) { return p.surface; });
+                             })
+      .def_property_readonly("counts", [](const Decomposition& d) { return d.process_grid.counts; })
+      .def_property_readonly("axes", [](const Decomposition& d) { return d.process_grid.axes; })
+      .def_property_readonly("grid_name",
+                             [](const Decomposition& d) { return d.process_grid.name(); })
+      .def_property_readonly("ranks", &Decomposition::ranks)
+      .def_readonly("total_cost", &Decomposition::total_cost)
+      .def_readonly("predicted_le", &Decomposition::predicted_le)
+      .def_readonly("max_time", &Decomposition::max_time)
+      .def_readonly("cut_surface", &Decomposition::cut_surface)
+      .def_readonly("on_grid_lines", &Decomposition::on_grid_lines)
+      .def_property_readonly("converged", &Decomposition::converged)
+      .def_property_readonly(
+          "termination",
+          [](const Decomposition& d) { return std::string(to_string(d.termination)); })
+      .def("brief_report", &Decomposition::brief_report)
+      .def("full_report", &Decomposition::full_report)
+      .def("__repr__", [](const Decomposition& d) {
+        return "<isocost.Decomposition " + d.brief_report() + ">";
+      });
+
+  m.def(
+      "decompose",
+      [](py::handle weights, py::handle grid, py::handle axes, py::handle ranks, py::handle speeds,
+         py::handle min_width) {
+        GridShape shape;
+        std::vector<double> w = grid_weights(weights, shape);
+        const ProcessGrid pg = process_grid_from(grid, axes, shape.dims);
+        const Speeds s = speeds_from(ranks, speeds, pg.counts.empty() ? 0 : pg.ranks());
+        DecomposeOptions options;
+        options.min_width = min_width_from(min_width, shape.dims);
+        py::gil_scoped_release release;
+        const Density density = grid_density(std::move(w), shape);
+        return pg.counts.empty() ? choose_process_grid(density, s, options)
+                                 : decompose(density, pg, s, options);
+      },
+      "weights"_a, "grid"_a = py::none(), "axes"_a = py::none(), "ranks"_a = py::none(),
+      "speeds"_a = py::none(), "min_width"_a = py::none(),
+      "Decomposes per-cell weights (weights[i, j(, k)] is cell (i, j(, k)), in cell units) by "
+      "the process grid `grid` (counts per level, e.g. (4, 2) or '4x2'; `axes` the axis each "
+      "level cuts, default 0, 1, …), or by the best grid for `ranks` when grid is None");
+}
+
+}  // namespace isocost::python
