@@ -97,7 +97,11 @@ ProcessGrid process_grid_from(py::handle grid, py::handle axes, int dims) {
     return parse_process_grid(grid.cast<std::string>(), dims);
   }
   ProcessGrid out;
-  for (py::handle count : py::iter(grid)) out.counts.push_back(as_int(count, "grid"));
+  if (py::isinstance<py::int_>(grid)) {  // grid=4: one level of 4 slabs
+    out.counts.push_back(as_int(grid, "grid"));
+  } else {
+    for (py::handle count : py::iter(grid)) out.counts.push_back(as_int(count, "grid"));
+  }
   if (axes.is_none()) {
     for (std::size_t l = 0; l < out.counts.size(); ++l) out.axes.push_back(static_cast<int>(l));
   } else {

@@ -24,7 +24,7 @@ def check_tiles(w, d):
     assert d.total_cost == w.sum()
 
 
-@pytest.mark.parametrize("grid, axes", [((4,), None), ((4,), (1,)), ((2, 3), None),
+@pytest.mark.parametrize("grid, axes", [((4,), None), (4, (1,)), ((2, 3), None),
                                         ((3, 2), (1, 0)), ("2x2", None)])
 def test_2d_grids_tile(grid, axes):
     w = weights_2d()
@@ -78,6 +78,9 @@ def test_speeds_weight_the_parts():
         ((np.ones((4, 4)), "2y2"), {},
          "--grid: expected counts like 4x2 (parts along x, y, z) or auto, got '2y2'"),
         ((np.ones((4, 4)),), {}, "ranks: expected an integer >= 1 or a list of speeds, got neither"),
+        ((np.ones((4, 4)), []), {}, "grid: expected at least one count, got none"),
+        ((np.ones((4, 4)), "2x2"), dict(axes=(1, 0)),
+         "axes: give them with a list of counts, not with '2x2'"),
         ((np.ones((4, 4)), (2,)), dict(min_width=[1, 2, 3]),
          "min_width: 3 values for 2 dimensions; expected one per axis"),
         ((np.ones((4, 4)), (2,)), dict(min_width=3),
