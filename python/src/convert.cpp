@@ -26,6 +26,8 @@ int as_int(py::handle value, const std::string& what) {
   try {
     return value.cast<int>();
   } catch (const py::cast_error&) {
+    if (py::isinstance<py::int_>(value))
+      throw Error(what + ": expected an integer below 2^31, got " + std::string(py::str(value)));
     throw py::type_error(what + ": expected an integer, got " +
                          std::string(py::str(py::type::of(value))));
   }
@@ -99,6 +101,9 @@ ProcessGrid process_grid_from(py::handle grid, py::handle axes, int dims) {
   ProcessGrid out;
   if (py::isinstance<py::int_>(grid)) {  // grid=4: one level of 4 slabs
     out.counts.push_back(as_int(grid, "grid"));
+  } else if (!py::isinstance<py::iterable>(grid)) {
+    throw py::type_error("grid: expected counts such as (4, 2), '4x2' or None, got " +
+                         std::string(py::str(py::type::of(grid))));
   } else {
     for (py::handle count : py::iter(grid)) out.counts.push_back(as_int(count, "grid"));
   }

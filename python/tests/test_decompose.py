@@ -95,3 +95,7 @@ def test_decompose_errors(raises, args, kwargs, message):
 def test_decompose_type_error(raises):
     with raises(TypeError, "weights: expected an array of numbers, got <class 'str'>"):
         isocost.decompose("grid", (2,))
+    with raises(TypeError, "grid: expected counts such as (4, 2), '4x2' or None, got <class 'float'>"):
+        isocost.decompose(np.ones((4, 4)), 2.5)
+    with raises(TypeError, "grid: expected an integer, got <class 'str'>"):
+        isocost.decompose(np.ones((4, 4)), (2, "a"))

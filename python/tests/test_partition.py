@@ -55,6 +55,8 @@ def test_partition_errors(raises, kwargs, message):
 
 
 def test_partition_type_errors(raises):
+    with raises(isocost.Error, "ranks: expected an integer below 2^31, got 10000000000"):
+        isocost.partition(isocost.discrete_model(WEIGHTS), 10**10)
     with raises(TypeError, "ranks: expected an integer, got <class 'str'>"):
         isocost.partition(isocost.discrete_model(WEIGHTS), "x")
     with pytest.raises(TypeError):
