@@ -99,8 +99,8 @@ void bind_decompose(py::module_& m) {
 
   m.def(
       "decompose",
-      [](py::handle weights, py::handle grid, py::handle axes, py::handle ranks, py::handle speeds,
-         py::handle min_width) {
+      [](py::object weights, py::object grid, py::object axes, py::object ranks, py::object speeds,
+         py::object min_width) {
         GridShape shape;
         std::vector<double> w = grid_weights(weights, shape);
         const ProcessGrid pg = process_grid_from(grid, axes, shape.dims);

@@ -20,7 +20,7 @@ namespace isocost::python {
 using namespace pybind11::literals;
 
 namespace {
-Samples samples_from(py::handle lo, py::handle hi, py::handle seconds) {
+Samples samples_from(py::object lo, py::object hi, py::object seconds) {
   const std::vector<double> l = to_vector(lo, "lo"), h = to_vector(hi, "hi"),
                             dt = to_vector(seconds, "seconds");
   if (h.size() != l.size() || dt.size() != l.size())
@@ -106,7 +106,7 @@ void bind_fit(py::module_& m) {
 
   m.def(
       "fit",
-      [](py::handle lo, py::handle hi, py::handle seconds, const std::string& spec, bool relative,
+      [](py::object lo, py::object hi, py::object seconds, const std::string& spec, bool relative,
          const std::string& loss, int max_iterations, int ranks, std::optional<double> domain_lo,
          std::optional<double> domain_hi) {
         const Samples samples = samples_from(lo, hi, seconds);
@@ -139,7 +139,7 @@ void bind_fit(py::module_& m) {
       "path"_a, "(lo, hi, seconds) arrays of a samples file (CSV 'x,t' or 'lo,hi,dt', or JSON)");
   m.def(
       "intervals_from_partition",
-      [](py::handle cuts, py::handle times) {
+      [](py::object cuts, py::object times) {
         const std::vector<double> c = to_vector(cuts, "cuts"), t = to_vector(times, "times");
         return intervals_of(samples_from_partition(c, t));
       },

@@ -54,7 +54,7 @@ void bind_models(py::module_& m) {
       "A"_a, "p"_a, "lo"_a, "hi"_a, "B"_a = 0.0, "Power law t(x) = A x^p + B on [lo, hi]");
   m.def(
       "polynomial_model",
-      [](py::handle coefficients, double lo, double hi, double x0, double scale) {
+      [](py::object coefficients, double lo, double hi, double x0, double scale) {
         return polynomial_model(to_vector(coefficients, "coefficients"), lo, hi, x0, scale);
       },
       "coefficients"_a, "lo"_a, "hi"_a, "x0"_a = 0.0, "scale"_a = 1.0,
@@ -63,7 +63,7 @@ void bind_models(py::module_& m) {
         "Exponential t(x) = A e^(b (x - lo)) on [lo, hi]");
   m.def(
       "tabulated_model",
-      [](py::handle x, py::handle t, const std::string& interpolation) {
+      [](py::object x, py::object t, const std::string& interpolation) {
         return tabulated_model(to_vector(x, "x"), to_vector(t, "t"),
                                parse_interpolation(interpolation));
       },
@@ -71,7 +71,7 @@ void bind_models(py::module_& m) {
       "Monotone interpolation ('pchip', 'makima' or 'linear') through cumulative samples (x, t)");
   m.def(
       "discrete_model",
-      [](py::handle weights, std::int64_t first) {
+      [](py::object weights, std::int64_t first) {
         return discrete_model(to_vector(weights, "weights"), first);
       },
       "weights"_a, "first"_a = 0,

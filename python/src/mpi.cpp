@@ -21,7 +21,7 @@ namespace isocost::python {
 using namespace pybind11::literals;
 
 namespace {
-MPI_Comm comm_from(py::handle comm) {
+MPI_Comm comm_from(py::object comm) {
   if (!py::hasattr(comm, "py2f"))
     throw py::type_error("comm: expected an mpi4py communicator (with py2f()), got " +
                          std::string(py::str(py::type::of(comm))));
@@ -41,7 +41,7 @@ int comm_size(MPI_Comm comm) {
   return size;
 }
 
-std::array<std::int64_t, kMaxDims> corner(py::handle values, const std::string& what, int dims) {
+std::array<std::int64_t, kMaxDims> corner(py::object values, const std::string& what, int dims) {
   std::array<std::int64_t, kMaxDims> out{0, 0, 0};
   std::size_t a = 0;
   for (py::handle v : py::iter(values)) {
@@ -107,7 +107,7 @@ void bind_mpi(py::module_& m) {
 
   m.def(
       "partition_weights",
-      [](py::handle comm, py::handle weights, py::handle ranks, py::handle speeds, bool optimal,
+      [](py::object comm, py::object weights, py::object ranks, py::object speeds, bool optimal,
          bool all_cuts) {
         const MPI_Comm c = comm_from(comm);
         const std::vector<double> w = to_vector(weights, "weights");
@@ -126,8 +126,8 @@ void bind_mpi(py::module_& m) {
 
   m.def(
       "partition_points",
-      [](py::handle comm, py::handle coords, py::handle weights, py::handle ranks,
-         py::handle speeds, int buckets) {
+      [](py::object comm, py::object coords, py::object weights, py::object ranks,
+         py::object speeds, int buckets) {
         const MPI_Comm c = comm_from(comm);
         using Doubles = py::array_t<double, py::array::c_style | py::array::forcecast>;
         auto xyz = Doubles::ensure(coords);
@@ -151,9 +151,9 @@ void bind_mpi(py::module_& m) {
 
   m.def(
       "decompose_grid",
-      [](py::handle comm, py::handle shape, py::handle lo, py::handle hi, py::handle weights,
-         py::handle grid, py::handle axes, py::handle ranks, py::handle speeds,
-         py::handle min_width) {
+      [](py::object comm, py::object shape, py::object lo, py::object hi, py::object weights,
+         py::object grid, py::object axes, py::object ranks, py::object speeds,
+         py::object min_width) {
         const MPI_Comm c = comm_from(comm);
         GridShape g;
         std::vector<int> cells;

@@ -36,7 +36,7 @@ void bind_partition(py::module_& m) {
 
   m.def(
       "partition",
-      [](const CostModel& model, py::handle ranks, py::handle speeds, bool integer) {
+      [](const CostModel& model, py::object ranks, py::object speeds, bool integer) {
         const Speeds s = speeds_from(ranks, speeds);
         PartitionOptions options;
         options.integer = integer;

@@ -42,7 +42,7 @@ void bind_stats(py::module_& m) {
       });
 
   m.def(
-      "load_stats", [](py::handle times) { return isocost::load_stats(to_vector(times, "times")); },
+      "load_stats", [](py::object times) { return isocost::load_stats(to_vector(times, "times")); },
       "times"_a, "Load statistics of one time per rank (finite, >= 0, not all zero)");
 }
 
