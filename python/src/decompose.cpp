@@ -3,12 +3,15 @@
 // boxes returned as numpy arrays (one row per rank).
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "bindings.hpp"
 #include "isocost/decompose.hpp"
+#include "isocost/error.hpp"
 
 namespace isocost::python {
 
@@ -24,6 +27,24 @@ py::array_t<T> per_part(const Decomposition& d, Get get) {
   for (std::size_t r = 0; r < d.parts.size(); ++r)
     for (int a = 0; a < dims; ++a)
       view(static_cast<py::ssize_t>(r), a) = get(d.parts[r], static_cast<std::size_t>(a));
+  return out;
+}
+
+/// The box (lo corner, hi corner) of a grid of `dims` dimensions, if given.
+std::optional<Box> box_from(py::handle box, int dims) {
+  if (box.is_none()) return std::nullopt;
+  if (!py::isinstance<py::sequence>(box) || py::len(box) != 2)
+    throw Error("box: expected (lo, hi), two corners");
+  const auto corners = py::reinterpret_borrow<py::sequence>(box);
+  const std::vector<double> lo = to_vector(corners[0], "box lo"),
+                            hi = to_vector(corners[1], "box hi");
+  if (lo.size() != static_cast<std::size_t>(dims) || hi.size() != static_cast<std::size_t>(dims))
+    throw Error("box: expected corners of " + std::to_string(dims) + " values, one per axis, got " +
+                std::to_string(lo.size()) + " and " + std::to_string(hi.size()));
+  Box out;
+  out.dims = dims;
+  std::copy(lo.begin(), lo.end(), out.lo.begin());
+  std::copy(hi.begin(), hi.end(), out.hi.begin());
   return out;
 }
 
@@ -100,23 +121,26 @@ void bind_decompose(py::module_& m) {
   m.def(
       "decompose",
       [](py::object weights, py::object grid, py::object axes, py::object ranks, py::object speeds,
-         py::object min_width) {
+         py::object min_width, py::object box) {
         GridShape shape;
         std::vector<double> w = grid_weights(weights, shape);
         const ProcessGrid pg = process_grid_from(grid, axes, shape.dims);
         const Speeds s = speeds_from(ranks, speeds, pg.counts.empty() ? 0 : pg.ranks());
         DecomposeOptions options;
         options.min_width = min_width_from(min_width, shape.dims);
+        const std::optional<Box> b = box_from(box, shape.dims);
         py::gil_scoped_release release;
-        const Density density = grid_density(std::move(w), shape);
+        const Density density =
+            b ? grid_density(std::move(w), shape, *b) : grid_density(std::move(w), shape);
         return pg.counts.empty() ? choose_process_grid(density, s, options)
                                  : decompose(density, pg, s, options);
       },
       "weights"_a, "grid"_a = py::none(), "axes"_a = py::none(), "ranks"_a = py::none(),
-      "speeds"_a = py::none(), "min_width"_a = py::none(),
+      "speeds"_a = py::none(), "min_width"_a = py::none(), "box"_a = py::none(),
       "Decomposes per-cell weights (weights[i, j(, k)] is cell (i, j(, k)), in cell units) by "
       "the process grid `grid` (counts per level, e.g. (4, 2) or '4x2'; `axes` the axis each "
-      "level cuts, default 0, 1, …), or by the best grid for `ranks` when grid is None");
+      "level cuts, default 0, 1, …), or by the best grid for `ranks` when grid is None; "
+      "box=(lo, hi) places the cells in a box instead of cell units");
 }
 
 }  // namespace isocost::python

@@ -55,6 +55,16 @@ def test_rows_of_a_grid_match_the_1d_partition_of_its_row_sums():
     assert max(slabs) == d.max_time
 
 
+def test_box_places_the_cells():
+    w = weights_2d()  # 12 x 9 cells on [0, 6] x [-1, 2]: cells 0.5 wide and 1/3 high
+    d = isocost.decompose(w, (2, 3), box=((0, -1), (6, 2)))
+    cells = isocost.decompose(w, (2, 3))
+    assert d.cell_lo.tolist() == cells.cell_lo.tolist()
+    np.testing.assert_allclose(d.lo, cells.cell_lo * [0.5, 1 / 3] + [0, -1], rtol=0, atol=1e-14)
+    np.testing.assert_allclose(d.hi, cells.cell_hi * [0.5, 1 / 3] + [0, -1], rtol=0, atol=1e-14)
+    assert d.cost.tolist() == cells.cost.tolist()
+
+
 def test_speeds_weight_the_parts():
     w = np.ones((12, 1))
     d = isocost.decompose(w, (3,), speeds=[1, 2, 3])
@@ -83,6 +93,11 @@ def test_speeds_weight_the_parts():
          "axes: give them with a list of counts, not with '2x2'"),
         ((np.ones((4, 4)), (2,)), dict(min_width=[1, 2, 3]),
          "min_width: 3 values for 2 dimensions; expected one per axis"),
+        ((np.ones((4, 4)), (2,)), dict(box=((0, 0), (1,))),
+         "box: expected corners of 2 values, one per axis, got 2 and 1"),
+        ((np.ones((4, 4)), (2,)), dict(box=(0, 1, 2)), "box: expected (lo, hi), two corners"),
+        ((np.ones((4, 4)), (2,)), dict(box=((0, 1), (1, 1))),
+         "grid density box: y range needs lo < hi, got lo=1, hi=1"),
         ((np.ones((4, 4)), (2,)), dict(min_width=3),
          "2 parts of width >= 3 along x do not fit in 4 cells of width 1 (4 wide)"),
     ],
