@@ -102,3 +102,12 @@ def test_errors_are_raised_on_every_rank(raises):
     with raises(isocost.Error, "weights: expected an array of shape hi - lo, one value per cell "
                                "of this rank's box"):
         isocost.mpi.decompose_grid(comm, (4, 4), (0, 0), (4, 4), np.ones((2, 8)), (2,))
+    with raises(isocost.Error, "lo: expected 2 values, one per axis, got 1"):
+        isocost.mpi.decompose_grid(comm, (4, 4), (0,), (4, 4), np.ones((4, 4)), (2,))
+    with raises(isocost.Error, "shape: expected 1 to 3 cell counts, got 4"):
+        isocost.mpi.decompose_grid(comm, (4, 4, 4, 4), (0,), (4, 4), np.ones((4, 4)), (2,))
+    # Every rank has the same bad option: one line names them all.
+    who = "1 rank (rank 0" if size == 1 else f"{size} ranks (ranks {', '.join(map(str, range(size)))}"
+    with raises(isocost.Error, f"partition_points: invalid input on {who}: options: buckets must "
+                               "be in [2, 65536], got 1)"):
+        isocost.mpi.partition_points(comm, np.ones((3, 2)), np.ones(3), buckets=1)
