@@ -241,6 +241,7 @@ TEST(CBalancer, TimedStepsCountAndAreLogged) {
     while (std::getline(in, line)) lines.push_back(line);
     ASSERT_EQ(lines.size(), 1u);  // the check at step 2
     EXPECT_NE(lines[0].find("\"step\":2"), std::string::npos) << lines[0];
+    std::remove(log.c_str());
   }
 }
 
