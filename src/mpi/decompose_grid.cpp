@@ -13,6 +13,7 @@
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/limits.hpp"
+#include "tiling.hpp"
 
 namespace isocost::mpi {
 
@@ -149,6 +150,8 @@ Decomposition decompose_grid(MPI_Comm comm, const GridShape& shape, const Cells&
     throw Error(std::string(what) + ": the ranks' boxes hold " + std::to_string(all) +
                 " cells, the grid " + std::to_string(shape.count()) +
                 "; expected boxes that tile the grid");
+  if (const std::string why = internal::check_tiling(comm, n, blo, bhi); !why.empty())
+    throw Error(std::string(what) + ": " + why + "; expected boxes that tile the grid");
   const auto local = [&](std::int64_t i, std::int64_t j, std::int64_t k) -> const double& {
     const std::int64_t nx = bhi[0] - blo[0], ny = bhi[1] - blo[1];
     return weights[static_cast<std::size_t>((i - blo[0]) +

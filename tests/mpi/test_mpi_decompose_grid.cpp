@@ -169,6 +169,20 @@ TEST(DecomposeGrid, BadInputFailsOnEveryRank) {
   expect_has(e, "expected boxes that tile the grid");
   expect_in_step();
 
+  // Boxes that hold as many cells as the grid but overlap: x-slabs, rank 0's
+  // shifted one column onto rank 1's, leaving column 0 in no box.
+  if (R > 1) {
+    Cells lo3{0, 0, 0}, hi3{0, 10, 1};
+    lo3[0] = 20 * rank_of() / R, hi3[0] = 20 * (rank_of() + 1) / R;
+    if (rank_of() == 0) lo3[0] += 1, hi3[0] += 1;
+    e = error_of([&] {
+      isocost::mpi::decompose_grid(MPI_COMM_WORLD, shape, lo3, hi3, mine(all, shape, lo3, hi3), pg,
+                                   s);
+    });
+    expect_has(e, "some cell is in two boxes and another in none");
+    expect_in_step();
+  }
+
   Cells out = hi;
   out[0] = 21;
   e = error_of([&] {

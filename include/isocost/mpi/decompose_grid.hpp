@@ -29,12 +29,12 @@ namespace isocost::mpi {
 /// [0, cells[a]] on each axis), computed from the boxes the ranks hold. This
 /// rank holds the cells [lo[a], hi[a]) of `shape` (an empty box is allowed)
 /// and `weights` for them, x fastest within the box; the boxes of all ranks
-/// must tile the grid (checked: inside it, and their cells add up to the
-/// grid's). Per rank: O(local cells) work and O(pieces × cells along the
-/// level's axis) memory a level. Every rank returns the same Decomposition,
-/// equal cut for cut to the serial one whenever the sums are exact (e.g.
-/// integer weights); otherwise a cut may differ where two grid lines give
-/// the same heaviest slab within rounding.
+/// must tile the grid (checked: inside it, their cells add up to the
+/// grid's, and each cell is held once, by a fingerprint: mpi/tiling.hpp). Per rank: O(local cells)
+/// work and O(pieces × cells along the level's axis) memory a level. Every rank returns the same
+/// Decomposition, equal cut for cut to the serial one whenever the sums are exact (e.g. integer
+/// weights); otherwise a cut may differ where two grid lines give the same heaviest slab within
+/// rounding.
 ///
 /// Collective over `comm`. `shape`, `process_grid`, `speeds` (P =
 /// process_grid.ranks(), which may differ from the communicator's size) and
