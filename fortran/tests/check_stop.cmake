@@ -1,0 +1,13 @@
+# Runs PROGRAM and expects a nonzero exit with EXPECTED in its stderr.
+execute_process(COMMAND ${PROGRAM} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message("exit: ${rc}\nstdout: ${out}\nstderr: ${err}")
+if(rc EQUAL 0)
+  message(FATAL_ERROR "expected a nonzero exit")
+endif()
+string(FIND "${err}" "${EXPECTED}" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "stderr lacks '${EXPECTED}'")
+endif()
+if(out MATCHES "not reached")
+  message(FATAL_ERROR "the program went on after the failure")
+endif()

@@ -1,0 +1,201 @@
+! Module isocost against the C interface called directly (module isocost_c,
+! the same code path: results equal bit for bit), against known values, and
+! every error path: with status= the C status and a message naming the value.
+program test_fortran
+  use, intrinsic :: iso_c_binding
+  use isocost
+  use isocost_c, only: c_sieve => isocost_model_sieve, c_partition => isocost_partition, &
+                       c_free => isocost_model_free, c_cost => isocost_model_cost, &
+                       c_density => isocost_model_density, c_load_stats => isocost_load_stats
+  implicit none
+  integer :: failures = 0, checks = 0
+
+  call discrete_cuts()
+  call sieve_against_c()
+  call power_known_cuts()
+  call other_models()
+  call load_stats_known()
+  call error_paths()
+  print '(i0, a, i0, a)', checks - failures, ' of ', checks, ' checks passed'
+  if (failures > 0) error stop 1
+
+contains
+
+  subroutine check(ok, what)
+    logical, intent(in) :: ok
+    character(len=*), intent(in) :: what
+    checks = checks + 1
+    if (.not. ok) then
+      failures = failures + 1
+      print '(a)', 'FAILED: '//what
+    end if
+  end subroutine check
+
+  ! status is `code` and the message holds `fragment`.
+  subroutine check_error(status, code, fragment)
+    integer, intent(in) :: status, code
+    character(len=*), intent(in) :: fragment
+    character(len=:), allocatable :: message
+    message = isocost_last_error()
+    call check(status == code, 'status '//isocost_status_name(status)//' for "'//fragment//'"')
+    call check(index(message, fragment) > 0, '"'//message//'" lacks "'//fragment//'"')
+  end subroutine check_error
+
+  ! The C header's own example: [5,5,9,6,3,8,2,2] into 3 parts.
+  subroutine discrete_cuts()
+    type(isocost_model) :: m
+    real(c_double) :: cuts(0:3), lo, hi, total
+    integer :: status
+    call isocost_model_discrete([5d0, 5d0, 9d0, 6d0, 3d0, 8d0, 2d0, 2d0], m, status)
+    call check(status == ISOCOST_OK, 'discrete model')
+    call check(isocost_last_error() == '', 'success clears the message')
+    call isocost_partition(m, 3, cuts, status=status)
+    call check(status == ISOCOST_OK, 'discrete partition')
+    call check(all(cuts == [0d0, 2d0, 5d0, 8d0]), 'discrete cuts [0, 2, 5, 8]')
+    call isocost_model_domain(m, lo, hi)
+    call isocost_model_total(m, total)
+    call check(lo == 0 .and. hi == 8 .and. total == 40, 'discrete domain [0, 8], total 40')
+    call isocost_model_free(m)
+    call check(.not. c_associated(m%handle), 'free nulls the handle')
+    call isocost_model_free(m)  ! a second free is a no-op
+  end subroutine discrete_cuts
+
+  ! Swartz's T3D model (eq. (4)) through the module and through C directly,
+  ! with speeds and integer cuts: the same numbers bit for bit.
+  subroutine sieve_against_c()
+    real(c_double), parameter :: A = 3.9098d-7, p = 1.43d0, c = 1.08366d0
+    real(c_double), parameter :: speeds(4) = [1d0, 2d0, 1.5d0, 0.5d0]
+    type(isocost_model) :: m
+    type(c_ptr) :: raw
+    real(c_double) :: mine(0:4), theirs(0:4), t1, t2, d1, d2
+    integer :: k, whole
+    call isocost_model_sieve(A, p, c, 6d0, 2d6, m)
+    call check(c_sieve(A, p, c, 6d0, 2d6, raw) == ISOCOST_OK, 'C sieve model')
+    do whole = 0, 1
+      call isocost_partition(m, 4, mine, speeds, integer=whole == 1)
+      theirs = -1
+      call check(c_partition(raw, 4_c_int, speeds, int(whole, c_int), theirs) == ISOCOST_OK, &
+                 'C partition')
+      call check(all(mine == theirs), 'sieve cuts with speeds equal the C ones')
+      call isocost_partition(m, 4, mine)
+      call check(c_partition(raw, 4_c_int, integer=0_c_int, cuts=theirs) == ISOCOST_OK, &
+                 'C partition, uniform')
+      call check(all(mine == theirs), 'sieve cuts at uniform speeds equal the C ones')
+    end do
+    call check(all(mine(1:4) > mine(0:3)), 'cuts increase')
+    call check(mine(0) == 6 .and. mine(4) == 2d6, 'cuts span the domain')
+    do k = 1, 5
+      call isocost_model_cost(m, 4d5 * k, t1)
+      call isocost_model_density(m, 4d5 * k, d1)
+      call check(c_cost(raw, 4d5 * k, t2) == ISOCOST_OK, 'C cost')
+      call check(c_density(raw, 4d5 * k, d2) == ISOCOST_OK, 'C density')
+      call check(t1 == t2 .and. d1 == d2, 'cost and density equal the C ones')
+    end do
+    call c_free(raw)
+    call isocost_model_free(m)
+  end subroutine sieve_against_c
+
+  ! t(x) = x^2 on [0, 1] into 4 equal parts: x_i = sqrt(i/4).
+  subroutine power_known_cuts()
+    type(isocost_model) :: m
+    real(c_double) :: cuts(0:4)
+    integer :: i
+    call isocost_model_power(1d0, 2d0, 0d0, 0d0, 1d0, m)
+    call isocost_partition(m, 4, cuts)
+    do i = 0, 4
+      call check(abs(cuts(i) - sqrt(i / 4d0)) <= 1d-12, 'x^2 cut at sqrt(i/4)')
+    end do
+    call isocost_model_free(m)
+  end subroutine power_known_cuts
+
+  ! Polynomial and tabulated forms against exact values.
+  subroutine other_models()
+    type(isocost_model) :: m
+    real(c_double) :: t, d, cuts(0:2)
+    ! t(x) = 1 + 2x + 3x^2 on [0, 2]: t(1) − t(0) = 5, t'(1) = 8.
+    call isocost_model_polynomial([1d0, 2d0, 3d0], 0d0, 2d0, m)
+    call isocost_model_cost(m, 1d0, t)
+    call isocost_model_density(m, 1d0, d)
+    call check(abs(t - 5) <= 1d-12 .and. abs(d - 8) <= 1d-12, 'polynomial cost 5, density 8')
+    ! Linear through (0,0), (1,1), (3,2): half of the cost is reached at x = 1.
+    call isocost_model_tabulated([0d0, 1d0, 3d0], [0d0, 1d0, 2d0], m, ISOCOST_INTERPOLATION_LINEAR)
+    call isocost_partition(m, 2, cuts)
+    call check(abs(cuts(1) - 1) <= 1d-12 .and. cuts(2) == 3, 'tabulated linear halves at x = 1')
+    call isocost_model_free(m)
+    ! An allocatable model is finalized (released) on deallocation.
+    block
+      type(isocost_model), allocatable :: owned
+      allocate (owned)
+      call isocost_model_power(1d0, 1d0, 0d0, 0d0, 1d0, owned)
+      call check(c_associated(owned%handle), 'allocatable model built')
+      deallocate (owned)
+    end block
+  end subroutine other_models
+
+  ! Swartz eqs. (2)-(3) by hand: times 1, 2, 3, 4 give T_avg = 2.5, L_I = 60 %.
+  subroutine load_stats_known()
+    type(isocost_load_stats_t) :: s, c_s
+    real(c_double), parameter :: times(4) = [1d0, 2d0, 3d0, 4d0]
+    call isocost_load_stats(times, s)
+    call check(s%t_min == 1 .and. s%t_max == 4 .and. s%t_avg == 2.5d0, 'min, max, avg')
+    call check(abs(s%l_i - 60) <= 1d-12 .and. abs(s%l_e - 40) <= 1d-12, 'L_I 60, L_E 40')
+    call check(abs(s%efficiency - 0.625d0) <= 1d-15, 'efficiency 0.625')
+    call check(c_load_stats(times, 4_c_int, c_s) == ISOCOST_OK, 'C load stats')
+    call check(s%l_e == c_s%l_e .and. s%efficiency == c_s%efficiency, 'stats equal the C ones')
+  end subroutine load_stats_known
+
+  subroutine error_paths()
+    type(isocost_model) :: m, never
+    real(c_double) :: cuts(0:3), x, lo, hi
+    type(isocost_load_stats_t) :: s
+    integer :: status
+    ! A model never built (or already freed) is a NULL model to C.
+    call isocost_partition(never, 3, cuts, status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, 'isocost_partition: model is NULL')
+    call isocost_model_cost(never, 1d0, x, status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, 'isocost_model_cost: model is NULL')
+    call isocost_model_domain(never, lo, hi, status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, 'model is NULL')
+    ! Bad values, named by C.
+    call isocost_model_discrete([1d0, 2d0, 3d0], m)
+    call isocost_partition(m, 0, cuts, status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, &
+                     'isocost_partition: ranks: expected an integer >= 1, got 0')
+    call isocost_partition(m, 3, cuts, [1d0, 0d0, 1d0], status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, 'speed of rank 1')
+    call isocost_model_cost(m, 7d0, x, status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, 'isocost_model_cost')
+    call check(index(isocost_last_error(), '7') > 0, 'the message names x = 7')
+    call isocost_model_discrete([real(c_double) ::], m, status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, &
+                     'isocost_model_discrete: n: expected an integer >= 1, got 0')
+    call check(.not. c_associated(m%handle), 'a failed constructor leaves no model')
+    call isocost_model_sieve(3.9d-7, 1.43d0, 1.08366d0, 2d0, 1d6, m, status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, 'isocost_model_sieve')
+    call isocost_model_polynomial([1d0], 0d0, 1d0, m, status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, 'count: expected an integer >= 2, got 1')
+    call isocost_load_stats([real(c_double) ::], s, status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, 'isocost_load_stats: n:')
+    call isocost_load_stats([1d0, -2d0], s, status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, 'isocost_load_stats')
+    call check(index(isocost_last_error(), '-2') > 0, 'the message names the time -2')
+    ! Sizes checked here, before C: the message names both arrays.
+    call isocost_model_discrete([1d0, 2d0, 3d0], m)
+    call isocost_partition(m, 2, cuts, status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, &
+                     'isocost_partition: cuts: expected 3 elements (the size of ranks + 1), got 4')
+    call isocost_partition(m, 3, cuts, [1d0, 1d0], status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, &
+                     'isocost_partition: speeds: expected 3 elements (the size of ranks), got 2')
+    call isocost_model_tabulated([0d0, 1d0], [0d0], m, status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, &
+                     'isocost_model_tabulated: t: expected 2 elements (the size of x), got 1')
+    ! The next call clears a message found here, as C clears its own.
+    call isocost_model_discrete([1d0], m, status)
+    call check(status == ISOCOST_OK, 'one weight is a model')
+    call check(isocost_last_error() == '', 'success clears it')
+    call isocost_model_free(m)
+    call check(isocost_status_name(ISOCOST_ERROR_NOT_CONVERGED) == 'ISOCOST_ERROR_NOT_CONVERGED', &
+               'status name')
+  end subroutine error_paths
+end program test_fortran
