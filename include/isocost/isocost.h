@@ -1,9 +1,10 @@
 /* isocost/isocost.h — the C interface of isocost (target isocost::c).
  *
- * Valid C99 and C++; it includes only <stdint.h>. This slice covers the core
- * (no MPI, no Ceres): the built-in one-dimensional cost models, tabulated
- * samples and discrete weights, 1-D partitions with speeds, and load
- * statistics. See docs/c_api.md.
+ * Valid C99 and C++; it includes only <stdint.h>. It covers the built-in
+ * one-dimensional cost models, tabulated samples and discrete weights, 1-D
+ * partitions with speeds, fitting a model to interval timings (when built with
+ * the fitters), and load statistics. No MPI here: see isocost_mpi.h.
+ * See docs/c_api.md.
  *
  * Conventions, for every function below:
  * - A status is returned as an int: ISOCOST_OK (0) or one of the
@@ -15,8 +16,9 @@
  * - Every pointer argument is checked: NULL where a pointer is required is
  *   ISOCOST_ERROR_INVALID_ARGUMENT with "… ARGUMENT is NULL".
  * - On failure nothing is written to output arguments, except that a model
- *   constructor sets *out = NULL (when out itself is not NULL) and
- *   isocost_partition() writes its cuts on ISOCOST_ERROR_NOT_CONVERGED.
+ *   constructor (and isocost_fit) sets *out = NULL (when out itself is not
+ *   NULL), and a call that returns ISOCOST_ERROR_NOT_CONVERGED writes its
+ *   outputs (cuts, a fitted model) as its comment says.
  * - Models are immutable: one model may be used from several threads at once.
  *
  *   isocost_model* m = NULL;
@@ -51,12 +53,14 @@ enum isocost_status {
   ISOCOST_ERROR_INVALID_ARGUMENT = 1,
   /** Memory could not be allocated (std::bad_alloc). */
   ISOCOST_ERROR_NO_MEMORY = 2,
-  /** Any other failure inside the library (an unexpected C++ exception); the
-   *  message is its what(). */
+  /** A computation that produced no answer (isocost_fit(): the fit yielded
+   *  no model), or any other failure inside the library (an unexpected C++
+   *  exception, whose what() is the message). */
   ISOCOST_ERROR_FAILED = 3,
   /** isocost_partition(): the cuts were written, but some cut's root find did
    *  not converge (iteration limit, or tolerance not confirmed); the message
-   *  is the partition's brief report. */
+   *  is the partition's brief report. isocost_fit(): Ceres ran out of
+   *  iterations; the last iterate's model and the summary were written. */
   ISOCOST_ERROR_NOT_CONVERGED = 4
 };
 
@@ -183,6 +187,90 @@ struct isocost_load_stats {
 /** Load statistics of n >= 1 per-rank times, each finite and >= 0, not all
  *  zero: isocost::load_stats(). */
 int isocost_load_stats(const double* times, int n, struct isocost_load_stats* out) ISOCOST_NOEXCEPT;
+
+/* ------------------------------------------------------------------------
+ * Fitting a model to interval timings (isocost::fit, Ceres Solver)
+ *
+ * Defined in the isocost::c library only when isocost was built with
+ * ISOCOST_BUILD_FITTERS=ON (the default); the installed `c` component then
+ * needs the `fitters` one. */
+
+/** Room for fitted parameters in struct isocost_fit_summary. */
+#define ISOCOST_MAX_FIT_PARAMETERS 8
+
+/** What a fit reports (isocost::FitSummary). Write `struct isocost_fit_summary`. */
+struct isocost_fit_summary {
+  double rmse;          /**< root mean square residual, relative to each sample's
+                             seconds unless options.relative = 0 */
+  double max_rel_error; /**< max_k |t(hi_k) − t(lo_k) − seconds_k| / seconds_k */
+  double r_squared;     /**< 1 − SS_res/SS_tot on the seconds */
+  int iterations;       /**< Ceres iterations (0 for pchip/makima) */
+  int converged;        /**< 1 when the fit converged, else 0 */
+  int n_parameters;     /**< <= ISOCOST_MAX_FIT_PARAMETERS; 0 for pchip/makima */
+  /** The parameter values in isocost::fit_parameter_names() order: sieve A, p,
+   *  c, q (c and q held at 1.08366 and 1 unless "sieve+c"/"sieve+q"); power
+   *  A, p; poly:N c1 … cN; exp A, b; a formula's identifiers other than x, in
+   *  order of first appearance. Entries past n_parameters are 0. */
+  double parameters[ISOCOST_MAX_FIT_PARAMETERS];
+};
+
+/** Robust loss of struct isocost_fit_options (isocost::FitLoss). */
+enum isocost_fit_loss {
+  ISOCOST_FIT_LOSS_NONE = 0,
+  ISOCOST_FIT_LOSS_HUBER = 1,
+  ISOCOST_FIT_LOSS_CAUCHY = 2
+};
+
+/** Settings of isocost_fit_ex() (isocost::FitOptions). Fill it with
+ *  isocost_fit_options_init() first, then change what you need. */
+struct isocost_fit_options {
+  int relative;              /**< nonzero (default): residuals relative to each
+                                  sample's seconds; 0: absolute, in units of
+                                  the mean seconds */
+  int loss;                  /**< an isocost_fit_loss (default NONE) */
+  double loss_scale;         /**< > 0, in residual units (default 0.05) */
+  int max_iterations;        /**< >= 1 (default 200) */
+  double function_tolerance; /**< > 0 (default 1e-12) */
+  /** The domain of the returned model; NaN (default) for the samples' span.
+   *  The model must increase on it. */
+  double lo, hi;
+};
+
+/** Sets every field of *options to its default (those of isocost::FitOptions). */
+int isocost_fit_options_init(struct isocost_fit_options* options) ISOCOST_NOEXCEPT;
+
+/** Fits a model to `count` >= 1 interval samples: the work in [lo[k], hi[k])
+ *  took seconds[k] (finite, lo[k] < hi[k], seconds[k] > 0; the samples of one
+ *  run tile the domain, those of several runs may overlap). isocost::fit() on
+ *  Samples of {lo[k], hi[k], seconds[k]} with default FitOptions.
+ *  - spec: isocost::parse_fit_spec() text: "sieve" (Swartz eq. (4): fits A
+ *    and p), "sieve+c", "sieve+q", "sieve+c+q", "power", "poly:N"
+ *    (1 <= N <= 10), "exp", "expr:FORMULA" (muParser, e.g. "expr:A*x^p"),
+ *    "pchip" or "makima" (interpolation of one tiling run, no parameters).
+ *    A spec with more than ISOCOST_MAX_FIT_PARAMETERS parameters is an error
+ *    when summary is not NULL.
+ *  - out: receives the fitted model, owned by the caller (isocost_model_free).
+ *  - summary: may be NULL.
+ *  Outcomes:
+ *  - ISOCOST_OK: converged; *out and *summary written.
+ *  - ISOCOST_ERROR_NOT_CONVERGED: Ceres ran out of iterations; *out is the
+ *    model of the last iterate and *summary is written (converged = 0), the
+ *    message is the summary's one-line report. Free the model.
+ *  - ISOCOST_ERROR_FAILED: the fit produced no model (Ceres failed, or the
+ *    fitted parameters give no increasing model on the domain); *out = NULL,
+ *    *summary is written (converged = 0), the message says why.
+ *  - ISOCOST_ERROR_INVALID_ARGUMENT: a NULL pointer, count < 1, a bad sample
+ *    (named by index), a bad spec, too few samples for the parameters;
+ *    *out = NULL and *summary untouched. */
+int isocost_fit(const double* lo, const double* hi, const double* seconds, int64_t count,
+                const char* spec, isocost_model** out,
+                struct isocost_fit_summary* summary) ISOCOST_NOEXCEPT;
+
+/** isocost_fit() with options (NULL: the defaults); a bad option is
+ *  ISOCOST_ERROR_INVALID_ARGUMENT naming it. */
+int isocost_fit_ex(const double* lo, const double* hi, const double* seconds, int64_t count,
+                   const char* spec, const struct isocost_fit_options* options, isocost_model** out,
+                   struct isocost_fit_summary* summary) ISOCOST_NOEXCEPT;
 
 #ifdef __cplusplus
 }

@@ -49,6 +49,34 @@ int main(void) {
   printf("L_I = %.4f %%, L_E = %.4f %%, efficiency = %.4f\n", stats.l_i, stats.l_e,
          stats.efficiency);
 
+#ifdef ISOCOST_TEST_FIT
+  /* Fit "power" to 16 intervals of [1, 2] timed exactly by t(x) = x^2: the
+   * fit gives back A = 1, p = 2, and its 2-rank cut is sqrt(2.5) = 1.5811. */
+  {
+    double lo[16], hi[16], dt[16], cut[3];
+    struct isocost_fit_summary fit;
+    isocost_model* fitted = NULL;
+    for (int k = 0; k < 16; ++k) {
+      lo[k] = 1 + k / 16.0;
+      hi[k] = 1 + (k + 1) / 16.0;
+      dt[k] = hi[k] * hi[k] - lo[k] * lo[k];
+    }
+    check(isocost_fit(lo, hi, dt, 16, "power", &fitted, &fit) == ISOCOST_OK, "isocost_fit");
+    check(fit.converged == 1 && fit.n_parameters == 2, "a converged fit of A and p");
+    check(fit.parameters[0] > 1 - 1e-6 && fit.parameters[0] < 1 + 1e-6, "A = 1");
+    check(fit.parameters[1] > 2 - 1e-6 && fit.parameters[1] < 2 + 1e-6, "p = 2");
+    check(isocost_partition(fitted, 2, NULL, 0, cut) == ISOCOST_OK, "partition of the fit");
+    check(cut[1] > 1.58113 && cut[1] < 1.58114, "the cut at sqrt(2.5)");
+    printf("fit: A = %.9f, p = %.9f, R^2 = %.12f, cut at %.6f\n", fit.parameters[0],
+           fit.parameters[1], fit.r_squared, cut[1]);
+    isocost_model_free(fitted);
+    check(isocost_fit(lo, hi, dt, 16, "powr", &fitted, &fit) == ISOCOST_ERROR_INVALID_ARGUMENT,
+          "an unknown spec is ISOCOST_ERROR_INVALID_ARGUMENT");
+    check(fitted == NULL, "a failed fit sets *out = NULL");
+    check(strstr(isocost_last_error(), "unknown model 'powr'") != NULL, "the message names it");
+  }
+#endif
+
   isocost_model_free(model);
   isocost_model_free(NULL);
   return failures == 0 ? 0 : 1;
