@@ -29,7 +29,10 @@ module isocost
                        c_domain => isocost_model_domain, c_total => isocost_model_total, &
                        c_partition => isocost_partition, c_load_stats => isocost_load_stats
 #ifdef ISOCOST_HAVE_FIT
-  use isocost_c, only: ISOCOST_MAX_FIT_PARAMETERS, isocost_fit_summary, c_fit => isocost_fit
+  use isocost_c, only: ISOCOST_MAX_FIT_PARAMETERS, isocost_fit_summary, isocost_fit_options, &
+                       ISOCOST_FIT_LOSS_NONE, ISOCOST_FIT_LOSS_HUBER, ISOCOST_FIT_LOSS_CAUCHY, &
+                       c_fit => isocost_fit, c_fit_ex => isocost_fit_ex, &
+                       c_fit_options_init => isocost_fit_options_init
 #endif
   implicit none
   private
@@ -44,7 +47,9 @@ module isocost
   public :: isocost_model_cost, isocost_model_density, isocost_model_domain
   public :: isocost_model_total, isocost_partition, isocost_load_stats
 #ifdef ISOCOST_HAVE_FIT
-  public :: ISOCOST_MAX_FIT_PARAMETERS, isocost_fit_summary, isocost_fit
+  public :: ISOCOST_MAX_FIT_PARAMETERS, isocost_fit_summary, isocost_fit_options
+  public :: ISOCOST_FIT_LOSS_NONE, ISOCOST_FIT_LOSS_HUBER, ISOCOST_FIT_LOSS_CAUCHY
+  public :: isocost_fit, isocost_fit_options_init
 #endif
 
   ! Generic names over private specifics: gfortran reports a module procedure
@@ -89,6 +94,9 @@ module isocost
   interface isocost_fit
     module procedure f_fit
   end interface isocost_fit
+  interface isocost_fit_options_init
+    module procedure f_fit_options_init
+  end interface isocost_fit_options_init
 #endif
 
   !> A one-dimensional cost model t(x) (an isocost_model* of the C interface).
@@ -359,13 +367,15 @@ contains
   !> Fits a model to interval timings: the work in [lo(k), hi(k)) took
   !> seconds(k). spec: "sieve" (Swartz eq. (4), fits A and p), "sieve+c",
   !> "power", "poly:N", "exp", "expr:FORMULA", "pchip", "makima". summary
-  !> (optional) receives the fit's report. ISOCOST_ERROR_NOT_CONVERGED still
-  !> returns the last iterate's model (free it); other failures leave none.
-  subroutine f_fit(lo, hi, seconds, spec, model, summary, status)
+  !> (optional) receives the fit's report; options (optional, from
+  !> isocost_fit_options_init) selects isocost_fit_ex(). ISOCOST_ERROR_NOT_CONVERGED
+  !> still returns the last iterate's model (free it); other failures leave none.
+  subroutine f_fit(lo, hi, seconds, spec, model, summary, options, status)
     real(c_double), intent(in) :: lo(:), hi(:), seconds(:)
     character(len=*), intent(in) :: spec
     type(isocost_model), intent(inout) :: model
     type(isocost_fit_summary), intent(inout), optional :: summary
+    type(isocost_fit_options), intent(in), optional :: options
     integer, intent(out), optional :: status
     integer(c_int64_t) :: n
     call begin()
@@ -375,12 +385,28 @@ contains
     if (.not. same_size('isocost_fit', 'lo', n, 'seconds', size(seconds, kind=c_int64_t), &
                         status)) return
     if (n == 0) then
-      call finish(c_fit(no_values, no_values, no_values, n, trim(spec)//c_null_char, &
-                        model%handle, summary), status)
+      call finish(call_fit(no_values, no_values, no_values), status)
     else
-      call finish(c_fit(lo, hi, seconds, n, trim(spec)//c_null_char, model%handle, summary), &
-                  status)
+      call finish(call_fit(lo, hi, seconds), status)
     end if
+  contains
+    ! isocost_fit_ex() with options, else isocost_fit() (whose name the message gives).
+    integer(c_int) function call_fit(a, b, t)
+      real(c_double), intent(in) :: a(:), b(:), t(:)
+      if (present(options)) then
+        call_fit = c_fit_ex(a, b, t, n, trim(spec)//c_null_char, options, model%handle, summary)
+      else
+        call_fit = c_fit(a, b, t, n, trim(spec)//c_null_char, model%handle, summary)
+      end if
+    end function call_fit
   end subroutine f_fit
+
+  !> The default fit options (those of isocost::FitOptions).
+  subroutine f_fit_options_init(options, status)
+    type(isocost_fit_options), intent(inout) :: options
+    integer, intent(out), optional :: status
+    call begin()
+    call finish(c_fit_options_init(options), status)
+  end subroutine f_fit_options_init
 #endif
 end module isocost

@@ -36,7 +36,19 @@ module isocost_c
     integer(c_int) :: iterations = 0, converged = 0, n_parameters = 0
     real(c_double) :: parameters(ISOCOST_MAX_FIT_PARAMETERS) = 0
   end type isocost_fit_summary
-  public :: isocost_fit
+  ! enum isocost_fit_loss
+  integer(c_int), parameter, public :: ISOCOST_FIT_LOSS_NONE = 0
+  integer(c_int), parameter, public :: ISOCOST_FIT_LOSS_HUBER = 1
+  integer(c_int), parameter, public :: ISOCOST_FIT_LOSS_CAUCHY = 2
+  !> struct isocost_fit_options (isocost::FitOptions): fill it with
+  !> isocost_fit_options_init() first.
+  type, bind(c), public :: isocost_fit_options
+    integer(c_int) :: relative = 1, loss = 0
+    real(c_double) :: loss_scale = 0
+    integer(c_int) :: max_iterations = 0
+    real(c_double) :: function_tolerance = 0, lo = 0, hi = 0
+  end type isocost_fit_options
+  public :: isocost_fit, isocost_fit_ex, isocost_fit_options_init
 #endif
 
   public :: isocost_last_error_c, isocost_status_name_c, c_strlen
@@ -130,7 +142,7 @@ module isocost_c
       import :: c_int, c_double, isocost_load_stats_t
       real(c_double), intent(in) :: times(*)
       integer(c_int), value :: n
-      type(isocost_load_stats_t), intent(out) :: out
+      type(isocost_load_stats_t), intent(inout) :: out
     end function
 #ifdef ISOCOST_HAVE_FIT
     ! isocost_fit(lo, hi, seconds, count, spec, out, summary); summary absent: NULL
@@ -140,7 +152,21 @@ module isocost_c
       integer(c_int64_t), value :: count
       character(kind=c_char), intent(in) :: spec(*)
       type(c_ptr), intent(out) :: out
-      type(isocost_fit_summary), intent(out), optional :: summary
+      type(isocost_fit_summary), intent(inout), optional :: summary
+    end function
+    integer(c_int) function isocost_fit_ex(lo, hi, seconds, count, spec, options, out, summary) &
+        bind(c)
+      import :: c_int, c_int64_t, c_double, c_char, c_ptr, isocost_fit_summary, isocost_fit_options
+      real(c_double), intent(in) :: lo(*), hi(*), seconds(*)
+      integer(c_int64_t), value :: count
+      character(kind=c_char), intent(in) :: spec(*)
+      type(isocost_fit_options), intent(in), optional :: options
+      type(c_ptr), intent(out) :: out
+      type(isocost_fit_summary), intent(inout), optional :: summary
+    end function
+    integer(c_int) function isocost_fit_options_init(options) bind(c)
+      import :: c_int, isocost_fit_options
+      type(isocost_fit_options), intent(inout) :: options
     end function
 #endif
   end interface

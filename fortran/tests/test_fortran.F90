@@ -7,6 +7,9 @@ program test_fortran
   use isocost_c, only: c_sieve => isocost_model_sieve, c_partition => isocost_partition, &
                        c_free => isocost_model_free, c_cost => isocost_model_cost, &
                        c_density => isocost_model_density, c_load_stats => isocost_load_stats
+#ifdef ISOCOST_HAVE_FIT
+  use isocost_c, only: c_fit => isocost_fit
+#endif
   implicit none
   integer :: failures = 0, checks = 0
 
@@ -16,6 +19,10 @@ program test_fortran
   call other_models()
   call load_stats_known()
   call error_paths()
+#ifdef ISOCOST_HAVE_FIT
+  call fit_against_c()
+  call fit_errors()
+#endif
   print '(i0, a, i0, a)', checks - failures, ' of ', checks, ' checks passed'
   if (failures > 0) error stop 1
 
@@ -198,4 +205,88 @@ contains
     call check(isocost_status_name(ISOCOST_ERROR_NOT_CONVERGED) == 'ISOCOST_ERROR_NOT_CONVERGED', &
                'status name')
   end subroutine error_paths
+#ifdef ISOCOST_HAVE_FIT
+  ! Eight exact interval timings of Swartz's eq. (4) on [1e3, 1e6]: the fit
+  ! recovers A and p, and equals the C fit bit for bit.
+  subroutine exact_samples(lo, hi, seconds)
+    real(c_double), intent(out) :: lo(8), hi(8), seconds(8)
+    type(isocost_model) :: truth
+    real(c_double) :: edges(0:8), t(0:8)
+    integer :: k
+    call isocost_model_sieve(3.9098d-7, 1.43d0, 1.08366d0, 1d3, 1d6, truth)
+    call isocost_partition(truth, 8, edges)
+    do k = 0, 8
+      call isocost_model_cost(truth, edges(k), t(k))
+    end do
+    lo = edges(0:7)
+    hi = edges(1:8)
+    seconds = t(1:8) - t(0:7)
+    call isocost_model_free(truth)
+  end subroutine exact_samples
+
+  subroutine fit_against_c()
+    real(c_double) :: lo(8), hi(8), seconds(8), mine(0:4), theirs(0:4)
+    type(isocost_model) :: m
+    type(c_ptr) :: raw
+    type(isocost_fit_summary) :: s, c_s
+    type(isocost_fit_options) :: o
+    call exact_samples(lo, hi, seconds)
+    call isocost_fit(lo, hi, seconds, 'sieve', m, s)
+    call check(s%converged == 1 .and. s%n_parameters == 4, 'sieve fit: converged, 4 parameters')
+    call check(abs(s%parameters(1) / 3.9098d-7 - 1) < 1d-6, 'fitted A = 3.9098e-7')
+    call check(abs(s%parameters(2) - 1.43d0) < 1d-6, 'fitted p = 1.43')
+    call check(s%parameters(3) == 1.08366d0 .and. s%parameters(4) == 1, 'c and q held')
+    call check(c_fit(lo, hi, seconds, 8_c_int64_t, 'sieve'//c_null_char, raw, c_s) == ISOCOST_OK, &
+               'C fit')
+    call check(s%rmse == c_s%rmse .and. all(s%parameters == c_s%parameters) .and. &
+               s%iterations == c_s%iterations, 'summary equals the C one')
+    call isocost_partition(m, 4, mine, integer=.true.)
+    call check(c_partition(raw, 4_c_int, integer=1_c_int, cuts=theirs) == ISOCOST_OK, 'C cuts')
+    call check(all(mine == theirs), 'cuts of the fitted model equal the C ones')
+    call c_free(raw)
+    ! Options: the defaults, then a domain of our own.
+    call isocost_fit_options_init(o)
+    call check(o%relative == 1 .and. o%max_iterations == 200 .and. o%loss == ISOCOST_FIT_LOSS_NONE, &
+               'default options')
+    o%lo = 100
+    o%hi = 2d6
+    call isocost_fit(lo, hi, seconds, 'sieve', m, options=o)
+    call isocost_partition(m, 4, mine)
+    call check(mine(0) == 100 .and. mine(4) == 2d6, 'options%lo and %hi set the domain')
+    call isocost_model_free(m)
+  end subroutine fit_against_c
+
+  subroutine fit_errors()
+    real(c_double) :: lo(8), hi(8), seconds(8)
+    type(isocost_model) :: m
+    type(isocost_fit_summary) :: s
+    type(isocost_fit_options) :: o
+    integer :: status
+    call exact_samples(lo, hi, seconds)
+    call isocost_fit(lo, hi, seconds, 'sieve2', m, s, status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, "isocost_fit: unknown model 'sieve2'")
+    call check(.not. c_associated(m%handle), 'no model after a failed fit')
+    call isocost_fit(lo, hi(1:7), seconds, 'sieve', m, status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, &
+                     'isocost_fit: hi: expected 8 elements (the size of lo), got 7')
+    call isocost_fit(lo, hi, seconds(1:3), 'sieve', m, status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, &
+                     'isocost_fit: seconds: expected 8 elements (the size of lo), got 3')
+    call isocost_fit(lo(1:0), hi(1:0), seconds(1:0), 'power', m, status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, &
+                     'isocost_fit: count: expected an integer >= 1, got 0')
+    call isocost_fit(lo(1:2), hi(1:2), seconds(1:2), 'sieve+c+q', m, status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, '2 samples for 4 parameters')
+    seconds(3) = -1
+    call isocost_fit(lo, hi, seconds, 'power', m, status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, 'isocost_fit: samples: sample 2 (')
+    call check(index(isocost_last_error(), 'dt=-1): expected dt > 0') > 0, 'names dt = -1')
+    call exact_samples(lo, hi, seconds)
+    call isocost_fit_options_init(o)
+    o%max_iterations = 0
+    call isocost_fit(lo, hi, seconds, 'power', m, options=o, status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, 'max_iterations')
+    call check(index(isocost_last_error(), 'isocost_fit_ex') > 0, 'options go through _ex')
+  end subroutine fit_errors
+#endif
 end program test_fortran
