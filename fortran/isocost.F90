@@ -34,6 +34,25 @@ module isocost
                        c_fit => isocost_fit, c_fit_ex => isocost_fit_ex, &
                        c_fit_options_init => isocost_fit_options_init
 #endif
+#ifdef ISOCOST_HAVE_MPI
+  use isocost_c_mpi, only: ISOCOST_POLICY_CHOOSE, ISOCOST_POLICY_GLOBAL, ISOCOST_POLICY_DIFFUSION, &
+                           ISOCOST_ACTION_NONE, ISOCOST_ACTION_GLOBAL, ISOCOST_ACTION_DIFFUSION, &
+                           isocost_balancer_options, isocost_balancer_decision, &
+                           isocost_fortran_comm_size, isocost_fortran_all_ok, &
+                           c_balancer_options_init => isocost_balancer_options_init, &
+                           c_balancer_create_f => isocost_balancer_create_f, &
+                           c_balancer_free => isocost_balancer_free, &
+                           c_balancer_begin_step => isocost_balancer_begin_step, &
+                           c_balancer_end_step => isocost_balancer_end_step, &
+                           c_balancer_record_step => isocost_balancer_record_step, &
+                           c_balancer_set_costs => isocost_balancer_set_costs, &
+                           c_balancer_check => isocost_balancer_check, &
+                           c_balancer_last_decision => isocost_balancer_last_decision, &
+                           c_balancer_migrate => isocost_balancer_migrate, &
+                           c_balancer_local => isocost_balancer_local, &
+                           c_balancer_offsets => isocost_balancer_offsets, &
+                           c_partition_weights_f => isocost_partition_weights_f
+#endif
   implicit none
   private
 
@@ -50,6 +69,24 @@ module isocost
   public :: ISOCOST_MAX_FIT_PARAMETERS, isocost_fit_summary, isocost_fit_options
   public :: ISOCOST_FIT_LOSS_NONE, ISOCOST_FIT_LOSS_HUBER, ISOCOST_FIT_LOSS_CAUCHY
   public :: isocost_fit, isocost_fit_options_init
+#endif
+#ifdef ISOCOST_HAVE_MPI
+  public :: ISOCOST_POLICY_CHOOSE, ISOCOST_POLICY_GLOBAL, ISOCOST_POLICY_DIFFUSION
+  public :: ISOCOST_ACTION_NONE, ISOCOST_ACTION_GLOBAL, ISOCOST_ACTION_DIFFUSION
+  public :: isocost_balancer_options, isocost_balancer_decision, isocost_decision_reason
+  public :: isocost_balancer_options_init, isocost_balancer_create, isocost_balancer_free
+  public :: isocost_balancer_begin_step, isocost_balancer_end_step, isocost_balancer_record_step
+  public :: isocost_balancer_set_costs, isocost_balancer_check, isocost_balancer_last_decision
+  public :: isocost_balancer_migrate, isocost_balancer_local, isocost_balancer_offsets
+  public :: isocost_partition_weights
+
+  !> A balancer over a 1-D block distribution (an isocost_balancer* of C). No
+  !> final routine: releasing one is collective, so isocost_balancer_free is
+  !> called explicitly, on every rank at the same point.
+  type, public :: isocost_balancer
+    type(c_ptr) :: handle = c_null_ptr
+    integer :: ranks = 0  !< the communicator's size, for offsets' size check
+  end type isocost_balancer
 #endif
 
   ! Generic names over private specifics: gfortran reports a module procedure
@@ -97,6 +134,47 @@ module isocost
   interface isocost_fit_options_init
     module procedure f_fit_options_init
   end interface isocost_fit_options_init
+#endif
+#ifdef ISOCOST_HAVE_MPI
+  interface isocost_balancer_options_init
+    module procedure f_balancer_options_init
+  end interface isocost_balancer_options_init
+  interface isocost_balancer_create
+    module procedure f_balancer_create
+  end interface isocost_balancer_create
+  interface isocost_balancer_free
+    module procedure f_balancer_free
+  end interface isocost_balancer_free
+  interface isocost_balancer_begin_step
+    module procedure f_balancer_begin_step
+  end interface isocost_balancer_begin_step
+  interface isocost_balancer_end_step
+    module procedure f_balancer_end_step
+  end interface isocost_balancer_end_step
+  interface isocost_balancer_record_step
+    module procedure f_balancer_record_step
+  end interface isocost_balancer_record_step
+  interface isocost_balancer_set_costs
+    module procedure f_balancer_set_costs
+  end interface isocost_balancer_set_costs
+  interface isocost_balancer_check
+    module procedure f_balancer_check
+  end interface isocost_balancer_check
+  interface isocost_balancer_last_decision
+    module procedure f_balancer_last_decision
+  end interface isocost_balancer_last_decision
+  interface isocost_balancer_migrate
+    module procedure f_balancer_migrate
+  end interface isocost_balancer_migrate
+  interface isocost_balancer_local
+    module procedure f_balancer_local
+  end interface isocost_balancer_local
+  interface isocost_balancer_offsets
+    module procedure f_balancer_offsets
+  end interface isocost_balancer_offsets
+  interface isocost_partition_weights
+    module procedure f_partition_weights
+  end interface isocost_partition_weights
 #endif
 
   !> A one-dimensional cost model t(x) (an isocost_model* of the C interface).
@@ -151,9 +229,9 @@ contains
   end function c_string
 
   ! Every wrapper starts here: a new call, no local failure yet.
-  subroutine begin()
+  subroutine new_call()
     local_failed = .false.
-  end subroutine begin
+  end subroutine new_call
 
   ! Hands the C status to the caller, or stops on a failure when it has no
   ! `status` to receive it.
@@ -214,7 +292,7 @@ contains
     real(c_double), intent(in) :: A, p, c, lo, hi
     type(isocost_model), intent(inout) :: model
     integer, intent(out), optional :: status
-    call begin()
+    call new_call()
     call f_model_free(model)
     call finish(c_sieve(A, p, c, lo, hi, model%handle), status)
   end subroutine f_model_sieve
@@ -224,7 +302,7 @@ contains
     real(c_double), intent(in) :: A, p, B, lo, hi
     type(isocost_model), intent(inout) :: model
     integer, intent(out), optional :: status
-    call begin()
+    call new_call()
     call f_model_free(model)
     call finish(c_power(A, p, B, lo, hi, model%handle), status)
   end subroutine f_model_power
@@ -234,7 +312,7 @@ contains
     real(c_double), intent(in) :: coefficients(:), lo, hi
     type(isocost_model), intent(inout) :: model
     integer, intent(out), optional :: status
-    call begin()
+    call new_call()
     call f_model_free(model)
     if (size(coefficients) == 0) then
       call finish(c_polynomial(no_values, 0_c_int64_t, lo, hi, model%handle), status)
@@ -252,7 +330,7 @@ contains
     integer, intent(in), optional :: interpolation
     integer, intent(out), optional :: status
     integer(c_int) :: how
-    call begin()
+    call new_call()
     call f_model_free(model)
     if (.not. same_size('isocost_model_tabulated', 'x', size(x, kind=c_int64_t), 't', &
                         size(t, kind=c_int64_t), status)) return
@@ -270,7 +348,7 @@ contains
     real(c_double), intent(in) :: weights(:)
     type(isocost_model), intent(inout) :: model
     integer, intent(out), optional :: status
-    call begin()
+    call new_call()
     call f_model_free(model)
     if (size(weights) == 0) then
       call finish(c_discrete(no_values, 0_c_int64_t, model%handle), status)
@@ -285,7 +363,7 @@ contains
     real(c_double), intent(in) :: x
     real(c_double), intent(out) :: cost
     integer, intent(out), optional :: status
-    call begin()
+    call new_call()
     call finish(c_cost(model%handle, x, cost), status)
   end subroutine f_model_cost
 
@@ -295,7 +373,7 @@ contains
     real(c_double), intent(in) :: x
     real(c_double), intent(out) :: density
     integer, intent(out), optional :: status
-    call begin()
+    call new_call()
     call finish(c_density(model%handle, x, density), status)
   end subroutine f_model_density
 
@@ -304,7 +382,7 @@ contains
     type(isocost_model), intent(in) :: model
     real(c_double), intent(out) :: lo, hi
     integer, intent(out), optional :: status
-    call begin()
+    call new_call()
     call finish(c_domain(model%handle, lo, hi), status)
   end subroutine f_model_domain
 
@@ -313,7 +391,7 @@ contains
     type(isocost_model), intent(in) :: model
     real(c_double), intent(out) :: total
     integer, intent(out), optional :: status
-    call begin()
+    call new_call()
     call finish(c_total(model%handle, total), status)
   end subroutine f_model_total
 
@@ -332,7 +410,7 @@ contains
     logical, intent(in), optional :: integer
     integer, intent(out), optional :: status
     integer(c_int) :: whole
-    call begin()
+    call new_call()
     whole = 0
     if (present(integer)) then
       if (integer) whole = 1
@@ -353,7 +431,7 @@ contains
     real(c_double), intent(in) :: times(:)
     type(isocost_load_stats_t), intent(out) :: stats
     integer, intent(out), optional :: status
-    call begin()
+    call new_call()
     if (size(times) == 0) then
       call finish(c_load_stats(no_values, 0_c_int, stats), status)
     else
@@ -378,7 +456,7 @@ contains
     type(isocost_fit_options), intent(in), optional :: options
     integer, intent(out), optional :: status
     integer(c_int64_t) :: n
-    call begin()
+    call new_call()
     call f_model_free(model)
     n = size(lo, kind=c_int64_t)
     if (.not. same_size('isocost_fit', 'lo', n, 'hi', size(hi, kind=c_int64_t), status)) return
@@ -405,8 +483,11 @@ contains
   subroutine f_fit_options_init(options, status)
     type(isocost_fit_options), intent(inout) :: options
     integer, intent(out), optional :: status
-    call begin()
+    call new_call()
     call finish(c_fit_options_init(options), status)
   end subroutine f_fit_options_init
+#endif
+#ifdef ISOCOST_HAVE_MPI
+#include "isocost_mpi_wrappers.inc"
 #endif
 end module isocost
