@@ -72,6 +72,9 @@ program sieve_fortran
     flush (output_unit)
   end if
   call MPI_Bcast(ok, 1, MPI_LOGICAL, 0, MPI_COMM_WORLD)
+  ! The main program's arrays are not deallocated at its end (LeakSanitizer).
+  deallocate (low, cuts)
+  if (allocated(sample_lo)) deallocate (sample_lo, sample_hi, sample_seconds)
   call MPI_Finalize()
   if (.not. ok) error stop 1
 
