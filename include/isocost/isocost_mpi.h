@@ -161,8 +161,9 @@ typedef struct isocost_balancer_decision {
  *  otherwise. bytes_per_element: what moving one element costs in bytes
  *  (the sum of the arrays' element sizes); must agree across ranks. out:
  *  the decision, or NULL (then isocost_balancer_last_decision() has it).
- *  When the action is not NONE, a migration is pending: the next collective
- *  call on the balancer must be isocost_balancer_migrate(). */
+ *  When the action is not NONE, a migration is pending: call
+ *  isocost_balancer_migrate() next (a further check abandons it, as
+ *  BlockBalancer::decide() does, and decides anew on the old distribution). */
 int isocost_balancer_check(isocost_balancer* balancer, double bytes_per_element,
                            isocost_balancer_decision* out) ISOCOST_NOEXCEPT;
 

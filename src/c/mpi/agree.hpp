@@ -64,7 +64,7 @@ inline std::optional<Speeds> speeds_of(int parts, const double* speeds, Problems
     if (speeds == nullptr) return Speeds::uniform(parts);
     return Speeds::from_values(std::vector<double>(speeds, speeds + parts));
   } catch (const isocost::Error& e) {
-    problems.add(std::string("speeds: ") + e.what());
+    problems.add(e.what());  // "speeds: …"
     return std::nullopt;
   }
 }

@@ -12,7 +12,9 @@
 
 #include <array>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -121,6 +123,13 @@ int run_side_by_side(isocost_balancer* b, isocost::mpi::BalancePolicy cpp_policy
     EXPECT_EQ(d.efficiency, e.check.efficiency);
     EXPECT_EQ(std::string(d.reason), e.reason.substr(0, 255));
     EXPECT_EQ(d.action, static_cast<int>(e.action));
+    if (d.action == ISOCOST_ACTION_NONE) {  // nothing moves: the current range
+      EXPECT_EQ(d.new_local_begin, begin);
+      EXPECT_EQ(d.new_local_count, count);
+    } else {
+      EXPECT_EQ(d.new_local_begin, e.to.begin(rank_of()));
+      EXPECT_EQ(d.new_local_count, e.to.count(rank_of()));
+    }
     isocost_balancer_decision last;
     EXPECT_EQ(isocost_balancer_last_decision(b, &last), ISOCOST_OK);
     EXPECT_EQ(std::memcmp(&last, &d, sizeof d), 0);
@@ -207,9 +216,14 @@ TEST(CBalancer, FortranHandleAndGivenOffsets) {
   isocost_balancer_free(b);
 }
 
-TEST(CBalancer, TimedStepsCount) {
+// Timed steps count as steps; the log (rank 0) has one line per check.
+TEST(CBalancer, TimedStepsCountAndAreLogged) {
   isocost_balancer* b = nullptr;
-  const isocost_balancer_options o = c_options(ISOCOST_POLICY_GLOBAL);
+  isocost_balancer_options o = c_options(ISOCOST_POLICY_GLOBAL);
+  const std::string log = "c_mpi_balancer_log_np" + std::to_string(size_of()) + ".jsonl";
+  std::remove(log.c_str());
+  MPI_Barrier(MPI_COMM_WORLD);
+  o.log_path = log.c_str();
   ASSERT_EQ(isocost_balancer_create(MPI_COMM_WORLD, 10, nullptr, &o, &b), ISOCOST_OK);
   isocost_balancer_decision d;
   for (int s = 0; s < 3; ++s) {
@@ -219,7 +233,16 @@ TEST(CBalancer, TimedStepsCount) {
     EXPECT_EQ(d.step, s + 1);
     EXPECT_EQ(d.checked, (s + 1) % 2 == 0 ? 1 : 0);  // every 2 steps
   }
-  isocost_balancer_free(b);
+  isocost_balancer_free(b);  // closes the log
+  if (rank_of() == 0) {
+    std::ifstream in(log);
+    std::string line;
+    std::vector<std::string> lines;
+    while (std::getline(in, line)) lines.push_back(line);
+    ASSERT_EQ(lines.size(), 1u);  // the check at step 2
+    EXPECT_NE(lines[0].find("\"step\":2"), std::string::npos) << lines[0];
+    std::remove(log.c_str());
+  }
 }
 
 }  // namespace

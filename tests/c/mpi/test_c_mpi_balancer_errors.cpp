@@ -277,4 +277,24 @@ TEST(CBalancerErrors, MigrateChecksAndStaysPending) {
   isocost_balancer_free(b);
 }
 
+// A check while a migration is pending abandons it (BlockBalancer::decide()).
+TEST(CBalancerErrors, ACheckAbandonsAPendingMigration) {
+  if (size_of() < 2) GTEST_SKIP() << "one rank never moves";
+  isocost_balancer_decision d;
+  isocost_balancer* b = moving(d);
+  ASSERT_NE(d.action, ISOCOST_ACTION_NONE);
+  ASSERT_EQ(isocost_balancer_record_step(b, 1.0), ISOCOST_OK);  // now balanced
+  ASSERT_EQ(isocost_balancer_check(b, 8, &d), ISOCOST_OK) << isocost_last_error();
+  EXPECT_EQ(d.checked, 1);
+  EXPECT_EQ(d.action, ISOCOST_ACTION_NONE);
+  expect_agreed(outcome(isocost_balancer_migrate(b, 0, nullptr, nullptr, nullptr)), kInvalid,
+                "isocost_balancer_migrate: no migration pending: the latest "
+                "isocost_balancer_check() decided ISOCOST_ACTION_NONE");
+  std::int64_t begin = -1, count = -1;
+  ASSERT_EQ(isocost_balancer_local(b, &begin, &count), ISOCOST_OK);
+  EXPECT_EQ(begin, 10 * rank_of());  // still the equal blocks
+  EXPECT_EQ(count, 10);
+  isocost_balancer_free(b);
+}
+
 }  // namespace
