@@ -3,7 +3,8 @@
  * Valid C99 and C++; it includes only <stdint.h>. It covers the built-in
  * one-dimensional cost models, tabulated samples and discrete weights, 1-D
  * partitions with speeds, fitting a model to interval timings (when built with
- * the fitters), and load statistics. No MPI here: see isocost_mpi.h.
+ * the fitters), multi-dimensional partitions of gridded costs, and load
+ * metrics. No MPI here: see isocost_mpi.h.
  * See docs/c_api.md.
  *
  * Conventions, for every function below:
@@ -168,6 +169,83 @@ int isocost_partition(const isocost_model* model, int ranks, const double* speed
                       double* cuts) ISOCOST_NOEXCEPT;
 
 /* ------------------------------------------------------------------------
+ * Multi-dimensional partitions (isocost::decompose, Swartz §5)
+ *
+ * A density is the cost of every cell of a 1-, 2- or 3-D grid; a
+ * decomposition cuts it into one box per rank by recursive sectioning: level l
+ * cuts each piece of the previous level into counts[l] slabs along axis
+ * axes[l], each level an exact 1-D partition of the piece's marginal on grid
+ * lines (minimising the heaviest slab per speed). One level is rows or slabs,
+ * {px, py} along {0, 1} a jagged 2-D grid (px columns in x, each cut in y on
+ * its own), three levels ParaDiS's x → y → z sectioning. */
+
+/** An opaque, immutable density of per-cell costs (an isocost::Density); one
+ *  density may be decomposed from several threads at once. */
+typedef struct isocost_density isocost_density;
+
+/** Per-cell costs on a grid of cells[0] × … × cells[dims−1] cells, x fastest:
+ *  the cost of cell (i, j, k) is weights[i + cells[0]·(j + cells[1]·k)].
+ *  isocost::grid_density(). dims is 1, 2 or 3; each cells[a] >= 1; weights
+ *  finite and >= 0, not all zero, copied. The cells tile the box [lo, hi]
+ *  (dims values each), or, when lo and hi are both NULL, [0, cells[a]] along
+ *  each axis (cell units: boxes are then cell indices). On failure *out = NULL. */
+int isocost_density_grid(const double* weights, int dims, const int64_t* cells, const double* lo,
+                         const double* hi, isocost_density** out) ISOCOST_NOEXCEPT;
+
+/** Releases a density; NULL is a no-op. */
+void isocost_density_free(isocost_density* density) ISOCOST_NOEXCEPT;
+
+/** The number of dimensions (1..3) and the total cost of a density. Either
+ *  output may be NULL. */
+int isocost_density_info(const isocost_density* density, int* dims, double* total) ISOCOST_NOEXCEPT;
+
+/** One rank's box (isocost::Part). Entries past the density's dims are 0. */
+struct isocost_part {
+  double lo[3], hi[3];            /**< the box [lo, hi] */
+  int64_t cell_lo[3], cell_hi[3]; /**< its cells [cell_lo, cell_hi) per axis */
+  double cost;                    /**< the cost of its cells */
+  double time;                    /**< cost / speed */
+  double volume;                  /**< the box's volume (area in 2-D) */
+  double surface;                 /**< area of its faces shared with other parts */
+};
+
+/** What a decomposition predicts (isocost::Decomposition), and its process
+ *  grid. Write `struct isocost_decomposition`. */
+struct isocost_decomposition {
+  int ranks;           /**< number of parts */
+  int levels;          /**< levels of the process grid, 0..dims (0: one rank,
+                            the whole box) */
+  int counts[3];       /**< parts per level; entries past levels are 0 */
+  int axes[3];         /**< axis cut at each level; entries past levels are −1 */
+  double total_cost;   /**< the density's total = Σ part costs */
+  double max_time;     /**< the heaviest part's cost / speed */
+  double predicted_le; /**< L_E of the parts' times, percent (Swartz eq. 3) */
+  double imbalance;    /**< max_time / (total_cost / Σ speeds) − 1 >= 0 */
+  double cut_surface;  /**< total area of the internal cuts */
+};
+
+/** Cuts a density by the process grid counts[0..levels−1] along
+ *  axes[0..levels−1] (1 <= levels <= dims, distinct axes < dims, counts >= 1):
+ *  isocost::decompose() with default options. ranks = counts[0]·…·counts[levels−1].
+ *  Ranks are numbered by level index, the last level fastest.
+ *  - speeds: `ranks` relative speeds, each finite and > 0, or NULL (uniform).
+ *  - parts: room for `ranks` structs, written in rank order.
+ *  - info: may be NULL.
+ *  A grid with fewer cells along an axis than that axis needs parts is an
+ *  error (every part gets at least one cell along each axis it is cut on). */
+int isocost_decompose(const isocost_density* density, int levels, const int* counts,
+                      const int* axes, const double* speeds, struct isocost_part* parts,
+                      struct isocost_decomposition* info) ISOCOST_NOEXCEPT;
+
+/** As isocost_decompose(), for `ranks` >= 1 with the process grid chosen by
+ *  isocost::choose_process_grid(): the balanced one with the smallest cut
+ *  surface (else the least heavy heaviest part); info->levels, counts and
+ *  axes say which. */
+int isocost_decompose_auto(const isocost_density* density, int ranks, const double* speeds,
+                           struct isocost_part* parts,
+                           struct isocost_decomposition* info) ISOCOST_NOEXCEPT;
+
+/* ------------------------------------------------------------------------
  * Load statistics */
 
 /** Statistics of one time per rank (isocost::LoadStats, Swartz eqs 2–3 and
@@ -187,6 +265,24 @@ struct isocost_load_stats {
 /** Load statistics of n >= 1 per-rank times, each finite and >= 0, not all
  *  zero: isocost::load_stats(). */
 int isocost_load_stats(const double* times, int n, struct isocost_load_stats* out) ISOCOST_NOEXCEPT;
+
+/** The imbalance max/mean − 1 of n >= 1 loads (per-part costs or times),
+ *  each finite and >= 0, not all zero: isocost::imbalance() (λ/100, Pearce
+ *  eq. 1). 0 when perfectly balanced. */
+int isocost_imbalance(const double* loads, int n, double* out) ISOCOST_NOEXCEPT;
+
+/** Statistics of vector loads (Watts §4.2): times[rank·phases + phase] is the
+ *  time of `rank` (< ranks) in `phase` (< phases); isocost::phase_stats().
+ *  Writes per_phase[0..phases−1] (each phase's own statistics; may be NULL),
+ *  *total (of each rank's sum over phases), and, when not NULL,
+ *  *synchronised_time = Σ_phase max_rank time and *synchronised_efficiency =
+ *  the mean total / synchronised_time (what is left when phases synchronise).
+ *  A phase may be all zero (its l_i, l_e and efficiency are then those of
+ *  isocost::LoadStats for zero loads); the grand total may not. */
+int isocost_phase_stats(const double* times, int ranks, int phases,
+                        struct isocost_load_stats* per_phase, struct isocost_load_stats* total,
+                        double* synchronised_time,
+                        double* synchronised_efficiency) ISOCOST_NOEXCEPT;
 
 /* ------------------------------------------------------------------------
  * Fitting a model to interval timings (isocost::fit, Ceres Solver)
@@ -209,8 +305,8 @@ struct isocost_fit_summary {
   int n_parameters;     /**< <= ISOCOST_MAX_FIT_PARAMETERS; 0 for pchip/makima */
   /** The parameter values in isocost::fit_parameter_names() order: sieve A, p,
    *  c, q (c and q held at 1.08366 and 1 unless "sieve+c"/"sieve+q"); power
-   *  A, p; poly:N c1 … cN; exp A, b; a formula's identifiers other than x, in
-   *  order of first appearance. Entries past n_parameters are 0. */
+   *  A, p; poly:N c1 … cN; exp A, b; a formula's identifiers other than x.
+   *  Entries past n_parameters are 0. */
   double parameters[ISOCOST_MAX_FIT_PARAMETERS];
 };
 

@@ -1,4 +1,5 @@
-/* A plain C11 program using only isocost.h: 8 cell weights into 3 ranks.
+/* A plain C11 program using only isocost.h: 8 cell weights into 3 ranks, a
+ * 2-D grid into 2 boxes, and (with the fitters) a fit of exact timings.
  * Prefix sums 0 5 10 19 25 28 36 38 40, TT = 40; the targets 40/3 = 13.33 and
  * 80/3 = 26.67 are nearest to the boundaries 2 (|10 − 13.33| = 3.33 against
  * |19 − 13.33| = 5.67) and 5 (|28 − 26.67| = 1.33 against |25 − 26.67| = 1.67),
@@ -48,6 +49,38 @@ int main(void) {
   check(stats.l_i > 34.999999 && stats.l_i < 35.000001, "L_I = 35 %");
   printf("L_I = %.4f %%, L_E = %.4f %%, efficiency = %.4f\n", stats.l_i, stats.l_e,
          stats.efficiency);
+
+  /* A 6 x 2 grid whose cell (i, j) costs i + 1: columns cost 2 4 6 8 10 12
+   * (total 42). Two parts along x: after 4 columns the heavier costs 22 (20 |
+   * 22), after 5 it costs 30, so the cut is at x = 4. */
+  {
+    double w[12];
+    const int64_t cells[2] = {6, 2};
+    const int counts[1] = {2}, axes[1] = {0};
+    struct isocost_part parts[2];
+    struct isocost_decomposition info;
+    isocost_density* grid = NULL;
+    for (int j = 0; j < 2; ++j)
+      for (int i = 0; i < 6; ++i) w[i + 6 * j] = i + 1;
+    check(isocost_density_grid(w, 2, cells, NULL, NULL, &grid) == ISOCOST_OK,
+          "isocost_density_grid");
+    check(isocost_decompose(grid, 1, counts, axes, NULL, parts, &info) == ISOCOST_OK,
+          "isocost_decompose");
+    check(parts[0].cell_lo[0] == 0 && parts[0].cell_hi[0] == 4 && parts[1].cell_hi[0] == 6,
+          "the cut after 4 columns");
+    check(parts[0].cell_lo[1] == 0 && parts[0].cell_hi[1] == 2, "each part spans both rows");
+    check(parts[0].cost == 20 && parts[1].cost == 22 && info.total_cost == 42, "costs 20 + 22");
+    printf(
+        "decompose: [%g, %g) x [%g, %g) costs %g, [%g, %g) x [%g, %g) costs %g, "
+        "imbalance %.4f\n",
+        parts[0].lo[0], parts[0].hi[0], parts[0].lo[1], parts[0].hi[1], parts[0].cost,
+        parts[1].lo[0], parts[1].hi[0], parts[1].lo[1], parts[1].hi[1], parts[1].cost,
+        info.imbalance);
+    check(isocost_decompose_auto(grid, 13, NULL, parts, &info) == ISOCOST_ERROR_INVALID_ARGUMENT,
+          "13 parts of 12 cells is ISOCOST_ERROR_INVALID_ARGUMENT");
+    printf("13 ranks: %s\n", isocost_last_error());
+    isocost_density_free(grid);
+  }
 
 #ifdef ISOCOST_TEST_FIT
   /* Fit "power" to 16 intervals of [1, 2] timed exactly by t(x) = x^2: the

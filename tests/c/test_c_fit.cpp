@@ -280,7 +280,11 @@ TEST(CFit, EveryBadArgumentNamesItself) {
   ExpectFailure(isocost_fit(lo, hi, dt, n, "poly:11", &out, &s), bad,
                 {"model 'poly:11': expected poly:N with N an integer in [1, 10]"});
   ExpectFailure(isocost_fit(lo, hi, dt, n, "expr:", &out, &s), bad, {"needs a formula"});
-  ExpectFailure(isocost_fit(lo, hi, dt, n, "expr:A*x^(p", &out, &s), bad, {"isocost_fit: "});
+  ExpectFailure(isocost_fit(lo, hi, dt, n, "expr:A*x^(p", &out, &s), bad,
+                {"isocost_fit: formula 'A*x^(p': syntax error", "Missing parenthesis"});
+  // A formula's parameters count too: 10 names do not fit a summary.
+  ExpectFailure(isocost_fit(lo, hi, dt, n, "expr:A*x^p+B*x+C*x*x+D+E+F+G+H+I", &out, &s), bad,
+                {"has 10 parameters"});
   ExpectFailure(
       isocost_fit(lo, hi, dt, n, "poly:9", &out, &s), bad,
       {"spec 'poly:9' has 9 parameters", "ISOCOST_MAX_FIT_PARAMETERS (8)", "summary = NULL"});
@@ -290,15 +294,15 @@ TEST(CFit, EveryBadArgumentNamesItself) {
   Timings u = t;
   u.dt[3] = 0;
   ExpectFailure(isocost_fit(u.lo.data(), u.hi.data(), u.dt.data(), n, "power", &out, &s), bad,
-                {"isocost_fit: ", "3"});
+                {"isocost_fit: samples: sample 3 ", "expected dt > 0"});
   u = t;
   u.hi[5] = u.lo[5];
   ExpectFailure(isocost_fit(u.lo.data(), u.hi.data(), u.dt.data(), n, "power", &out, &s), bad,
-                {"5"});
+                {"sample 5 ", "expected lo < hi"});
   u = t;
   u.lo[2] = std::numeric_limits<double>::quiet_NaN();
   ExpectFailure(isocost_fit(u.lo.data(), u.hi.data(), u.dt.data(), n, "power", &out, &s), bad,
-                {"2"});
+                {"sample 2 (lo=nan"});
   // Bad options.
   isocost_fit_options o;
   ExpectFailure(isocost_fit_options_init(nullptr), bad,
