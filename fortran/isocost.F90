@@ -27,7 +27,8 @@ module isocost
                        c_discrete => isocost_model_discrete, c_free => isocost_model_free, &
                        c_cost => isocost_model_cost, c_density => isocost_model_density, &
                        c_domain => isocost_model_domain, c_total => isocost_model_total, &
-                       c_partition => isocost_partition, c_load_stats => isocost_load_stats
+                       c_partition => isocost_partition, c_load_stats => isocost_load_stats, &
+                       c_imbalance => isocost_imbalance, c_phase_stats => isocost_phase_stats
 #ifdef ISOCOST_HAVE_FIT
   use isocost_c, only: ISOCOST_MAX_FIT_PARAMETERS, isocost_fit_summary, isocost_fit_options, &
                        ISOCOST_FIT_LOSS_NONE, ISOCOST_FIT_LOSS_HUBER, ISOCOST_FIT_LOSS_CAUCHY, &
@@ -65,6 +66,7 @@ module isocost
   public :: isocost_model_tabulated, isocost_model_discrete, isocost_model_free
   public :: isocost_model_cost, isocost_model_density, isocost_model_domain
   public :: isocost_model_total, isocost_partition, isocost_load_stats
+  public :: isocost_imbalance, isocost_phase_stats
 #ifdef ISOCOST_HAVE_FIT
   public :: ISOCOST_MAX_FIT_PARAMETERS, isocost_fit_summary, isocost_fit_options
   public :: ISOCOST_FIT_LOSS_NONE, ISOCOST_FIT_LOSS_HUBER, ISOCOST_FIT_LOSS_CAUCHY
@@ -127,6 +129,12 @@ module isocost
   interface isocost_load_stats
     module procedure f_load_stats
   end interface isocost_load_stats
+  interface isocost_imbalance
+    module procedure f_imbalance
+  end interface isocost_imbalance
+  interface isocost_phase_stats
+    module procedure f_phase_stats
+  end interface isocost_phase_stats
 #ifdef ISOCOST_HAVE_FIT
   interface isocost_fit
     module procedure f_fit
@@ -438,6 +446,49 @@ contains
       call finish(c_load_stats(times, int(size(times), c_int), stats), status)
     end if
   end subroutine f_load_stats
+
+  !> The imbalance max/mean − 1 of the loads (Pearce eq. 1 over 100).
+  subroutine f_imbalance(loads, imbalance, status)
+    real(c_double), intent(in) :: loads(:)
+    real(c_double), intent(out) :: imbalance
+    integer, intent(out), optional :: status
+    call new_call()
+    imbalance = 0
+    if (size(loads) == 0) then
+      call finish(c_imbalance(no_values, 0_c_int, imbalance), status)
+    else
+      call finish(c_imbalance(loads, int(size(loads), c_int), imbalance), status)
+    end if
+  end subroutine f_imbalance
+
+  !> Statistics of vector loads (Watts §4.2): times(phase, rank) is the time of
+  !> a rank in a phase (one column per rank). total: of each rank's sum over
+  !> phases; per_phase (size(times, 1) elements): each phase's own;
+  !> synchronised_time = Σ_phase max_rank time, synchronised_efficiency = the
+  !> mean total over it.
+  subroutine f_phase_stats(times, total, per_phase, synchronised_time, synchronised_efficiency, &
+                           status)
+    real(c_double), intent(in) :: times(:, :)
+    type(isocost_load_stats_t), intent(inout) :: total
+    type(isocost_load_stats_t), intent(inout), optional :: per_phase(:)
+    real(c_double), intent(inout), optional :: synchronised_time, synchronised_efficiency
+    integer, intent(out), optional :: status
+    integer(c_int) :: phases, ranks
+    call new_call()
+    phases = int(size(times, 1), c_int)
+    ranks = int(size(times, 2), c_int)
+    if (present(per_phase)) then
+      if (.not. same_size('isocost_phase_stats', 'size(times, 1)', int(phases, c_int64_t), &
+                          'per_phase', size(per_phase, kind=c_int64_t), status)) return
+    end if
+    if (size(times) == 0) then
+      call finish(c_phase_stats(no_values, ranks, phases, per_phase, total, synchronised_time, &
+                                synchronised_efficiency), status)
+    else
+      call finish(c_phase_stats(times, ranks, phases, per_phase, total, synchronised_time, &
+                                synchronised_efficiency), status)
+    end if
+  end subroutine f_phase_stats
 
 #ifdef ISOCOST_HAVE_FIT
   ! --- fitting (isocost::c built with the fitters) -------------------------------

@@ -56,6 +56,7 @@ module isocost_c
   public :: isocost_model_tabulated, isocost_model_discrete, isocost_model_free
   public :: isocost_model_cost, isocost_model_density, isocost_model_domain
   public :: isocost_model_total, isocost_partition, isocost_load_stats
+  public :: isocost_imbalance, isocost_phase_stats
 
   interface
     ! const char* isocost_last_error(void)
@@ -143,6 +144,22 @@ module isocost_c
       real(c_double), intent(in) :: times(*)
       integer(c_int), value :: n
       type(isocost_load_stats_t), intent(inout) :: out
+    end function
+    integer(c_int) function isocost_imbalance(loads, n, out) bind(c)
+      import :: c_int, c_double
+      real(c_double), intent(in) :: loads(*)
+      integer(c_int), value :: n
+      real(c_double), intent(inout) :: out
+    end function
+    ! times(phases, ranks) in Fortran order is C's times[rank·phases + phase]
+    integer(c_int) function isocost_phase_stats(times, ranks, phases, per_phase, total, &
+                                                synchronised_time, synchronised_efficiency) bind(c)
+      import :: c_int, c_double, isocost_load_stats_t
+      real(c_double), intent(in) :: times(*)
+      integer(c_int), value :: ranks, phases
+      type(isocost_load_stats_t), intent(inout), optional :: per_phase(*)
+      type(isocost_load_stats_t), intent(inout) :: total
+      real(c_double), intent(inout), optional :: synchronised_time, synchronised_efficiency
     end function
 #ifdef ISOCOST_HAVE_FIT
     ! isocost_fit(lo, hi, seconds, count, spec, out, summary); summary absent: NULL

@@ -6,7 +6,8 @@ program test_fortran
   use isocost
   use isocost_c, only: c_sieve => isocost_model_sieve, c_partition => isocost_partition, &
                        c_free => isocost_model_free, c_cost => isocost_model_cost, &
-                       c_density => isocost_model_density, c_load_stats => isocost_load_stats
+                       c_density => isocost_model_density, c_load_stats => isocost_load_stats, &
+                       c_imbalance => isocost_imbalance
 #ifdef ISOCOST_HAVE_FIT
   use isocost_c, only: c_fit => isocost_fit
 #endif
@@ -18,6 +19,7 @@ program test_fortran
   call power_known_cuts()
   call other_models()
   call load_stats_known()
+  call imbalance_and_phases()
   call error_paths()
 #ifdef ISOCOST_HAVE_FIT
   call fit_against_c()
@@ -150,6 +152,43 @@ contains
     call check(c_load_stats(times, 4_c_int, c_s) == ISOCOST_OK, 'C load stats')
     call check(s%l_e == c_s%l_e .and. s%efficiency == c_s%efficiency, 'stats equal the C ones')
   end subroutine load_stats_known
+
+  ! Loads 1, 2, 3: imbalance 3/2 − 1. Two phases on three ranks, times(phase,
+  ! rank): every rank's total is 4 (balanced), each phase alone is not, and
+  ! synchronising after each phase costs 3 + 3 = 6 for a mean total of 4.
+  subroutine imbalance_and_phases()
+    real(c_double) :: lambda, c_lambda, times(2, 3), sync_time, sync_eff
+    type(isocost_load_stats_t) :: total, phases(2), row
+    integer :: status, p
+    call isocost_imbalance([1d0, 2d0, 3d0], lambda)
+    call check(lambda == 0.5d0, 'imbalance of 1, 2, 3 is 0.5')
+    call check(c_imbalance([1d0, 2d0, 3d0], 3_c_int, c_lambda) == ISOCOST_OK, 'C imbalance')
+    call check(lambda == c_lambda, 'imbalance equals the C one')
+    times = reshape([1d0, 3d0, 2d0, 2d0, 3d0, 1d0], [2, 3])
+    call isocost_phase_stats(times, total, phases, sync_time, sync_eff)
+    call check(total%t_avg == 4 .and. total%l_i == 0 .and. total%efficiency == 1, &
+               'every rank totals 4: balanced')
+    call check(sync_time == 6 .and. abs(sync_eff - 4d0 / 6) <= 1d-15, 'synchronised: 6, 2/3')
+    do p = 1, 2
+      call isocost_load_stats(times(p, :), row)
+      call check(phases(p)%l_e == row%l_e .and. phases(p)%t_max == row%t_max, &
+                 'a phase''s stats are the load stats of its row')
+    end do
+    call isocost_phase_stats(times, total, phases(1:1), status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, &
+                     'isocost_phase_stats: per_phase: expected 2 elements (the size of size(times, 1)), got 1')
+    call isocost_phase_stats(0 * times, total, status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, &
+                     'isocost_phase_stats: load: all loads are zero; expected a positive total')
+    call isocost_imbalance([real(c_double) ::], lambda, status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, &
+                     'isocost_imbalance: n: expected an integer >= 1, got 0')
+    call isocost_imbalance([1d0, -2d0, 3d0], lambda, status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, &
+                     'isocost_imbalance: loads: load of rank 1 = -2')
+    call isocost_imbalance([0d0, 0d0], lambda, status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, 'all loads are zero')
+  end subroutine imbalance_and_phases
 
   subroutine error_paths()
     type(isocost_model) :: m, never
