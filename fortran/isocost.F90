@@ -1,5 +1,6 @@
 ! isocost — the Fortran 2008 interface of isocost, over the C interface
-! (include/isocost/isocost.h, module isocost_c) through iso_c_binding.
+! (include/isocost/isocost.h, module isocost_c; with MPI also isocost_mpi.h,
+! module isocost_c_mpi, in isocost_mpi_wrappers.inc) through iso_c_binding.
 ! docs/fortran.md is the guide; in short:
 ! - Every routine has the C function's name and arguments, minus the array
 !   counts (taken from the arrays) plus an optional last argument `status`.
