@@ -2,6 +2,7 @@
 // equals the C++ library's result bit for bit on the same inputs, load stats
 // equal load_stats(), and every error path returns its documented code with a
 // message naming the bad argument, per thread.
+#include "c_test_support.hpp"
 #include "isocost/isocost.h"
 
 #include <gtest/gtest.h>
@@ -35,17 +36,8 @@ Model Made(int status, isocost_model*& out) {
   return Model(out);
 }
 
-bool Has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-// Expects `status` to be `code` and the message to hold every fragment.
-void ExpectFailure(int status, int code, std::initializer_list<std::string> fragments) {
-  EXPECT_EQ(status, code) << isocost_status_name(status) << ": " << isocost_last_error();
-  const std::string message = isocost_last_error();
-  for (const auto& f : fragments)
-    EXPECT_TRUE(Has(message, f)) << "'" << message << "' lacks '" << f << "'";
-}
+using isocost::testing::ExpectFailure;
+using isocost::testing::Has;
 
 // The C partition of m, for ranks, speeds (empty: NULL) and integer.
 std::vector<double> CCuts(const isocost_model* m, int ranks, const std::vector<double>& speeds,

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "c_test_support.hpp"
 #include "isocost/decompose.hpp"
 #include "isocost/density.hpp"
 #include "isocost/isocost.h"
@@ -25,16 +26,8 @@ struct DensityDeleter {
 };
 using Density = std::unique_ptr<isocost_density, DensityDeleter>;
 
-bool Has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-void ExpectFailure(int status, int code, std::initializer_list<std::string> fragments) {
-  EXPECT_EQ(status, code) << isocost_status_name(status) << ": " << isocost_last_error();
-  const std::string message = isocost_last_error();
-  for (const auto& f : fragments)
-    EXPECT_TRUE(Has(message, f)) << "'" << message << "' lacks '" << f << "'";
-}
+using isocost::testing::ExpectFailure;
+using isocost::testing::Has;
 
 // A lumpy grid: cell (i, j, k) costs 1 + (7i + 3j + 5k) mod 11, x fastest.
 std::vector<double> Lumpy(std::int64_t nx, std::int64_t ny, std::int64_t nz) {

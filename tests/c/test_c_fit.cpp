@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "c_test_support.hpp"
 #include "isocost/fitters/fit.hpp"
 #include "isocost/isocost.h"
 
@@ -52,16 +53,8 @@ Timings tiling(double (*T)(double), double lo, double hi, int n, double wobble =
 double power_T(double x) { return 2e-7 * std::pow(x, 1.6); }
 double cubic_T(double x) { return x * x * x + x; }
 
-bool Has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-void ExpectFailure(int status, int code, std::initializer_list<std::string> fragments) {
-  EXPECT_EQ(status, code) << isocost_status_name(status) << ": " << isocost_last_error();
-  const std::string message = isocost_last_error();
-  for (const auto& f : fragments)
-    EXPECT_TRUE(Has(message, f)) << "'" << message << "' lacks '" << f << "'";
-}
+using isocost::testing::ExpectFailure;
+using isocost::testing::Has;
 
 // The C summary equals the C++ one field for field, and the C model the C++
 // model: domain, total, cost at 51 points and the 7-rank partition, bit for bit.

@@ -31,4 +31,10 @@ inline void expect_agreed(const Outcome& o, int status, const std::string& part)
   expect_agreed_error(o.message, part);
 }
 
+/// The rank that is the odd one out in error tests: the last (rank 0 on one rank).
+inline int odd_rank() { return size_of() - 1; }
+inline bool odd() { return rank_of() == odd_rank(); }
+/// "rank R: ", as agreed messages name the odd rank.
+inline std::string odd_name() { return "rank " + std::to_string(odd_rank()) + ": "; }
+
 }  // namespace isocost::testing

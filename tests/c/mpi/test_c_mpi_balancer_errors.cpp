@@ -23,10 +23,9 @@ using isocost::testing::size_of;
 
 constexpr int kInvalid = ISOCOST_ERROR_INVALID_ARGUMENT;
 
-// The last rank is the odd one out (rank 0 on one rank).
-int odd_rank() { return size_of() - 1; }
-bool odd() { return rank_of() == odd_rank(); }
-std::string odd_name() { return "rank " + std::to_string(odd_rank()) + ": "; }
+using isocost::testing::odd;
+using isocost::testing::odd_name;
+using isocost::testing::odd_rank;
 
 // "rank 0", "ranks 0, 1", "ranks 0-3": every rank, as agreed errors list them.
 std::string every_rank() {

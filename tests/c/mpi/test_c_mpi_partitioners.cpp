@@ -27,9 +27,9 @@ using isocost::testing::size_of;
 
 constexpr int kInvalid = ISOCOST_ERROR_INVALID_ARGUMENT;
 
-int odd_rank() { return size_of() - 1; }
-bool odd() { return rank_of() == odd_rank(); }
-std::string odd_name() { return "rank " + std::to_string(odd_rank()) + ": "; }
+using isocost::testing::odd;
+using isocost::testing::odd_name;
+using isocost::testing::odd_rank;
 
 // This rank's slice [begin, end) of n cells, uneven (rank r starts at n·r²/P²).
 std::array<std::int64_t, 2> slice(std::int64_t n) {
