@@ -18,6 +18,8 @@ import numpy as np
 
 import isocost
 
+if len(sys.argv) > 2 or (len(sys.argv) == 2 and sys.argv[1].startswith("-")):
+    sys.exit(__doc__)  # usage (exit status 1), not a PNG named "--help"
 out = sys.argv[1] if len(sys.argv) > 1 else "fit_and_plot.png"
 
 # %% 1. Interval timings: 16 ranks each timed its range [lo, hi).
