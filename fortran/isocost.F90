@@ -59,7 +59,9 @@ module isocost
                            c_balancer_migrate => isocost_balancer_migrate, &
                            c_balancer_local => isocost_balancer_local, &
                            c_balancer_offsets => isocost_balancer_offsets, &
-                           c_partition_weights_f => isocost_partition_weights_f
+                           c_partition_weights_f => isocost_partition_weights_f, &
+                           c_partition_points_f => isocost_partition_points_f, &
+                           c_decompose_grid_f => isocost_decompose_grid_f
 #endif
   implicit none
   private
@@ -90,7 +92,7 @@ module isocost
   public :: isocost_balancer_begin_step, isocost_balancer_end_step, isocost_balancer_record_step
   public :: isocost_balancer_set_costs, isocost_balancer_check, isocost_balancer_last_decision
   public :: isocost_balancer_migrate, isocost_balancer_local, isocost_balancer_offsets
-  public :: isocost_partition_weights
+  public :: isocost_partition_weights, isocost_partition_points, isocost_decompose_grid
 
   !> A balancer over a 1-D block distribution (an isocost_balancer* of C). No
   !> final routine: releasing one is collective, so isocost_balancer_free is
@@ -208,6 +210,12 @@ module isocost
   interface isocost_partition_weights
     module procedure f_partition_weights
   end interface isocost_partition_weights
+  interface isocost_partition_points
+    module procedure f_partition_points
+  end interface isocost_partition_points
+  interface isocost_decompose_grid
+    module procedure f_decompose_grid
+  end interface isocost_decompose_grid
 #endif
 
   !> A one-dimensional cost model t(x) (an isocost_model* of the C interface).
