@@ -192,6 +192,10 @@ contains
                                 part_hi, status=status)
     call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, &
                      'isocost_decompose_grid: axes: expected 1 elements (the size of counts), got 2')
+    call isocost_decompose_grid(MPI_COMM_WORLD%mpi_val, [integer(c_int64_t) ::], &
+                                [integer(c_int64_t) ::], [integer(c_int64_t) ::], w, [2], [0], &
+                                part_lo, part_hi, status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, 'dims: expected 1, 2 or 3, got 0')
     call isocost_decompose_grid(MPI_COMM_WORLD%mpi_val, cells, lo, hi, w, [0], [0], part_lo, &
                                 part_hi, status=status)
     call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, 'counts: expected integers >= 1, got 0')
