@@ -12,6 +12,7 @@
 !   isocost_model_free(model). Do not copy one by assignment (both copies would
 !   own the same C model). The final routine releases a model that still holds
 !   one when the compiler finalizes it (deallocation of an allocatable model).
+! - A density (type(isocost_density)) follows the same rules as a model.
 ! - Reals are real(c_double) (write 1.43d0 or 1.43_c_double), text is
 !   character(*) (trailing blanks dropped, NUL added here).
 module isocost
@@ -29,7 +30,12 @@ module isocost
                        c_cost => isocost_model_cost, c_density => isocost_model_density, &
                        c_domain => isocost_model_domain, c_total => isocost_model_total, &
                        c_partition => isocost_partition, c_load_stats => isocost_load_stats, &
-                       c_imbalance => isocost_imbalance, c_phase_stats => isocost_phase_stats
+                       c_imbalance => isocost_imbalance, c_phase_stats => isocost_phase_stats, &
+                       isocost_part, isocost_decomposition, &
+                       c_density_grid => isocost_density_grid, &
+                       c_density_free => isocost_density_free, &
+                       c_density_info => isocost_density_info, &
+                       c_decompose => isocost_decompose, c_decompose_auto => isocost_decompose_auto
 #ifdef ISOCOST_HAVE_FIT
   use isocost_c, only: ISOCOST_MAX_FIT_PARAMETERS, isocost_fit_summary, isocost_fit_options, &
                        ISOCOST_FIT_LOSS_NONE, ISOCOST_FIT_LOSS_HUBER, ISOCOST_FIT_LOSS_CAUCHY, &
@@ -53,7 +59,9 @@ module isocost
                            c_balancer_migrate => isocost_balancer_migrate, &
                            c_balancer_local => isocost_balancer_local, &
                            c_balancer_offsets => isocost_balancer_offsets, &
-                           c_partition_weights_f => isocost_partition_weights_f
+                           c_partition_weights_f => isocost_partition_weights_f, &
+                           c_partition_points_f => isocost_partition_points_f, &
+                           c_decompose_grid_f => isocost_decompose_grid_f
 #endif
   implicit none
   private
@@ -68,6 +76,9 @@ module isocost
   public :: isocost_model_cost, isocost_model_density, isocost_model_domain
   public :: isocost_model_total, isocost_partition, isocost_load_stats
   public :: isocost_imbalance, isocost_phase_stats
+  public :: isocost_part, isocost_decomposition
+  public :: isocost_density_grid, isocost_density_free, isocost_density_info
+  public :: isocost_decompose, isocost_decompose_auto
 #ifdef ISOCOST_HAVE_FIT
   public :: ISOCOST_MAX_FIT_PARAMETERS, isocost_fit_summary, isocost_fit_options
   public :: ISOCOST_FIT_LOSS_NONE, ISOCOST_FIT_LOSS_HUBER, ISOCOST_FIT_LOSS_CAUCHY
@@ -81,7 +92,7 @@ module isocost
   public :: isocost_balancer_begin_step, isocost_balancer_end_step, isocost_balancer_record_step
   public :: isocost_balancer_set_costs, isocost_balancer_check, isocost_balancer_last_decision
   public :: isocost_balancer_migrate, isocost_balancer_local, isocost_balancer_offsets
-  public :: isocost_partition_weights
+  public :: isocost_partition_weights, isocost_partition_points, isocost_decompose_grid
 
   !> A balancer over a 1-D block distribution (an isocost_balancer* of C). No
   !> final routine: releasing one is collective, so isocost_balancer_free is
@@ -136,6 +147,21 @@ module isocost
   interface isocost_phase_stats
     module procedure f_phase_stats
   end interface isocost_phase_stats
+  interface isocost_density_grid
+    module procedure f_density_grid
+  end interface isocost_density_grid
+  interface isocost_density_free
+    module procedure f_density_free
+  end interface isocost_density_free
+  interface isocost_density_info
+    module procedure f_density_info
+  end interface isocost_density_info
+  interface isocost_decompose
+    module procedure f_decompose
+  end interface isocost_decompose
+  interface isocost_decompose_auto
+    module procedure f_decompose_auto
+  end interface isocost_decompose_auto
 #ifdef ISOCOST_HAVE_FIT
   interface isocost_fit
     module procedure f_fit
@@ -184,6 +210,12 @@ module isocost
   interface isocost_partition_weights
     module procedure f_partition_weights
   end interface isocost_partition_weights
+  interface isocost_partition_points
+    module procedure f_partition_points
+  end interface isocost_partition_points
+  interface isocost_decompose_grid
+    module procedure f_decompose_grid
+  end interface isocost_decompose_grid
 #endif
 
   !> A one-dimensional cost model t(x) (an isocost_model* of the C interface).
@@ -193,6 +225,14 @@ module isocost
   contains
     final :: model_final
   end type isocost_model
+
+  !> Per-cell costs of a 1-, 2- or 3-D grid (an isocost_density* of C), with
+  !> the ownership rules of isocost_model: release it with isocost_density_free.
+  type, public :: isocost_density
+    type(c_ptr) :: handle = c_null_ptr
+  contains
+    final :: density_final
+  end type isocost_density
 
   ! A failure found here, before any C call (arrays of unequal sizes): its
   ! message, which isocost_last_error() returns until the next wrapper call.
@@ -490,6 +530,8 @@ contains
                                 synchronised_efficiency), status)
     end if
   end subroutine f_phase_stats
+
+#include "isocost_decompose.inc"
 
 #ifdef ISOCOST_HAVE_FIT
   ! --- fitting (isocost::c built with the fitters) -------------------------------

@@ -28,6 +28,23 @@ module isocost_c
     real(c_double) :: l_i = 0, l_e = 0, efficiency = 0
   end type isocost_load_stats_t
 
+  !> struct isocost_part (isocost::Part): one rank's box. Entries past the
+  !> density's dims are 0; cell indices count from 0, [cell_lo, cell_hi).
+  type, bind(c), public :: isocost_part
+    real(c_double) :: lo(3) = 0, hi(3) = 0
+    integer(c_int64_t) :: cell_lo(3) = 0, cell_hi(3) = 0
+    real(c_double) :: cost = 0, time = 0, volume = 0, surface = 0
+  end type isocost_part
+
+  !> struct isocost_decomposition (isocost::Decomposition) and its process
+  !> grid: counts(1:levels) parts per level along axes(1:levels) (from 0).
+  type, bind(c), public :: isocost_decomposition
+    integer(c_int) :: ranks = 0, levels = 0
+    integer(c_int) :: counts(3) = 0, axes(3) = -1
+    real(c_double) :: total_cost = 0, max_time = 0, predicted_le = 0, imbalance = 0
+    real(c_double) :: cut_surface = 0
+  end type isocost_decomposition
+
 #ifdef ISOCOST_HAVE_FIT
   !> ISOCOST_MAX_FIT_PARAMETERS and struct isocost_fit_summary (isocost::FitSummary).
   integer, parameter, public :: ISOCOST_MAX_FIT_PARAMETERS = 8
@@ -57,6 +74,8 @@ module isocost_c
   public :: isocost_model_cost, isocost_model_density, isocost_model_domain
   public :: isocost_model_total, isocost_partition, isocost_load_stats
   public :: isocost_imbalance, isocost_phase_stats
+  public :: isocost_density_grid, isocost_density_free, isocost_density_info
+  public :: isocost_decompose, isocost_decompose_auto
 
   interface
     ! const char* isocost_last_error(void)
@@ -160,6 +179,44 @@ module isocost_c
       type(isocost_load_stats_t), intent(inout), optional :: per_phase(*)
       type(isocost_load_stats_t), intent(inout) :: total
       real(c_double), intent(inout), optional :: synchronised_time, synchronised_efficiency
+    end function
+    ! lo and hi absent (both): NULL, the box [0, cells]
+    integer(c_int) function isocost_density_grid(weights, dims, cells, lo, hi, out) bind(c)
+      import :: c_int, c_int64_t, c_double, c_ptr
+      real(c_double), intent(in) :: weights(*)
+      integer(c_int), value :: dims
+      integer(c_int64_t), intent(in) :: cells(*)
+      real(c_double), intent(in), optional :: lo(*), hi(*)
+      type(c_ptr), intent(out) :: out
+    end function
+    subroutine isocost_density_free(density) bind(c)
+      import :: c_ptr
+      type(c_ptr), value :: density
+    end subroutine
+    integer(c_int) function isocost_density_info(density, dims, total) bind(c)
+      import :: c_int, c_double, c_ptr
+      type(c_ptr), value :: density
+      integer(c_int), intent(inout), optional :: dims
+      real(c_double), intent(inout), optional :: total
+    end function
+    ! speeds absent: uniform; info absent: NULL
+    integer(c_int) function isocost_decompose(density, levels, counts, axes, speeds, parts, info) &
+        bind(c)
+      import :: c_int, c_double, c_ptr, isocost_part, isocost_decomposition
+      type(c_ptr), value :: density
+      integer(c_int), value :: levels
+      integer(c_int), intent(in) :: counts(*), axes(*)
+      real(c_double), intent(in), optional :: speeds(*)
+      type(isocost_part), intent(inout) :: parts(*)
+      type(isocost_decomposition), intent(inout), optional :: info
+    end function
+    integer(c_int) function isocost_decompose_auto(density, ranks, speeds, parts, info) bind(c)
+      import :: c_int, c_double, c_ptr, isocost_part, isocost_decomposition
+      type(c_ptr), value :: density
+      integer(c_int), value :: ranks
+      real(c_double), intent(in), optional :: speeds(*)
+      type(isocost_part), intent(inout) :: parts(*)
+      type(isocost_decomposition), intent(inout), optional :: info
     end function
 #ifdef ISOCOST_HAVE_FIT
     ! isocost_fit(lo, hi, seconds, count, spec, out, summary); summary absent: NULL

@@ -1,6 +1,6 @@
 ! isocost_c_mpi — the raw interface of include/isocost/isocost_mpi.h (the
 ! MPI part of the C interface, built with ISOCOST_BUILD_MPI): the balancer and
-! the 1-D distributed partitioner, in their _f forms, which take a Fortran
+! the distributed partitioners, in their _f forms, which take a Fortran
 ! communicator handle (MPI_Fint: comm%mpi_val of mpi_f08, or the integer of
 ! the mpi module). Module isocost wraps them; names are the C names.
 module isocost_c_mpi
@@ -44,7 +44,8 @@ module isocost_c_mpi
   public :: isocost_balancer_begin_step, isocost_balancer_end_step, isocost_balancer_record_step
   public :: isocost_balancer_set_costs, isocost_balancer_check, isocost_balancer_last_decision
   public :: isocost_balancer_migrate, isocost_balancer_local, isocost_balancer_offsets
-  public :: isocost_partition_weights_f, isocost_fortran_comm_size, isocost_fortran_all_ok
+  public :: isocost_partition_weights_f, isocost_partition_points_f, isocost_decompose_grid_f
+  public :: isocost_fortran_comm_size, isocost_fortran_all_ok
 
   interface
     integer(c_int) function isocost_balancer_options_init(options) bind(c)
@@ -123,6 +124,32 @@ module isocost_c_mpi
       real(c_double), intent(in), optional :: speeds(*)
       integer(c_int), value :: optimal
       integer(c_int64_t), intent(inout) :: cuts(*)
+      real(c_double), intent(inout), optional :: max_time
+    end function
+    ! coords(dims, count) in Fortran order is C's coords[i·dims + axis]
+    integer(c_int) function isocost_partition_points_f(comm, dims, coords, weights, count, parts, &
+                                                       speeds, part, max_time) bind(c)
+      import :: c_int, c_int64_t, c_double
+      integer(c_int), value :: comm, dims
+      real(c_double), intent(in), optional :: coords(*), weights(*)
+      integer(c_int64_t), value :: count
+      integer(c_int), value :: parts
+      real(c_double), intent(in), optional :: speeds(*)
+      integer(c_int), intent(inout), optional :: part(*)
+      real(c_double), intent(inout), optional :: max_time
+    end function
+    ! part_lo(3, P) in Fortran order is C's part_lo[r·3 + axis]
+    integer(c_int) function isocost_decompose_grid_f(comm, dims, cells, lo, hi, weights, levels, &
+                                                     counts, axes, speeds, part_lo, part_hi, &
+                                                     max_time) bind(c)
+      import :: c_int, c_int64_t, c_double
+      integer(c_int), value :: comm, dims
+      integer(c_int64_t), intent(in) :: cells(*), lo(*), hi(*)
+      real(c_double), intent(in), optional :: weights(*)
+      integer(c_int), value :: levels
+      integer(c_int), intent(in) :: counts(*), axes(*)
+      real(c_double), intent(in), optional :: speeds(*)
+      integer(c_int64_t), intent(inout) :: part_lo(*), part_hi(*)
       real(c_double), intent(inout), optional :: max_time
     end function
     ! fortran/comm_size.cpp: the size of a Fortran communicator, 0 for

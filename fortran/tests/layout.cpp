@@ -26,6 +26,14 @@ std::size_t isocost_test_c_size(int which) noexcept {
       return offsetof(struct isocost_fit_summary, parameters);
     case 9:
       return offsetof(struct isocost_fit_options, hi);
+    case 10:
+      return sizeof(struct isocost_part);
+    case 11:
+      return offsetof(struct isocost_part, cost);
+    case 12:
+      return sizeof(struct isocost_decomposition);
+    case 13:
+      return offsetof(struct isocost_decomposition, total_cost);
     default:
       return 0;
   }

@@ -55,6 +55,8 @@ contains
     type(isocost_fit_options), target :: o
     type(isocost_balancer_options), target :: b
     type(isocost_balancer_decision), target :: d
+    type(isocost_part), target :: part
+    type(isocost_decomposition), target :: dec
     call check(c_sizeof(s) == isocost_test_c_size(1), 'sizeof isocost_load_stats')
     call check(c_sizeof(f) == isocost_test_c_size(2), 'sizeof isocost_fit_summary')
     call check(c_sizeof(o) == isocost_test_c_size(3), 'sizeof isocost_fit_options')
@@ -67,6 +69,12 @@ contains
     call check(offset(c_loc(f), c_loc(f%parameters)) == isocost_test_c_size(8), &
                'offset of summary%parameters')
     call check(offset(c_loc(o), c_loc(o%hi)) == isocost_test_c_size(9), 'offset of options%hi')
+    call check(c_sizeof(part) == isocost_test_c_size(10), 'sizeof isocost_part')
+    call check(offset(c_loc(part), c_loc(part%cost)) == isocost_test_c_size(11), &
+               'offset of isocost_part%cost')
+    call check(c_sizeof(dec) == isocost_test_c_size(12), 'sizeof isocost_decomposition')
+    call check(offset(c_loc(dec), c_loc(dec%total_cost)) == isocost_test_c_size(13), &
+               'offset of isocost_decomposition%total_cost')
   end subroutine layout
 
   integer(c_size_t) function offset(base, field)

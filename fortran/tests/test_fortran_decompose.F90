@@ -1,0 +1,217 @@
+! Module isocost's multi-dimensional decompositions: hand-checked cuts, the
+! same parts as the C interface called directly (module isocost_c, bit for
+! bit), boxes that tile the grid with costs summing to the total, and every
+! error path's status and message.
+program test_fortran_decompose
+  use, intrinsic :: iso_c_binding
+  use isocost
+  use isocost_c, only: c_decompose => isocost_decompose, c_auto => isocost_decompose_auto
+  implicit none
+  integer :: failures = 0, checks = 0
+
+  call hand_checked()
+  call against_c_3d()
+  call error_paths()
+  print '(i0, a, i0, a)', checks - failures, ' of ', checks, ' checks passed'
+  if (failures > 0) error stop 1
+
+contains
+
+  subroutine check(ok, what)
+    logical, intent(in) :: ok
+    character(len=*), intent(in) :: what
+    checks = checks + 1
+    if (.not. ok) then
+      failures = failures + 1
+      print '(a)', 'FAILED: '//what
+    end if
+  end subroutine check
+
+  subroutine check_error(status, code, fragment)
+    integer, intent(in) :: status, code
+    character(len=*), intent(in) :: fragment
+    character(len=:), allocatable :: message
+    message = isocost_last_error()
+    call check(status == code, 'status '//isocost_status_name(status)//' for "'//fragment//'"')
+    call check(index(message, fragment) > 0, '"'//message//'" lacks "'//fragment//'"')
+  end subroutine check_error
+
+  ! Every cell of an nx × ny × nz grid lies in exactly one part's cell box
+  ! (axes past the density's dims have cell_hi 0: the whole single layer).
+  logical function tiles(parts, n)
+    type(isocost_part), intent(in) :: parts(:)
+    integer, intent(in) :: n(3)
+    integer :: hits(n(1), n(2), n(3)), r
+    hits = 0
+    do r = 1, size(parts)
+      associate (a => parts(r)%cell_lo + 1, b => merge(int(parts(r)%cell_hi), n, parts(r)%cell_hi > 0))
+        hits(a(1):b(1), a(2):b(2), a(3):b(3)) = hits(a(1):b(1), a(2):b(2), a(3):b(3)) + 1
+      end associate
+    end do
+    tiles = all(hits == 1)
+  end function tiles
+
+  ! Worked by hand. 1-D [5,5,9,6,3,8,2,2] in 3: the heaviest part is at least
+  ! 15 (the 9 with 5+5 before it and 3+8+2+2 after), met by cells
+  ! [0,2) [2,4) [4,8). 2-D 4×2 cells 1..8, x fastest, by {2, 2} along {x, y}:
+  ! column sums 6 8 10 12, the x cut at 2 (14 | 22); each half cut in rows.
+  subroutine hand_checked()
+    type(isocost_density) :: d
+    type(isocost_part) :: p3(3), p4(4)
+    type(isocost_decomposition) :: info
+    real(c_double) :: total
+    integer :: dims, r
+    call isocost_density_grid([5d0, 5d0, 9d0, 6d0, 3d0, 8d0, 2d0, 2d0], [8_c_int64_t], d)
+    call isocost_decompose(d, [3], [0], p3, info=info)
+    call check(all(p3%cell_lo(1) == [0, 2, 4]) .and. all(p3%cell_hi(1) == [2, 4, 8]), &
+               '1-D cells [0,2) [2,4) [4,8)')
+    call check(all(p3%cost == [10d0, 15d0, 15d0]) .and. info%max_time == 15, '1-D costs 10 15 15')
+    call check(all(p3%lo(1) == [0d0, 2d0, 4d0]) .and. all(p3%hi(2) == 0), '1-D boxes, y unused')
+    call isocost_density_grid([(real(r, c_double), r = 1, 8)], [4_c_int64_t, 2_c_int64_t], d, &
+                              [0d0, 0d0], [2d0, 1d0])
+    call isocost_density_info(d, dims, total)
+    call check(dims == 2 .and. total == 36, 'density info: 2 dims, total 36')
+    call isocost_decompose(d, [2, 2], [0, 1], p4, info=info)
+    call check(all(p4%cost == [3d0, 11d0, 7d0, 15d0]), '2-D costs 3 11 7 15 in rank order')
+    call check(all(p4%cell_lo(1) == [0, 0, 2, 2]) .and. all(p4%cell_lo(2) == [0, 1, 0, 1]), &
+               '2-D cell corners')
+    call check(all(p4%hi(1) == [1d0, 1d0, 2d0, 2d0]) .and. all(p4%volume == 0.5d0), &
+               '2-D boxes in the [0,2]×[0,1] box, area 1/2 each')
+    call check(info%ranks == 4 .and. info%levels == 2 .and. all(info%counts == [2, 2, 0]) .and. &
+               all(info%axes == [0, 1, -1]) .and. info%total_cost == 36 .and. &
+               info%max_time == 15, '2-D info')
+    call check(tiles(p4, [4, 2, 1]), '2-D parts tile the grid')
+    call isocost_density_free(d)
+    call check(.not. c_associated(d%handle), 'free nulls the handle')
+    call isocost_density_free(d)  ! a second free is a no-op
+  end subroutine hand_checked
+
+  ! A 5×4×3 grid of uneven integer weights (sums exact): the module's parts and
+  ! info equal C's, by a fixed grid with speeds and by the chosen grid.
+  subroutine against_c_3d()
+    real(c_double), parameter :: speeds(8) = [1d0, 2d0, 1d0, 1.5d0, 1d0, 1d0, 0.5d0, 1d0]
+    type(isocost_density) :: d
+    type(isocost_part) :: mine(8), theirs(8), six(6), six_c(6)
+    type(isocost_decomposition) :: info, info_c
+    real(c_double) :: w(60), total
+    integer :: i, status
+    w = [(real(1 + mod(7 * i, 11), c_double), i = 1, 60)]
+    call isocost_density_grid(w, [5_c_int64_t, 4_c_int64_t, 3_c_int64_t], d)
+    call isocost_density_info(d, total=total)
+    call check(total == sum(w), '3-D total')
+    call isocost_decompose(d, [2, 2, 2], [2, 0, 1], mine, speeds, info, status)
+    call check(status == ISOCOST_OK, '3-D decompose')
+    call check(c_decompose(d%handle, 3_c_int, [2_c_int, 2_c_int, 2_c_int], &
+                           [2_c_int, 0_c_int, 1_c_int], speeds, theirs, info_c) == ISOCOST_OK, &
+               'C decompose')
+    call check(same(mine, theirs) .and. same_info(info, info_c), '3-D: the C parts bit for bit')
+    call check(tiles(mine, [5, 4, 3]), '3-D parts tile the grid')
+    call check(sum(mine%cost) == total .and. info%total_cost == total, '3-D costs sum to the total')
+    call check(all(mine%time == mine%cost / speeds), 'time = cost / speed')
+    call isocost_decompose_auto(d, 6, six, info=info, status=status)
+    call check(status == ISOCOST_OK, '3-D decompose_auto')
+    call check(c_auto(d%handle, 6_c_int, parts=six_c, info=info_c) == ISOCOST_OK, 'C auto')
+    call check(same(six, six_c) .and. same_info(info, info_c), 'auto: the C parts bit for bit')
+    call check(info%ranks == 6 .and. product(info%counts(1:info%levels)) == 6, 'auto grid of 6')
+    call check(tiles(six, [5, 4, 3]) .and. sum(six%cost) == total, 'auto parts tile, sum')
+  end subroutine against_c_3d
+
+  logical function same(a, b)
+    type(isocost_part), intent(in) :: a(:), b(:)
+    integer :: r
+    same = size(a) == size(b)
+    do r = 1, min(size(a), size(b))
+      same = same .and. all(a(r)%lo == b(r)%lo) .and. all(a(r)%hi == b(r)%hi) .and. &
+             all(a(r)%cell_lo == b(r)%cell_lo) .and. all(a(r)%cell_hi == b(r)%cell_hi) .and. &
+             a(r)%cost == b(r)%cost .and. a(r)%time == b(r)%time .and. &
+             a(r)%volume == b(r)%volume .and. a(r)%surface == b(r)%surface
+    end do
+  end function same
+
+  logical function same_info(a, b)
+    type(isocost_decomposition), intent(in) :: a, b
+    same_info = a%ranks == b%ranks .and. a%levels == b%levels .and. all(a%counts == b%counts) &
+                .and. all(a%axes == b%axes) .and. a%total_cost == b%total_cost .and. &
+                a%max_time == b%max_time .and. a%predicted_le == b%predicted_le .and. &
+                a%imbalance == b%imbalance .and. a%cut_surface == b%cut_surface
+  end function same_info
+
+  subroutine error_paths()
+    integer(c_int64_t), parameter :: c32(2) = [3, 2]
+    type(isocost_density) :: d, never
+    type(isocost_part) :: p2(2), p6(6)
+    integer :: status, dims
+    ! Sizes checked here, before C: the message names both arrays.
+    call isocost_density_grid([1d0, 2d0], c32, d, status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, &
+                     'isocost_density_grid: weights: expected 6 elements (the size of ' // &
+                     'product(cells)), got 2')
+    call check(.not. c_associated(d%handle), 'a failed constructor leaves no density')
+    call isocost_density_grid([1d0, 2d0, 3d0, 4d0, 5d0, 6d0], c32, d, [0d0], [1d0, 1d0], status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, &
+                     'isocost_density_grid: lo: expected 2 elements (the size of cells), got 1')
+    call isocost_density_grid([1d0, 2d0, 3d0, 4d0, 5d0, 6d0], c32, d, [0d0, 0d0], [1d0], status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, &
+                     'isocost_density_grid: hi: expected 2 elements (the size of cells), got 1')
+    ! Bad values, named by C.
+    call isocost_density_grid([1d0], [integer(c_int64_t) ::], d, status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, &
+                     'isocost_density_grid: dims: expected 1, 2 or 3, got 0')
+    call isocost_density_grid([1d0], [1_c_int64_t, 1_c_int64_t, 1_c_int64_t, 1_c_int64_t], d, &
+                              status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, 'dims: expected 1, 2 or 3, got 4')
+    call isocost_density_grid([1d0], [2_c_int64_t, 0_c_int64_t], d, status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, 'cells[1]')
+    call isocost_density_grid([1d0, 2d0, 3d0, 4d0, 5d0, 6d0], c32, d, lo=[0d0, 0d0], status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, &
+                     'hi is NULL but the other corner is not')
+    call isocost_density_grid([1d0, -2d0, 3d0, 4d0, 5d0, 6d0], c32, d, status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, 'isocost_density_grid')
+    call check(index(isocost_last_error(), '-2') > 0, 'the message names the weight -2')
+    ! A density never built is NULL to C.
+    call isocost_density_info(never, dims, status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, 'isocost_density_info: density is NULL')
+    call isocost_decompose(never, [2], [0], p2, status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, 'isocost_decompose: density is NULL')
+    call isocost_decompose_auto(never, 2, p2, status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, &
+                     'isocost_decompose_auto: density is NULL')
+    call isocost_density_grid([1d0, 2d0, 3d0, 4d0, 5d0, 6d0], c32, d)
+    call isocost_decompose(d, [2, 1], [0], p2, status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, &
+                     'isocost_decompose: axes: expected 2 elements (the size of counts), got 1')
+    call isocost_decompose(d, [3, 2], [0, 1], p2, status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, &
+                     'isocost_decompose: parts: expected 6 elements (the size of product(counts)), got 2')
+    call isocost_decompose(d, [2], [0], p2, [1d0], status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, &
+                     'isocost_decompose: speeds: expected 2 elements (the size of product(counts)), got 1')
+    call isocost_decompose(d, [integer ::], [integer ::], p2, status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, &
+                     'isocost_decompose: levels: expected an integer >= 1, got 0')
+    call isocost_decompose(d, [2, 1, 1], [0, 1, 2], p2, status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, &
+                     "levels: expected at most the density's 2 dimensions, got 3")
+    call isocost_decompose(d, [0], [0], p2, status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, 'isocost_decompose')
+    call isocost_decompose(d, [1, 2], [0, 0], p2, status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, 'isocost_decompose')
+    call isocost_decompose(d, [2], [0], p2, [1d0, 0d0], status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, 'speed')
+    call isocost_decompose(d, [6], [0], p6, status=status)  ! 3 cells along x for 6 parts
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, 'isocost_decompose')
+    call isocost_decompose_auto(d, 0, p2, status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, &
+                     'isocost_decompose_auto: ranks: expected an integer >= 1, got 0')
+    call isocost_decompose_auto(d, 6, p2, status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, &
+                     'isocost_decompose_auto: parts: expected 6 elements (the size of ranks), got 2')
+    call isocost_decompose_auto(d, 2, p2, [1d0, 1d0, 1d0], status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, &
+                     'isocost_decompose_auto: speeds: expected 2 elements (the size of ranks), got 3')
+    call isocost_density_info(d, dims, status=status)
+    call check(status == ISOCOST_OK, 'info after failures')
+    call check(isocost_last_error() == '', 'success clears it')
+  end subroutine error_paths
+
+end program test_fortran_decompose
