@@ -237,9 +237,9 @@ int isocost_partition_points_f(MPI_Fint comm, int dims, const double* coords, co
  *  x fastest; the boxes of all ranks tile the grid. The process grid cuts
  *  level l into counts[l] slabs along axis axes[l], for `levels` levels
  *  (1 ≤ levels ≤ dims, distinct axes); P = Π counts. Writes part r's cells
- *  [part_lo[r·3 + a], part_hi[r·3 + a]) for a < 3 (a 2-D grid has z range
- *  [0, 1)), each array 3·P long, and, unless NULL, the bottleneck to
- *  *max_time. dims, cells, counts, axes, speeds must agree. */
+ *  [part_lo[r·3 + a], part_hi[r·3 + a]) for a < dims (entries past dims are
+ *  0, as in struct isocost_part), each array 3·P long, and, unless NULL, the
+ *  bottleneck to *max_time. dims, cells, counts, axes, speeds must agree. */
 int isocost_decompose_grid(MPI_Comm comm, int dims, const int64_t* cells, const int64_t* lo,
                            const int64_t* hi, const double* weights, int levels, const int* counts,
                            const int* axes, const double* speeds, int64_t* part_lo,
