@@ -30,6 +30,11 @@ void bind_mpi(py::module_& m);  // mpi.cpp, when isocost::mpi is built
 /// non-numeric dtype is a TypeError, another dimension an Error, both naming
 /// `what`.
 std::vector<double> to_vector(py::handle values, const std::string& what);
+/// An int (or anything with __index__, e.g. numpy.int64) as an int / int64:
+/// too large is an Error, not an integer (a float, a string) a TypeError, both
+/// naming `what`.
+int as_int(py::handle value, const std::string& what);
+std::int64_t as_int64(py::handle value, const std::string& what);
 /// A float64 numpy array holding `values`.
 py::array_t<double> to_array(std::span<const double> values);
 /// An int64 numpy array holding `values`.

@@ -22,6 +22,8 @@ Doubles as_doubles(py::handle values, const std::string& what) {
   return array;
 }
 
+}  // namespace
+
 int as_int(py::handle value, const std::string& what) {
   try {
     return value.cast<int>();
@@ -32,7 +34,17 @@ int as_int(py::handle value, const std::string& what) {
                          std::string(py::str(py::type::of(value))));
   }
 }
-}  // namespace
+
+std::int64_t as_int64(py::handle value, const std::string& what) {
+  try {
+    return value.cast<std::int64_t>();
+  } catch (const py::cast_error&) {
+    if (py::isinstance<py::int_>(value))
+      throw Error(what + ": expected an integer below 2^63, got " + std::string(py::str(value)));
+    throw py::type_error(what + ": expected an integer, got " +
+                         std::string(py::str(py::type::of(value))));
+  }
+}
 
 std::vector<double> to_vector(py::handle values, const std::string& what) {
   const Doubles array = as_doubles(values, what);

@@ -47,7 +47,7 @@ std::array<std::int64_t, kMaxDims> corner(py::object values, const std::string& 
   for (py::handle v : py::iter(values)) {
     if (a == static_cast<std::size_t>(dims))
       throw Error(what + ": expected " + std::to_string(dims) + " values, one per axis");
-    out[a++] = v.cast<std::int64_t>();
+    out[a++] = as_int64(v, what);
   }
   if (a != static_cast<std::size_t>(dims))
     throw Error(what + ": expected " + std::to_string(dims) + " values, one per axis, got " +
@@ -157,7 +157,7 @@ void bind_mpi(py::module_& m) {
         const MPI_Comm c = comm_from(comm);
         GridShape g;
         std::vector<int> cells;
-        for (py::handle n : py::iter(shape)) cells.push_back(n.cast<int>());
+        for (py::handle n : py::iter(shape)) cells.push_back(as_int(n, "shape"));
         if (cells.empty() || cells.size() > kMaxDims)
           throw Error("shape: expected 1 to 3 cell counts, got " + std::to_string(cells.size()));
         g.dims = static_cast<int>(cells.size());

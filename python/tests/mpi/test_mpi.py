@@ -104,6 +104,12 @@ def test_errors_are_raised_on_every_rank(raises):
         isocost.mpi.decompose_grid(comm, (4, 4), (0, 0), (4, 4), np.ones((2, 8)), (2,))
     with raises(isocost.Error, "lo: expected 2 values, one per axis, got 1"):
         isocost.mpi.decompose_grid(comm, (4, 4), (0,), (4, 4), np.ones((4, 4)), (2,))
+    with raises(TypeError, "shape: expected an integer, got <class 'float'>"):
+        isocost.mpi.decompose_grid(comm, (4.5, 4), (0, 0), (4, 4), np.ones((4, 4)), (2,))
+    with raises(TypeError, "hi: expected an integer, got <class 'float'>"):
+        isocost.mpi.decompose_grid(comm, (4, 4), (0, 0), (4, 4.0), np.ones((4, 4)), (2,))
+    with raises(isocost.Error, "lo: expected an integer below 2^63, got 18446744073709551616"):
+        isocost.mpi.decompose_grid(comm, (4, 4), (2**64, 0), (4, 4), np.ones((4, 4)), (2,))
     with raises(isocost.Error, "shape: expected 1 to 3 cell counts, got 4"):
         isocost.mpi.decompose_grid(comm, (4, 4, 4, 4), (0,), (4, 4), np.ones((4, 4)), (2,))
     # Every rank has the same bad option: one line names them all.
