@@ -51,11 +51,12 @@ contains
     integer, intent(in) :: dims
     integer, parameter :: n = 40
     real(c_double), parameter :: speeds(3) = [1d0, 2d0, 1.5d0]
-    real(c_double) :: x(dims, n), w(n), max_time, serial_time, load(3), all_load(3)
+    real(c_double) :: x(dims, n), w(n), max_time, serial_time, load(3), all_load(3), xyz(3)
     integer(c_int) :: mine(n), serial(n)
     integer :: i, lo, hi
     do i = 1, n
-      x(:, i) = real([mod(7 * i, 13), mod(5 * i, 11), mod(3 * i, 7)], c_double)
+      xyz = real([mod(7 * i, 13), mod(5 * i, 11), mod(3 * i, 7)], c_double)
+      x(:, i) = xyz(1:dims)  ! the first dims coordinates (x has dims rows)
       w(i) = real(1 + mod(3 * i, 7), c_double)
     end do
     lo = n * rank / ranks
