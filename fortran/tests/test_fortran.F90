@@ -4,6 +4,7 @@
 program test_fortran
   use, intrinsic :: iso_c_binding
   use isocost
+  use isocost_test_checks
   use isocost_c, only: c_sieve => isocost_model_sieve, c_partition => isocost_partition, &
                        c_free => isocost_model_free, c_cost => isocost_model_cost, &
                        c_density => isocost_model_density, c_load_stats => isocost_load_stats, &
@@ -12,7 +13,6 @@ program test_fortran
   use isocost_c, only: c_fit => isocost_fit
 #endif
   implicit none
-  integer :: failures = 0, checks = 0
 
   call discrete_cuts()
   call sieve_against_c()
@@ -29,26 +29,6 @@ program test_fortran
   if (failures > 0) error stop 1
 
 contains
-
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    checks = checks + 1
-    if (.not. ok) then
-      failures = failures + 1
-      print '(a)', 'FAILED: '//what
-    end if
-  end subroutine check
-
-  ! status is `code` and the message holds `fragment`.
-  subroutine check_error(status, code, fragment)
-    integer, intent(in) :: status, code
-    character(len=*), intent(in) :: fragment
-    character(len=:), allocatable :: message
-    message = isocost_last_error()
-    call check(status == code, 'status '//isocost_status_name(status)//' for "'//fragment//'"')
-    call check(index(message, fragment) > 0, '"'//message//'" lacks "'//fragment//'"')
-  end subroutine check_error
 
   ! The C header's own example: [5,5,9,6,3,8,2,2] into 3 parts.
   subroutine discrete_cuts()

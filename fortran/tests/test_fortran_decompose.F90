@@ -5,9 +5,9 @@
 program test_fortran_decompose
   use, intrinsic :: iso_c_binding
   use isocost
+  use isocost_test_checks
   use isocost_c, only: c_decompose => isocost_decompose, c_auto => isocost_decompose_auto
   implicit none
-  integer :: failures = 0, checks = 0
 
   call hand_checked()
   call against_c_3d()
@@ -16,25 +16,6 @@ program test_fortran_decompose
   if (failures > 0) error stop 1
 
 contains
-
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    checks = checks + 1
-    if (.not. ok) then
-      failures = failures + 1
-      print '(a)', 'FAILED: '//what
-    end if
-  end subroutine check
-
-  subroutine check_error(status, code, fragment)
-    integer, intent(in) :: status, code
-    character(len=*), intent(in) :: fragment
-    character(len=:), allocatable :: message
-    message = isocost_last_error()
-    call check(status == code, 'status '//isocost_status_name(status)//' for "'//fragment//'"')
-    call check(index(message, fragment) > 0, '"'//message//'" lacks "'//fragment//'"')
-  end subroutine check_error
 
   ! Every cell of an nx × ny × nz grid lies in exactly one part's cell box
   ! (axes past the density's dims have cell_hi 0: the whole single layer).

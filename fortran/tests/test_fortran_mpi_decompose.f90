@@ -6,11 +6,13 @@ program test_fortran_mpi_decompose
   use, intrinsic :: iso_c_binding
   use mpi_f08
   use isocost
+  use isocost_test_checks
   implicit none
-  integer :: rank, ranks, failures = 0, checks = 0, all_failures
+  integer :: rank, ranks, all_failures
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
+  check_rank = rank
   call MPI_Comm_size(MPI_COMM_WORLD, ranks)
   call points_against_serial(2)
   call points_against_serial(3)
@@ -24,25 +26,6 @@ program test_fortran_mpi_decompose
   if (all_failures > 0) error stop 1
 
 contains
-
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    checks = checks + 1
-    if (.not. ok) then
-      failures = failures + 1
-      print '(a, i0, a)', 'FAILED on rank ', rank, ': '//what
-    end if
-  end subroutine check
-
-  subroutine check_error(status, code, fragment)
-    integer, intent(in) :: status, code
-    character(len=*), intent(in) :: fragment
-    character(len=:), allocatable :: message
-    message = isocost_last_error()
-    call check(status == code, 'status '//isocost_status_name(status)//' for "'//fragment//'"')
-    call check(index(message, fragment) > 0, '"'//message//'" lacks "'//fragment//'"')
-  end subroutine check_error
 
   ! 40 distinct points, rank r holding [40r/P, 40(r+1)/P), into 3 parts with
   ! speeds: each point's part is the one of the single-rank run over all 40,
