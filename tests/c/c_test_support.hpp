@@ -4,11 +4,18 @@
 #include <gtest/gtest.h>
 
 #include <initializer_list>
+#include <memory>
 #include <string>
 
 #include "isocost/isocost.h"
 
 namespace isocost::testing {
+
+/// Owns a model made by the C interface.
+struct ModelDeleter {
+  void operator()(isocost_model* m) const { isocost_model_free(m); }
+};
+using Model = std::unique_ptr<isocost_model, ModelDeleter>;
 
 inline bool Has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;

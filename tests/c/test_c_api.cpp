@@ -21,11 +21,7 @@
 
 namespace {
 
-// Owns a model made by the C interface.
-struct ModelDeleter {
-  void operator()(isocost_model* m) const { isocost_model_free(m); }
-};
-using Model = std::unique_ptr<isocost_model, ModelDeleter>;
+using isocost::testing::Model;
 
 // Takes ownership of `out` after the call that set it, which must succeed
 // (`out` by reference: read after the call, whatever the order of arguments).

@@ -17,10 +17,7 @@
 
 namespace {
 
-struct ModelDeleter {
-  void operator()(isocost_model* m) const { isocost_model_free(m); }
-};
-using Model = std::unique_ptr<isocost_model, ModelDeleter>;
+using isocost::testing::Model;
 
 // Interval samples in the three arrays the C interface takes.
 struct Timings {

@@ -35,6 +35,31 @@
 #error "ISOCOST_CLI must be the absolute path of the isocost binary"
 #endif
 
+namespace isocost::testing {
+
+// One type for every file of the suite (GoogleTest requires it of a suite's
+// fixture), so outside the anonymous namespace.
+class CliFit : public CliTest {
+ protected:
+  Outcome Isocost(const std::vector<std::string>& args, const std::string* path_env = nullptr) {
+    isocost::testing::RunOptions options;
+    if (path_env) options.path_env = *path_env;
+    return CliTest::Isocost(args, options);
+  }
+
+  // Writes dir/name and returns `name` (the command runs in dir), not the full
+  // path CliTest::File returns.
+  std::string File(const std::string& name, const std::string& text) {
+    WriteFile(dir / name, text);
+    return name;
+  }
+
+  // A directory, outside `dir`, for fake executables.
+  fs::path Bin() { return Scratch("bin"); }
+};
+
+}  // namespace isocost::testing
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -108,23 +133,6 @@ std::string IntervalCsv(const Curve& t, double lo, double hi, int n, bool geomet
 // ---------------------------------------------------------------------------
 // Fixture: a fresh directory per test, the working directory of the command.
 
-class CliFit : public isocost::testing::CliTest {
- protected:
-  Outcome Isocost(const std::vector<std::string>& args, const std::string* path_env = nullptr) {
-    isocost::testing::RunOptions options;
-    if (path_env) options.path_env = *path_env;
-    return CliTest::Isocost(args, options);
-  }
-
-  // Writes dir/name and returns `name` (the command runs in dir), not the full
-  // path CliTest::File returns.
-  std::string File(const std::string& name, const std::string& text) {
-    WriteFile(dir / name, text);
-    return name;
-  }
-
-  // A directory, outside `dir`, for fake executables.
-  fs::path Bin() { return Scratch("bin"); }
-};
+using isocost::testing::CliFit;
 
 }  // namespace

@@ -23,6 +23,20 @@
 
 #include "support/cli_runner.hpp"
 
+namespace isocost::testing {
+
+// One type for every file of the suite (GoogleTest requires it of a suite's
+// fixture), so outside the anonymous namespace.
+class Partition : public CliTest {
+ protected:
+  // `isocost partition ARGS --json`, which must succeed.
+  json Run(const std::vector<std::string>& args) {
+    return OkJson(Cat(Cat({"partition"}, args), {"--json"}));
+  }
+};
+
+}  // namespace isocost::testing
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -43,13 +57,7 @@ using isocost::testing::Show;
 using isocost::testing::Tokens;
 using isocost::testing::WriteFile;
 
-class Partition : public isocost::testing::CliTest {
- protected:
-  // `isocost partition ARGS --json`, which must succeed.
-  json Run(const std::vector<std::string>& args) {
-    return OkJson(Cat(Cat({"partition"}, args), {"--json"}));
-  }
-};
+using isocost::testing::Partition;
 
 // A gridded test density: weights (x fastest) and shape.
 struct Weights {

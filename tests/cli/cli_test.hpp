@@ -32,6 +32,21 @@
 #error "ISOCOST_CLI must be the absolute path of the isocost binary"
 #endif
 
+namespace isocost::testing {
+
+// One type for every file of the suite (GoogleTest requires it of a suite's
+// fixture), so outside the anonymous namespace.
+class Cli : public CliTest {
+ protected:
+  Outcome Isocost(const std::vector<std::string>& args, const std::string& stdout_path = "") {
+    isocost::testing::RunOptions options;
+    options.stdout_path = stdout_path;
+    return CliTest::Isocost(args, options);
+  }
+};
+
+}  // namespace isocost::testing
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -53,14 +68,7 @@ using isocost::testing::Show;
 using isocost::testing::Tokens;
 using isocost::testing::WriteFile;
 
-class Cli : public isocost::testing::CliTest {
- protected:
-  Outcome Isocost(const std::vector<std::string>& args, const std::string& stdout_path = "") {
-    isocost::testing::RunOptions options;
-    options.stdout_path = stdout_path;
-    return CliTest::Isocost(args, options);
-  }
-};
+using isocost::testing::Cli;
 
 // ---------------------------------------------------------------------------
 // Closed forms

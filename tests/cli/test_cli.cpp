@@ -62,18 +62,18 @@ TEST_P(BadInput, OutputFileIsNeitherCreatedNorTouched) {
   EXPECT_EQ(ReadFile(out), previous);
 }
 
-const std::vector<std::string> kSieve{"cut", "--model", "sieve", "--domain", "6:1000"};
+const std::vector<std::string> kSieveCut{"cut", "--model", "sieve", "--domain", "6:1000"};
 
-const BadCase kBadCases[] = {
+const BadCase kBadInputCases[] = {
     // Parameters
-    {"ParamNaN", Cat(kSieve, {"--ranks", "2", "--param", "A=nan"}), {"--param A", "'nan'"}},
-    {"ParamInf", Cat(kSieve, {"--ranks", "2", "--param", "p=inf"}), {"--param p", "'inf'"}},
-    {"ParamMinusInf", Cat(kSieve, {"--ranks", "2", "--param", "c=-inf"}), {"'-inf'"}},
-    {"ParamEmpty", Cat(kSieve, {"--ranks", "2", "--param", "A="}), {"--param A"}},
-    {"ParamNoValue", Cat(kSieve, {"--ranks", "2", "--param", "A"}), {"'A'"}},
-    {"ParamTwice", Cat(kSieve, {"--ranks", "2", "--param", "A=1,A=2"}), {"'A'", "twice"}},
-    {"ParamUnknown", Cat(kSieve, {"--ranks", "2", "--param", "z=1"}), {"'z'"}},
-    {"ParamNegativeA", Cat(kSieve, {"--ranks", "2", "--param", "A=-1"}), {"A", "-1"}},
+    {"ParamNaN", Cat(kSieveCut, {"--ranks", "2", "--param", "A=nan"}), {"--param A", "'nan'"}},
+    {"ParamInf", Cat(kSieveCut, {"--ranks", "2", "--param", "p=inf"}), {"--param p", "'inf'"}},
+    {"ParamMinusInf", Cat(kSieveCut, {"--ranks", "2", "--param", "c=-inf"}), {"'-inf'"}},
+    {"ParamEmpty", Cat(kSieveCut, {"--ranks", "2", "--param", "A="}), {"--param A"}},
+    {"ParamNoValue", Cat(kSieveCut, {"--ranks", "2", "--param", "A"}), {"'A'"}},
+    {"ParamTwice", Cat(kSieveCut, {"--ranks", "2", "--param", "A=1,A=2"}), {"'A'", "twice"}},
+    {"ParamUnknown", Cat(kSieveCut, {"--ranks", "2", "--param", "z=1"}), {"'z'"}},
+    {"ParamNegativeA", Cat(kSieveCut, {"--ranks", "2", "--param", "A=-1"}), {"A", "-1"}},
     {"PowerNeedsP", {"cut", "--model", "power", "--domain", "0:1", "--ranks", "2"}, {"--param p"}},
     {"PowerDecreasing",
      {"cut", "--model", "power", "--param", "A=-1,p=1", "--domain", "0:1", "--ranks", "2"},
@@ -100,34 +100,34 @@ const BadCase kBadCases[] = {
      {"cut", "--domain", "6.5:100", "--ranks", "2", "--integer"},
      {"6.5"}},
     // Ranks and speeds
-    {"RanksZero", Cat(kSieve, {"--ranks", "0"}), {"--ranks", "'0'"}},
-    {"RanksNegative", Cat(kSieve, {"--ranks", "-3"}), {"--ranks", "'-3'"}},
-    {"RanksText", Cat(kSieve, {"--ranks", "abc"}), {"--ranks", "'abc'"}},
-    {"RanksFraction", Cat(kSieve, {"--ranks", "2.5"}), {"--ranks", "'2.5'"}},
-    {"RanksMissing", kSieve, {"--ranks"}},
-    {"SpeedZero", Cat(kSieve, {"--speeds", "1,0"}), {"rank 1", "got 0"}},
-    {"SpeedNegative", Cat(kSieve, {"--speeds", "1,1,-2"}), {"rank 2", "-2"}},
-    {"SpeedNaN", Cat(kSieve, {"--speeds", "1,nan"}), {"--speeds", "'nan'"}},
-    {"SpeedEmptyEntry", Cat(kSieve, {"--speeds", "1,,2"}), {"--speeds entry 1"}},
+    {"RanksZero", Cat(kSieveCut, {"--ranks", "0"}), {"--ranks", "'0'"}},
+    {"RanksNegative", Cat(kSieveCut, {"--ranks", "-3"}), {"--ranks", "'-3'"}},
+    {"RanksText", Cat(kSieveCut, {"--ranks", "abc"}), {"--ranks", "'abc'"}},
+    {"RanksFraction", Cat(kSieveCut, {"--ranks", "2.5"}), {"--ranks", "'2.5'"}},
+    {"RanksMissing", kSieveCut, {"--ranks"}},
+    {"SpeedZero", Cat(kSieveCut, {"--speeds", "1,0"}), {"rank 1", "got 0"}},
+    {"SpeedNegative", Cat(kSieveCut, {"--speeds", "1,1,-2"}), {"rank 2", "-2"}},
+    {"SpeedNaN", Cat(kSieveCut, {"--speeds", "1,nan"}), {"--speeds", "'nan'"}},
+    {"SpeedEmptyEntry", Cat(kSieveCut, {"--speeds", "1,,2"}), {"--speeds entry 1"}},
     {"SpeedsCountMismatch",
-     Cat(kSieve, {"--speeds", "1,2", "--ranks", "3"}),
+     Cat(kSieveCut, {"--speeds", "1,2", "--ranks", "3"}),
      {"--ranks 3", "2 ranks"}},
     {"NodeTypesCountMismatch",
-     Cat(kSieve, {"--node-types", "7x1,4x3", "--ranks", "12"}),
+     Cat(kSieveCut, {"--node-types", "7x1,4x3", "--ranks", "12"}),
      {"--ranks 12", "11 ranks"}},
     {"SpeedsAndNodeTypes",
-     Cat(kSieve, {"--speeds", "1,2", "--node-types", "1x1,1x2"}),
+     Cat(kSieveCut, {"--speeds", "1,2", "--node-types", "1x1,1x2"}),
      {"--speeds", "--node-types"}},
-    {"NodeTypesZeroCount", Cat(kSieve, {"--node-types", "0x1"}), {"'0x1'"}},
-    {"NodeTypesZeroRatio", Cat(kSieve, {"--node-types", "2x0"}), {"got 0"}},
-    {"NodeTypesNoX", Cat(kSieve, {"--node-types", "7"}), {"--node-types", "'7'"}},
+    {"NodeTypesZeroCount", Cat(kSieveCut, {"--node-types", "0x1"}), {"'0x1'"}},
+    {"NodeTypesZeroRatio", Cat(kSieveCut, {"--node-types", "2x0"}), {"got 0"}},
+    {"NodeTypesNoX", Cat(kSieveCut, {"--node-types", "7"}), {"--node-types", "'7'"}},
     // Solver options
-    {"UnknownMethod", Cat(kSieve, {"--ranks", "2", "--method", "foo"}), {"'foo'"}},
+    {"UnknownMethod", Cat(kSieveCut, {"--ranks", "2", "--method", "foo"}), {"'foo'"}},
     {"NegativeCostTolerance",
-     Cat(kSieve, {"--ranks", "2", "--cost-tolerance", "-1"}),
+     Cat(kSieveCut, {"--ranks", "2", "--cost-tolerance", "-1"}),
      {"tolerance", "-1"}},
     {"ZeroMaxIterations",
-     Cat(kSieve, {"--ranks", "2", "--max-iterations", "0"}),
+     Cat(kSieveCut, {"--ranks", "2", "--max-iterations", "0"}),
      {"--max-iterations", "'0'"}},
     // Models and data files
     {"UnknownModel", {"cut", "--model", "foo", "--domain", "0:1", "--ranks", "2"}, {"'foo'"}},
@@ -149,7 +149,7 @@ const BadCase kBadCases[] = {
      {"--domain"}},
     {"DiscreteWithoutWeights", {"cut", "--model", "discrete", "--ranks", "2"}, {"--weights"}},
     {"SamplesForSieve",
-     Cat(kSieve, {"--ranks", "2", "--samples", "{dir}/samples.csv"}),
+     Cat(kSieveCut, {"--ranks", "2", "--samples", "{dir}/samples.csv"}),
      {"--samples"}},
     {"NonMonotoneSamplesT",
      {"cut", "--model", "pchip", "--samples", "{dir}/nonmono_t.csv", "--ranks", "2"},
@@ -189,13 +189,13 @@ const BadCase kBadCases[] = {
     // The command line itself
     {"UnknownSubcommand", {"bogus"}, {"bogus"}},
     {"NoSubcommand", {}, {"subcommand"}},
-    {"UnknownCutOption", Cat(kSieve, {"--ranks", "2", "--bogus"}), {"--bogus"}},
+    {"UnknownCutOption", Cat(kSieveCut, {"--ranks", "2", "--bogus"}), {"--bogus"}},
     {"UnknownMetricsOption", {"metrics", "{dir}/four.txt", "--frobnicate"}, {"--frobnicate"}},
-    {"StrayArgument", Cat(kSieve, {"--ranks", "2", "stray"}), {"stray"}},
-    {"OptionGivenTwice", Cat(kSieve, {"--ranks", "2", "--ranks", "3"}), {"--ranks"}},
+    {"StrayArgument", Cat(kSieveCut, {"--ranks", "2", "stray"}), {"stray"}},
+    {"OptionGivenTwice", Cat(kSieveCut, {"--ranks", "2", "--ranks", "3"}), {"--ranks"}},
 };
 
-INSTANTIATE_TEST_SUITE_P(Cases, BadInput, ::testing::ValuesIn(kBadCases), BadCaseName);
+INSTANTIATE_TEST_SUITE_P(Cases, BadInput, ::testing::ValuesIn(kBadInputCases), BadCaseName);
 
 TEST_F(Cli, OutputIntoAMissingDirectoryFailsCleanly) {
   const fs::path out = dir / "no" / "such" / "dir" / "out.json";

@@ -426,7 +426,7 @@ class BadDiffuseInput : public Diffuse, public ::testing::WithParamInterface<Bad
   }
 };
 
-const BadCase kBadCases[] = {
+const BadCase kBadDiffuseCases[] = {
     {"NegativeLoad", {"diffuse", "--mesh", "2x2", "--loads", "negative.txt"}, {"-1"}},
     {"NaNLoad", {"diffuse", "--mesh", "2x2", "--loads", "nan.txt"}, {"nan"}},
     {"AllZero", {"diffuse", "--mesh", "2x2", "--loads", "zeros.txt"}, {"zero"}},
@@ -555,6 +555,7 @@ TEST_P(BadDiffuseInput, ExitsTwoWithOneLineAndWritesNothing) {
   ExpectRejected(Cat(GetParam().args, {"-o", "out.file"}), GetParam().fragments);
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, BadDiffuseInput, ::testing::ValuesIn(kBadCases), BadCaseName);
+INSTANTIATE_TEST_SUITE_P(Cases, BadDiffuseInput, ::testing::ValuesIn(kBadDiffuseCases),
+                         BadCaseName);
 
 }  // namespace

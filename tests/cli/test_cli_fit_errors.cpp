@@ -163,7 +163,7 @@ TEST_P(BadFitInput, OutputFileIsNeitherCreatedNorTouched) {
   EXPECT_EQ(ReadFile(out), previous);
 }
 
-const BadCase kBadCases[] = {
+const BadCase kBadFitCases[] = {
     // Samples
     {"TooFewSamples", {"fit", "two.csv", "--model", "power"}, {"two.csv", "2 samples"}},
     {"TooFewSamplesForSieveC",
@@ -268,6 +268,6 @@ const BadCase kBadCases[] = {
     {"PlotSieveBelowValidRegion", {"plot", "below_sieve.csv", "--model", "sieve"}, {"x=2"}},
 };
 
-INSTANTIATE_TEST_SUITE_P(Cases, BadFitInput, ::testing::ValuesIn(kBadCases), BadCaseName);
+INSTANTIATE_TEST_SUITE_P(Cases, BadFitInput, ::testing::ValuesIn(kBadFitCases), BadCaseName);
 
 }  // namespace

@@ -12,15 +12,16 @@
 #include "isocost/decompose.hpp"
 #include "isocost/points.hpp"
 
-#ifndef ISOCOST_MPIEXEC
-#error "ISOCOST_MPIEXEC must be the absolute path of mpiexec"
+#if !defined(ISOCOST_MPIEXEC) || !defined(ISOCOST_LSAN_OPTIONS) || !defined(ISOCOST_MPI_PRELOAD)
+#error "ISOCOST_MPIEXEC, ISOCOST_LSAN_OPTIONS and ISOCOST_MPI_PRELOAD must be set (tests/mpi)"
 #endif
 
 namespace {
 
 // Under AddressSanitizer each launch costs seconds: a few rank counts there,
-// all of them in the plain build.
-#if defined(__SANITIZE_ADDRESS__)
+// all of them in the plain build. (ISOCOST_SANITIZED is set by CMake for any
+// sanitizer and compiler; clang does not define __SANITIZE_ADDRESS__.)
+#if defined(ISOCOST_SANITIZED)
 constexpr bool kSanitized = true;
 #else
 constexpr bool kSanitized = false;
@@ -35,13 +36,15 @@ class CliMpi : public Cli {
   using Cli::OkJson;
   void SetUp() override {
     Cli::SetUp();
-    // mpiexec as root on a 2-core machine; OpenMPI's allocations kept until
-    // exit are not leaks (tests/mpi/lsan.supp).
+    // The environment of every MPI test (cmake/isocostTesting.cmake): mpiexec
+    // as root on a 2-core machine; OpenMPI's allocations kept until exit are
+    // not leaks (tests/mpi/lsan.supp), and in sanitized builds its components
+    // stay loaded so that the leak report can name them.
     ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
     ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
     ::setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
-    ::setenv("LSAN_OPTIONS",
-             "suppressions=" ISOCOST_LSAN_SUPP ":print_suppressions=0:fast_unwind_on_malloc=0", 1);
+    ::setenv("LSAN_OPTIONS", ISOCOST_LSAN_OPTIONS, 1);
+    if (*ISOCOST_MPI_PRELOAD) ::setenv("LD_PRELOAD", ISOCOST_MPI_PRELOAD, 1);
   }
   Outcome Mpi(int ranks, const std::vector<std::string>& args) {
     isocost::testing::RunOptions options;

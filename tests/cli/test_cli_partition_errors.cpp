@@ -80,7 +80,7 @@ TEST_P(BadPartitionInput, ExitsTwoWithOneLineAndWritesNothing) {
 const std::vector<std::string> kRows{"partition", "--box", "0:20,0:20",
                                      "--grid",    "1x4",   "--density"};
 
-const BadCase kBadCases[] = {
+const BadCase kBadPartitionCases[] = {
     // The density.
     {"NegativeDensity", Cat(kRows, {"x-y"}), {"rho", "-"}},
     {"NegativeInsideOnly", Cat(kRows, {"(x-10)^2+(y-10)^2-1"}), {"rho", ">= 0"}},
@@ -209,6 +209,7 @@ const BadCase kBadCases[] = {
      {"--grid"}},
 };
 
-INSTANTIATE_TEST_SUITE_P(Cases, BadPartitionInput, ::testing::ValuesIn(kBadCases), BadCaseName);
+INSTANTIATE_TEST_SUITE_P(Cases, BadPartitionInput, ::testing::ValuesIn(kBadPartitionCases),
+                         BadCaseName);
 
 }  // namespace

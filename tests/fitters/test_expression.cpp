@@ -14,17 +14,14 @@
 
 #include "isocost/cost_model.hpp"
 #include "support/expect_error.hpp"
+#include "support/expect_rel.hpp"
 
 namespace {
 
 using isocost::Expression;
 using isocost::testing::expect_error;
 
-// Relative closeness for values computed by muParser and by <cmath>.
-void expect_rel(double actual, double expected, double tolerance) {
-  EXPECT_LE(std::abs(actual - expected), tolerance * std::abs(expected))
-      << "actual " << actual << " expected " << expected;
-}
+using isocost::testing::expect_rel;
 
 // ---------------------------------------------------------------------------
 // Evaluation against closed forms

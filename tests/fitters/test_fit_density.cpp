@@ -17,6 +17,7 @@
 
 #include "isocost/fitters/expression.hpp"
 #include "support/expect_error.hpp"
+#include "support/expect_rel.hpp"
 
 namespace {
 
@@ -28,10 +29,7 @@ using isocost::DensityForm;
 using isocost::fit_density;
 using isocost::testing::expect_error;
 
-void expect_rel(double actual, double expected, double tolerance) {
-  EXPECT_LE(std::abs(actual - expected), tolerance * std::abs(expected))
-      << "actual " << actual << " expected " << expected;
-}
+using isocost::testing::expect_rel;
 
 // The exact mass of a box under some density.
 using Mass = std::function<double(const Box&)>;

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "faults_support.hpp"
 #include "isocost/decompose.hpp"
 #include "isocost/density.hpp"
 #include "isocost/mpi/block_balancer.hpp"
@@ -38,8 +39,13 @@ using isocost::mpi::BlockPlan;
 using isocost::mpi::BoxDistribution;
 using isocost::mpi::GridBalancer;
 using isocost::mpi::GridBalancerOptions;
+using isocost::testing::all_on_last;
+using isocost::testing::block_options;
 using isocost::testing::error_of;
 using isocost::testing::expect_agreed_error;
+using isocost::testing::faulty_ranks;
+using isocost::testing::first_check;
+using isocost::testing::quiet_pipeline;
 using isocost::testing::rank_of;
 using isocost::testing::size_of;
 using i64 = std::int64_t;
@@ -61,12 +67,6 @@ struct EntryPoint {
   std::function<bool(int b)> applies = {};
 };
 
-// The first, the middle and the last rank.
-std::set<int> faulty_ranks() {
-  const int P = size_of();
-  return {0, P / 2, P - 1};
-}
-
 void run_table(const std::vector<EntryPoint>& table) {
   const int P = size_of();
   for (const auto& e : table) {
@@ -79,45 +79,6 @@ void run_table(const std::vector<EntryPoint>& table) {
       isocost::testing::expect_has(msg, e.part);
     }
   }
-}
-
-// Settings with reproducible decisions: no calibration, no decision time,
-// a check every 2 steps on a window of 1, the global plan.
-isocost::mpi::BalancerOptions quiet_pipeline() {
-  isocost::mpi::BalancerOptions o;
-  o.comm = isocost::CommModel{};
-  o.decision_seconds = 0.0;
-  o.monitor.window = 1;
-  o.trigger.every = 2;
-  o.trigger.min_efficiency = 0.9;
-  o.policy = isocost::mpi::BalancePolicy::global;
-  return o;
-}
-
-BlockBalancerOptions block_options() {
-  BlockBalancerOptions o;
-  o.pipeline = quiet_pipeline();
-  return o;
-}
-
-// All N elements on the last rank.
-BlockDistribution all_on_last(i64 n, int P) {
-  BlockDistribution d;
-  d.offsets.assign(static_cast<std::size_t>(P) + 1, 0);
-  d.offsets.back() = n;
-  return d;
-}
-
-// Steps to the first check with every element costing 1 (set_costs): with all
-// elements on the last rank it fires and the global plan spreads them.
-BlockPlan first_check(BlockBalancer& b, double bytes = 8) {
-  BlockPlan plan;
-  for (int s = 0; s < 2; ++s) {
-    b.set_costs(std::vector<double>(static_cast<std::size_t>(b.local_count()), 1.0));
-    b.record_step(static_cast<double>(b.local_count()));
-    plan = b.decide(bytes);
-  }
-  return plan;
 }
 
 std::vector<double> local_values(const BlockDistribution& d) {

@@ -22,6 +22,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "faults_support.hpp"
 #include "isocost/decompose.hpp"
 #include "isocost/density.hpp"
 #include "isocost/mpi/block_balancer.hpp"
@@ -37,8 +38,12 @@ using isocost::mpi::BlockBalancer;
 using isocost::mpi::BlockBalancerOptions;
 using isocost::mpi::BlockDistribution;
 using isocost::mpi::BlockPlan;
+using isocost::testing::all_on_last;
+using isocost::testing::block_options;
 using isocost::testing::error_of;
 using isocost::testing::expect_agreed_error;
+using isocost::testing::faulty_ranks;
+using isocost::testing::first_check;
 using isocost::testing::rank_of;
 using isocost::testing::same_everywhere;
 using isocost::testing::size_of;
@@ -101,19 +106,6 @@ void expect_each_once(const std::vector<i64>& ids, i64 expected_total) {
   const auto where = isocost::testing::gather_holdings(ids);
   EXPECT_EQ(static_cast<i64>(where.size()), expected_total);
   for (const auto& [id, ranks] : where) EXPECT_EQ(ranks.size(), 1u) << "id " << id;
-}
-
-std::set<int> faulty_ranks() {
-  const int P = size_of();
-  return {0, P / 2, P - 1};
-}
-
-// All N elements on the last rank.
-BlockDistribution all_on_last(i64 n, int P) {
-  BlockDistribution d;
-  d.offsets.assign(static_cast<std::size_t>(P) + 1, 0);
-  d.offsets.back() = n;
-  return d;
 }
 
 template <class T>
@@ -281,28 +273,6 @@ TEST(MigrationFaults, MigrateFailureOnOneRankLosesNothing) {
 
 // ---------------------------------------------------------------------------
 // The balancers' apply(): all or nothing, the plan stays pending.
-
-BlockBalancerOptions block_options() {
-  BlockBalancerOptions o;
-  o.pipeline.comm = isocost::CommModel{};
-  o.pipeline.decision_seconds = 0.0;
-  o.pipeline.monitor.window = 1;
-  o.pipeline.trigger.every = 2;
-  o.pipeline.trigger.min_efficiency = 0.9;
-  o.pipeline.policy = isocost::mpi::BalancePolicy::global;
-  return o;
-}
-
-// With all elements on the last rank, each costing 1, the first check moves.
-BlockPlan first_check(BlockBalancer& b) {
-  BlockPlan plan;
-  for (int s = 0; s < 2; ++s) {
-    b.set_costs(std::vector<double>(static_cast<std::size_t>(b.local_count()), 1.0));
-    b.record_step(static_cast<double>(b.local_count()));
-    plan = b.decide();
-  }
-  return plan;
-}
 
 TEST(MigrationFaults, BlockApplyArraysAllocationFailureKeepsTheDistribution) {
   int exercised = 0;  // the cases where the fault can happen

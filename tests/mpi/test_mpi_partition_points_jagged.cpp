@@ -34,7 +34,7 @@ using isocost::testing::expect_agreed_error;
 using isocost::testing::rank_of;
 using isocost::testing::size_of;
 
-struct Points {
+struct JaggedPoints {
   std::vector<double> xyz, w;
   std::vector<std::int64_t> id;
 };
@@ -46,13 +46,13 @@ enum class Layout { round_robin, blocks, rank1_empty, all_on_last };
 // the duplicated pattern). Clustered: three Gaussian clusters over a uniform
 // background; duplicated: coordinates on a 3-value lattice (−0 is 0), so
 // most points tie. Point g goes to its rank by `layout`.
-Points draw(int dims, std::int64_t n, Pattern pattern, Layout layout) {
+JaggedPoints draw(int dims, std::int64_t n, Pattern pattern, Layout layout) {
   std::mt19937_64 rng(11);
   std::normal_distribution<double> gauss(0, 0.03);
   std::uniform_real_distribution<double> u(-1, 1);
   const int R = size_of(), r = rank_of();
   const double lattice[] = {-1.0, -0.0, 0.0, 1.5};  // −0 and +0 tie
-  Points p;
+  JaggedPoints p;
   for (std::int64_t g = 0; g < n; ++g) {
     std::vector<double> x(static_cast<std::size_t>(dims));
     const int c = static_cast<int>(rng() % 4);
@@ -75,7 +75,7 @@ Points draw(int dims, std::int64_t n, Pattern pattern, Layout layout) {
   return p;
 }
 
-struct Row {
+struct JaggedRow {
   std::vector<double> x;
   double w;
   std::int64_t rank, index, id;
@@ -83,7 +83,7 @@ struct Row {
 };
 
 // Every point of every rank with the library's part.
-std::vector<Row> gather(int dims, const Points& p, const JaggedPointsPartition& out) {
+std::vector<JaggedRow> gather(int dims, const JaggedPoints& p, const JaggedPointsPartition& out) {
   const auto d = static_cast<std::size_t>(dims);
   std::vector<double> mine;
   for (std::size_t i = 0; i < p.w.size(); ++i) {
@@ -100,7 +100,7 @@ std::vector<Row> gather(int dims, const Points& p, const JaggedPointsPartition& 
   std::vector<double> all(static_cast<std::size_t>(displ.back() + counts.back()));
   MPI_Allgatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(), displ.data(),
                  MPI_DOUBLE, MPI_COMM_WORLD);
-  std::vector<Row> rows;
+  std::vector<JaggedRow> rows;
   for (std::size_t j = 0; j < all.size(); j += d + 5)
     rows.push_back({std::vector<double>(all.begin() + static_cast<long>(j),
                                         all.begin() + static_cast<long>(j + d)),
@@ -111,7 +111,8 @@ std::vector<Row> gather(int dims, const Points& p, const JaggedPointsPartition& 
 }
 
 // The brute-force partition of the gathered rows: each row's part.
-std::vector<int> reference(const std::vector<Row>& rows, const ProcessGrid& g, const Speeds& s) {
+std::vector<int> reference(const std::vector<JaggedRow>& rows, const ProcessGrid& g,
+                           const Speeds& s) {
   std::vector<int> piece(rows.size(), 0);
   int pieces = 1;
   for (std::size_t l = 0; l < g.counts.size(); ++l) {
@@ -174,9 +175,10 @@ double bound(const ProcessGrid& g, const Speeds& s, int k, double max_point) {
   return e;
 }
 
-void expect_matches_reference(int dims, const Points& p, const ProcessGrid& g, const Speeds& s) {
+void expect_matches_reference(int dims, const JaggedPoints& p, const ProcessGrid& g,
+                              const Speeds& s) {
   const JaggedPointsPartition out = partition_points_jagged(MPI_COMM_WORLD, dims, p.xyz, p.w, g, s);
-  const std::vector<Row> rows = gather(dims, p, out);
+  const std::vector<JaggedRow> rows = gather(dims, p, out);
   const std::vector<int> ref = reference(rows, g, s);
   const int P = s.ranks();
   const auto d = static_cast<std::size_t>(dims);
@@ -198,7 +200,7 @@ void expect_matches_reference(int dims, const Points& p, const ProcessGrid& g, c
   double volume = 1, sum_volume = 0;
   for (std::size_t a = 0; a < d; ++a) {
     double lo = rows[0].x[a], hi = rows[0].x[a];
-    for (const Row& r : rows) lo = std::min(lo, r.x[a]), hi = std::max(hi, r.x[a]);
+    for (const JaggedRow& r : rows) lo = std::min(lo, r.x[a]), hi = std::max(hi, r.x[a]);
     EXPECT_EQ(out.lo[a], lo);
     EXPECT_EQ(out.hi[a], hi);
     volume *= hi - lo;
@@ -268,7 +270,7 @@ TEST(PartitionPointsJagged, MorePartsThanPoints) {
 
 TEST(PartitionPointsJagged, AllPointsAtOneCoordinate) {
   // A zero-width key range: every cut falls between tied points, by (rank, index).
-  Points p;
+  JaggedPoints p;
   for (std::int64_t g = rank_of(); g < 60; g += size_of()) {
     p.xyz.insert(p.xyz.end(), {0.25, static_cast<double>(g % 5)});
     p.w.push_back(static_cast<double>(1 + g % 4));
@@ -285,10 +287,11 @@ TEST(PartitionPointsJagged, TheSamePointsGiveTheSamePartsOnAnyLayout) {
   std::vector<int> part_of[3];
   const Layout layouts[] = {Layout::round_robin, Layout::blocks, Layout::all_on_last};
   for (int l = 0; l < 3; ++l) {
-    const Points p = draw(2, 2000, Pattern::uniform, layouts[l]);
+    const JaggedPoints p = draw(2, 2000, Pattern::uniform, layouts[l]);
     const JaggedPointsPartition out = partition_points_jagged(MPI_COMM_WORLD, 2, p.xyz, p.w, g, s);
     part_of[l].assign(2000, -1);
-    for (const Row& r : gather(2, p, out)) part_of[l][static_cast<std::size_t>(r.id)] = r.part;
+    for (const JaggedRow& r : gather(2, p, out))
+      part_of[l][static_cast<std::size_t>(r.id)] = r.part;
   }
   EXPECT_EQ(part_of[0], part_of[1]);
   EXPECT_EQ(part_of[0], part_of[2]);
@@ -297,7 +300,7 @@ TEST(PartitionPointsJagged, TheSamePointsGiveTheSamePartsOnAnyLayout) {
 
 TEST(PartitionPointsJagged, ExchangeConservesIdsAndWeights) {
   const int R = size_of(), r = rank_of();
-  Points p = draw(3, 5000, Pattern::clustered, Layout::round_robin);
+  JaggedPoints p = draw(3, 5000, Pattern::clustered, Layout::round_robin);
   const ProcessGrid g = jagged_points_grid(R, 3, std::vector<double>{2, 2, 2});
   const JaggedPointsPartition out =
       partition_points_jagged(MPI_COMM_WORLD, 3, p.xyz, p.w, g, Speeds::uniform(R));
@@ -342,7 +345,7 @@ TEST(PartitionPointsJagged, DefaultGridSpreadsFactorsOverTheLongestAxes) {
 // Without a grid: the grid jagged_points_grid() gives for the points' own
 // bounding box, and the parts of that grid.
 TEST(PartitionPointsJagged, WithoutAGridUsesTheDefaultOfTheBoundingBox) {
-  const Points p = draw(3, 2000, Pattern::clustered, Layout::blocks);
+  const JaggedPoints p = draw(3, 2000, Pattern::clustered, Layout::blocks);
   const Speeds s = Speeds::uniform(12);
   const JaggedPointsPartition chosen = partition_points_jagged(MPI_COMM_WORLD, 3, p.xyz, p.w, s);
   std::vector<double> extents(3);
@@ -359,12 +362,12 @@ TEST(PartitionPointsJagged, BadInputFailsOnEveryRank) {
   const int last = size_of() - 1;
   const ProcessGrid g{{2, 2}, {0, 1}};
   const Speeds s = Speeds::uniform(4);
-  const auto run = [&](int dims, const Points& p, const ProcessGrid& grid, const Speeds& sp,
+  const auto run = [&](int dims, const JaggedPoints& p, const ProcessGrid& grid, const Speeds& sp,
                        isocost::mpi::JaggedPointsOptions o = {}) {
     return error_of(
         [&] { partition_points_jagged(MPI_COMM_WORLD, dims, p.xyz, p.w, grid, sp, o); });
   };
-  Points p = draw(2, 100, Pattern::uniform, Layout::round_robin);
+  JaggedPoints p = draw(2, 100, Pattern::uniform, Layout::round_robin);
   if (rank_of() == last) p.xyz[1] = std::numeric_limits<double>::quiet_NaN();
   expect_agreed_error(run(2, p, g, s),
                       "rank " + std::to_string(last) + ": point 0 has coordinate 1 = nan");
@@ -377,14 +380,14 @@ TEST(PartitionPointsJagged, BadInputFailsOnEveryRank) {
   p = draw(2, 100, Pattern::uniform, Layout::round_robin);
   if (rank_of() == last) p.w.pop_back();
   expect_agreed_error(run(2, p, g, s), "coordinates for");
-  expect_agreed_error(run(2, Points{}, g, s), "no rank holds a point");
-  const Points zero{{0.5, 0.5}, {0.0}, {0}};
+  expect_agreed_error(run(2, JaggedPoints{}, g, s), "no rank holds a point");
+  const JaggedPoints zero{{0.5, 0.5}, {0.0}, {0}};
   expect_agreed_error(run(2, zero, g, s), "all weights are zero");
   p = draw(2, 100, Pattern::uniform, Layout::round_robin);
   expect_agreed_error(run(2, p, g, Speeds::uniform(5)), "has 4 ranks but the speeds 5");
   expect_agreed_error(run(2, p, ProcessGrid{{2, 2}, {0, 0}}, s), "cut twice");
   expect_agreed_error(run(2, p, ProcessGrid{{2, 2}, {0, 2}}, s), "does not exist");
-  expect_agreed_error(run(4, Points{}, g, s), "4 dimensions, expected 1, 2 or 3");
+  expect_agreed_error(run(4, JaggedPoints{}, g, s), "4 dimensions, expected 1, 2 or 3");
   expect_agreed_error(run(2, p, ProcessGrid{{10'000'001}, {0}}, Speeds::uniform(10'000'001)),
                       "parts, expected at most 10000000");
   isocost::mpi::JaggedPointsOptions o;

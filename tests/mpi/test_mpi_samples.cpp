@@ -27,7 +27,7 @@ using isocost::testing::size_of;
 // After an agreed error every rank must still be in step: one more collective,
 // here gather_times() itself (so its result is checked too) rather than the
 // shared isocost::testing::expect_in_step().
-void expect_in_step(MPI_Comm comm) {
+void expect_gathered_in_step(MPI_Comm comm) {
   const auto times = isocost::mpi::gather_times(comm, 1.0 + rank_of(comm));
   ASSERT_EQ(times.size(), static_cast<std::size_t>(size_of(comm)));
   for (std::size_t r = 0; r < times.size(); ++r) EXPECT_EQ(times[r], 1.0 + static_cast<double>(r));
@@ -90,7 +90,7 @@ TEST(GatherSamples, BadInputOnOneRankThrowsOnEveryRank) {
     EXPECT_NE(message.find("gather_samples"), std::string::npos) << message;
     EXPECT_NE(message.find("rank " + std::to_string(bad) + ":"), std::string::npos) << message;
     EXPECT_NE(message.find(c.expect), std::string::npos) << message;
-    expect_in_step(comm);
+    expect_gathered_in_step(comm);
   }
 }
 
@@ -109,14 +109,14 @@ TEST(GatherSamples, EveryBadRankIsNamed) {
     EXPECT_NE(message.find("rank " + std::to_string(r) + ": time " + std::to_string(-r - 1)),
               std::string::npos)
         << message;
-  expect_in_step(comm);
+  expect_gathered_in_step(comm);
 }
 
 TEST(GatherSamples, AllRangesEmptyThrowsOnEveryRank) {
   const MPI_Comm comm = MPI_COMM_WORLD;
   const auto message = error_of([&] { (void)isocost::mpi::gather_samples(comm, 5, 5, 0); });
   EXPECT_NE(message.find("every rank's range is empty"), std::string::npos) << message;
-  expect_in_step(comm);
+  expect_gathered_in_step(comm);
 }
 
 TEST(GatherSamples, NullCommunicatorIsAnError) {
@@ -142,7 +142,7 @@ TEST(GatherSamples, WorksOnASubCommunicator) {
   else
     EXPECT_EQ(message, "");
   MPI_Comm_free(&half);
-  expect_in_step(MPI_COMM_WORLD);
+  expect_gathered_in_step(MPI_COMM_WORLD);
 }
 
 TEST(GatherTimes, EveryTimeInRankOrderOnEveryRank) {
@@ -164,7 +164,7 @@ TEST(GatherTimes, BadTimeOnOneRankThrowsOnEveryRank) {
     EXPECT_NE(message.find("gather_times: invalid input on 1 rank (rank " + std::to_string(bad)),
               std::string::npos)
         << message;
-    expect_in_step(comm);
+    expect_gathered_in_step(comm);
   }
 }
 
@@ -190,7 +190,7 @@ TEST(CalibrateSpeeds, BadTimeOnOneRankThrowsOnEveryRank) {
                            std::to_string(bad) + ": calibration time"),
               std::string::npos)
         << message;
-    expect_in_step(comm);
+    expect_gathered_in_step(comm);
   }
 }
 
@@ -221,12 +221,12 @@ TEST(GatherLoadStats, BadTimeOrAllZeroThrowsOnEveryRank) {
   EXPECT_NE(message.find("gather_load_stats: invalid input on 1 rank (rank 0: time -2"),
             std::string::npos)
       << message;
-  expect_in_step(comm);
+  expect_gathered_in_step(comm);
   // All zero passes each rank's check but not load_stats: identical data, so
   // every rank throws the same.
   message = error_of([&] { (void)isocost::mpi::gather_load_stats(comm, 0.0); });
   EXPECT_NE(message, "");
-  expect_in_step(comm);
+  expect_gathered_in_step(comm);
 }
 
 }  // namespace

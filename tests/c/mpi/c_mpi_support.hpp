@@ -18,6 +18,9 @@ struct Outcome {
   int status;
   std::string message;
 };
+/// The status of every argument error.
+inline constexpr int kInvalid = ISOCOST_ERROR_INVALID_ARGUMENT;
+
 inline Outcome outcome(int status) { return {status, isocost_last_error()}; }
 
 /// Collective: every rank got `status` and the same message, which holds

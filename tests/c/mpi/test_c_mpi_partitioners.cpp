@@ -25,7 +25,7 @@ using isocost::testing::outcome;
 using isocost::testing::rank_of;
 using isocost::testing::size_of;
 
-constexpr int kInvalid = ISOCOST_ERROR_INVALID_ARGUMENT;
+using isocost::testing::kInvalid;
 
 using isocost::testing::odd;
 using isocost::testing::odd_name;

@@ -32,7 +32,7 @@ using isocost::testing::error_of;
 using isocost::testing::expect_error;
 using isocost::testing::has;
 
-std::string Read(const fs::path& path) {
+std::string ReadWhole(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
@@ -85,7 +85,7 @@ TEST_F(File, NewFileGetsTheTextAndTheUsualMode) {
   const mode_t mask = ::umask(022);  // a known umask: new files are 0666 & ~022
   WriteText(dir / "out.txt", "hello\n");
   ::umask(mask);
-  EXPECT_EQ(Read(dir / "out.txt"), "hello\n");
+  EXPECT_EQ(ReadWhole(dir / "out.txt"), "hello\n");
   EXPECT_EQ(Lstat(dir / "out.txt").st_mode & 07777, 0644u);
   EXPECT_EQ(Listing(dir), (std::set<std::string>{"out.txt"}));
 }
@@ -95,7 +95,7 @@ TEST_F(File, ExistingFileIsReplacedAndKeepsItsMode) {
   ASSERT_EQ(::chmod((dir / "out.txt").c_str(), 0604), 0);
   const ino_t before = Lstat(dir / "out.txt").st_ino;
   WriteText(dir / "out.txt", "new\n");
-  EXPECT_EQ(Read(dir / "out.txt"), "new\n");
+  EXPECT_EQ(ReadWhole(dir / "out.txt"), "new\n");
   const struct stat st = Lstat(dir / "out.txt");
   EXPECT_EQ(st.st_mode & 07777, 0604u);
   EXPECT_TRUE(S_ISREG(st.st_mode));
@@ -111,13 +111,13 @@ TEST_F(File, ReplacedFileKeepsItsOwnerWhereAllowed) {
   const struct stat st = Lstat(dir / "out.txt");
   EXPECT_EQ(st.st_uid, 12345u);
   EXPECT_EQ(st.st_gid, 23456u);
-  EXPECT_EQ(Read(dir / "out.txt"), "new\n");
+  EXPECT_EQ(ReadWhole(dir / "out.txt"), "new\n");
 }
 
 TEST_F(File, ALongNameStillGetsATemporary) {
   const std::string name(250, 'n');  // the temporary's name must stay within NAME_MAX
   WriteText(dir / name, "x");
-  EXPECT_EQ(Read(dir / name), "x");
+  EXPECT_EQ(ReadWhole(dir / name), "x");
   EXPECT_EQ(Listing(dir), (std::set<std::string>{name}));
 }
 
@@ -129,7 +129,7 @@ TEST_F(File, AnExceptionFromTheWriterLeavesTheOldFileAndNoTemporary) {
                                   throw std::runtime_error("writer failed");
                                 }),
                std::runtime_error);
-  EXPECT_EQ(Read(dir / "out.txt"), "old\n");
+  EXPECT_EQ(ReadWhole(dir / "out.txt"), "old\n");
   EXPECT_EQ(Listing(dir), (std::set<std::string>{"out.txt"}));
   // A new file is not created either.
   EXPECT_THROW(write_atomically((dir / "new.txt").string(),
@@ -166,7 +166,7 @@ TEST_F(File, ALinkIsKeptAndItsTargetReplacedInTheTargetsFolder) {
   EXPECT_TRUE(fs::is_symlink(dir / "links" / "link2"));
   EXPECT_TRUE(fs::is_symlink(dir / "links" / "link"));
   EXPECT_EQ(fs::read_symlink(dir / "links" / "link"), fs::path("../data/real.txt"));
-  EXPECT_EQ(Read(dir / "data" / "real.txt"), "new\n");
+  EXPECT_EQ(ReadWhole(dir / "data" / "real.txt"), "new\n");
   EXPECT_EQ(Lstat(dir / "data" / "real.txt").st_mode & 07777, 0640u);
   EXPECT_EQ(Listing(dir), before);
 }
@@ -175,7 +175,7 @@ TEST_F(File, ADanglingLinkGetsItsTargetCreated) {
   fs::create_symlink("made.txt", dir / "link");
   WriteText(dir / "link", "made\n");
   EXPECT_TRUE(fs::is_symlink(dir / "link"));
-  EXPECT_EQ(Read(dir / "made.txt"), "made\n");
+  EXPECT_EQ(ReadWhole(dir / "made.txt"), "made\n");
   EXPECT_EQ(Listing(dir), (std::set<std::string>{"link", "made.txt"}));
 }
 
@@ -242,7 +242,7 @@ TEST_F(File, DescriptorAliasesWriteToTheDescriptorItself) {
   fs::create_symlink("/dev/fd/" + std::to_string(fd), dir / "fdlink");
   WriteText(dir / "fdlink", "linked\n");
   ::close(fd);
-  EXPECT_EQ(Read(dir / "log"), "earlier\nappended\nagain\nlinked\n");
+  EXPECT_EQ(ReadWhole(dir / "log"), "earlier\nappended\nagain\nlinked\n");
   EXPECT_EQ(Lstat(dir / "log").st_ino, inode);
   EXPECT_EQ(Listing(dir), (std::set<std::string>{"log", "fdlink"}));
   // A descriptor that is not open.

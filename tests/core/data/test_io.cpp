@@ -18,28 +18,15 @@
 #include "isocost/density.hpp"
 #include "isocost/error.hpp"
 #include "support/expect_error.hpp"
+#include "support/parse_error_of.hpp"
+#include "support/values.hpp"
 
 namespace {
 
 using isocost::LoadFile;
 using isocost::ParseError;
-
-bool Has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-// The ParseError that `f` throws, or nullopt (with a recorded failure) if it
-// throws nothing; other exception types escape and fail the test.
-template <class F>
-std::optional<ParseError> ParseErrorOf(F&& f) {
-  try {
-    f();
-  } catch (const ParseError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected isocost::ParseError, nothing was thrown";
-  return std::nullopt;
-}
+using isocost::testing::has;
+using isocost::testing::ParseErrorOf;
 
 LoadFile ReadLoads(const std::string& text, const std::string& name = "loads.txt") {
   std::istringstream in(text);
@@ -59,7 +46,7 @@ void ExpectParseError(const std::optional<ParseError>& e, std::size_t line,
   EXPECT_EQ(e->line(), line) << msg;
   EXPECT_EQ(e->file(), file) << msg;
   EXPECT_EQ(msg.rfind(file + ":" + std::to_string(line) + ": ", 0), 0u) << msg;
-  for (const auto& p : parts) EXPECT_TRUE(Has(msg, p)) << "missing '" << p << "' in: " << msg;
+  for (const auto& p : parts) EXPECT_TRUE(has(msg, p)) << "missing '" << p << "' in: " << msg;
 }
 
 // A file in the test temp directory, removed at scope exit. The random suffix
@@ -390,8 +377,8 @@ TEST(ReadFiles, MissingFileIsError) {
       if (which == 1) isocost::read_column(path, "cost", true);
       ADD_FAILURE() << "reader " << which << " did not throw for a missing file";
     } catch (const isocost::Error& e) {
-      EXPECT_TRUE(Has(e.what(), path)) << e.what();
-      EXPECT_TRUE(Has(e.what(), "cannot open")) << e.what();
+      EXPECT_TRUE(has(e.what(), path)) << e.what();
+      EXPECT_TRUE(has(e.what(), "cannot open")) << e.what();
     }
   }
 }
@@ -425,7 +412,7 @@ TEST(ReadLoadFile, MixedCommaAndBlankSeparators) {
 
 namespace {
 
-const std::string kBom = "\xEF\xBB\xBF";
+using isocost::testing::kBom;
 
 TEST(ReadFiles, EveryReaderSkipsAByteOrderMark) {
   EXPECT_EQ(ReadLoads(kBom + "1\n2\n").times, (std::vector<double>{1, 2}));
@@ -473,7 +460,7 @@ TEST(ReadFiles, AnInputThatCannotBeReadSaysWhy) {
         if (which == 3) isocost::read_tasks(path);
         if (which == 4) isocost::read_grid_density(path, {2, {2, 2, 1}});
       });
-      EXPECT_TRUE(Has(e, "cannot open '" + path + "': " + why)) << which << ": " << e;
+      EXPECT_TRUE(has(e, "cannot open '" + path + "': " + why)) << which << ": " << e;
     }
   }
   std::filesystem::remove(dangling);
@@ -486,23 +473,23 @@ TEST(ReadFiles, BadFieldsAreQuotedEscapedAndBounded) {
   const auto e = LoadError("1\n" + huge + "x\n");
   ASSERT_TRUE(e.has_value());
   const std::string msg = e->what();
-  EXPECT_TRUE(Has(msg, "'" + huge.substr(0, 60) + "...' (10001 bytes)")) << msg;
+  EXPECT_TRUE(has(msg, "'" + huge.substr(0, 60) + "...' (10001 bytes)")) << msg;
   EXPECT_LE(msg.size(), 140u) << msg;
   // The other readers quote the same way.
   std::istringstream graph("0 1\n1 " + huge + "x\n");
   const std::string g =
       isocost::testing::error_of([&] { isocost::read_graph(graph, "g.txt", -1); });
-  EXPECT_TRUE(Has(g, "(10001 bytes)")) << g;
+  EXPECT_TRUE(has(g, "(10001 bytes)")) << g;
   EXPECT_LE(g.size(), 160u) << g;
   std::istringstream tasks("0,1,1\n0," + huge + ",1\n");
   const std::string t = isocost::testing::error_of([&] { isocost::read_tasks(tasks, "t.csv"); });
-  EXPECT_TRUE(Has(t, "(10000 bytes)")) << t;
+  EXPECT_TRUE(has(t, "(10000 bytes)")) << t;
   EXPECT_LE(t.size(), 160u) << t;
   TempFile grid("huge_grid", "1 2\n3 " + huge + "x\n");
   const std::string w = isocost::testing::error_of([&] {
     isocost::read_grid_density(grid.path(), {2, {2, 2, 1}});
   });
-  EXPECT_TRUE(Has(w, "(10001 bytes)")) << w;
+  EXPECT_TRUE(has(w, "(10001 bytes)")) << w;
   EXPECT_LE(w.size(), grid.path().size() + 160u) << w;
 }
 

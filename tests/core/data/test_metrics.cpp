@@ -17,14 +17,15 @@
 
 #include "isocost/error.hpp"
 #include "support/expect_error.hpp"
+#include "support/values.hpp"
 
 namespace {
 
 using isocost::load_stats;
 using isocost::LoadStats;
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using isocost::testing::kInf;
+using isocost::testing::kNaN;
 
 using isocost::testing::error_of;
 using isocost::testing::has;

@@ -17,6 +17,8 @@
 
 #include "isocost/error.hpp"
 #include "support/expect_error.hpp"
+#include "support/parse_error_of.hpp"
+#include "support/values.hpp"
 
 namespace {
 
@@ -24,11 +26,9 @@ using isocost::IntervalSample;
 using isocost::ParseError;
 using isocost::Samples;
 using isocost::testing::expect_error;
+using isocost::testing::has;
+using isocost::testing::ParseErrorOf;
 using V = std::vector<double>;
-
-bool Has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 std::vector<V> Triples(const Samples& s) {
   std::vector<V> out;
@@ -332,17 +332,6 @@ Samples Read(const std::string& text, bool repair = false, const std::string& na
   return isocost::read_samples(in, name, repair);
 }
 
-template <class F>
-std::optional<ParseError> ParseErrorOf(F&& f) {
-  try {
-    f();
-  } catch (const ParseError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected isocost::ParseError, nothing was thrown";
-  return std::nullopt;
-}
-
 // The ParseError from reading `text`, checked for file, line and fragments.
 void ExpectReadError(const std::string& text, std::size_t line,
                      const std::vector<std::string>& parts, bool repair = false,
@@ -353,7 +342,7 @@ void ExpectReadError(const std::string& text, std::size_t line,
   EXPECT_EQ(e->line(), line) << msg;
   EXPECT_EQ(e->file(), name) << msg;
   EXPECT_EQ(msg.rfind(name + ":" + std::to_string(line) + ": ", 0), 0u) << msg;
-  for (const auto& p : parts) EXPECT_TRUE(Has(msg, p)) << "missing '" << p << "' in: " << msg;
+  for (const auto& p : parts) EXPECT_TRUE(has(msg, p)) << "missing '" << p << "' in: " << msg;
 }
 
 TEST(ReadCsv, Cumulative) {
@@ -506,9 +495,9 @@ TEST(ReadJson, LinesSurviveTrickyStrings) {
 }
 
 // A file in the test temp directory, removed at scope exit.
-class TempFile {
+class SampleFile {
  public:
-  TempFile(const std::string& stem, const std::string& contents) {
+  SampleFile(const std::string& stem, const std::string& contents) {
     std::random_device rd;
     path_ = (std::filesystem::path(testing::TempDir()) /
              ("isocost_test_samples_" + stem + "_" + std::to_string(rd())))
@@ -516,9 +505,9 @@ class TempFile {
     std::ofstream out(path_, std::ios::binary);
     out << contents;
   }
-  ~TempFile() { std::remove(path_.c_str()); }
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
+  ~SampleFile() { std::remove(path_.c_str()); }
+  SampleFile(const SampleFile&) = delete;
+  SampleFile& operator=(const SampleFile&) = delete;
   const std::string& path() const { return path_; }
 
  private:
@@ -526,11 +515,11 @@ class TempFile {
 };
 
 TEST(ReadFiles, FromPathAndErrorsNameThePath) {
-  TempFile csv("csv", "lo,hi,dt\r\n0,1,2\r\n1,3,6\r\n");
+  SampleFile csv("csv", "lo,hi,dt\r\n0,1,2\r\n1,3,6\r\n");
   EXPECT_EQ(Triples(isocost::read_samples(csv.path())), (std::vector<V>{{0, 1, 2}, {1, 3, 6}}));
-  TempFile json("json",
-                "{\"cumulative\": [\n{\"x\": 0, \"t\": 0},\n{\"x\": 1, \"t\": 3},\n"
-                "{\"x\": 2, \"t\": 2}\n]}\n");
+  SampleFile json("json",
+                  "{\"cumulative\": [\n{\"x\": 0, \"t\": 0},\n{\"x\": 1, \"t\": 3},\n"
+                  "{\"x\": 2, \"t\": 2}\n]}\n");
   const auto e = ParseErrorOf([&] { isocost::read_samples(json.path()); });
   ASSERT_TRUE(e.has_value());
   EXPECT_EQ(e->file(), json.path());
@@ -594,7 +583,7 @@ TEST(Tabulate, Errors) {
 
 namespace {
 
-const std::string kBom = "\xEF\xBB\xBF";
+using isocost::testing::kBom;
 
 TEST(ReadFiles, AByteOrderMarkIsSkippedInEveryFormat) {
   const std::vector<V> expected{{0, 1, 1}, {0, 2, 4}};
@@ -603,14 +592,14 @@ TEST(ReadFiles, AByteOrderMarkIsSkippedInEveryFormat) {
   EXPECT_EQ(
       Triples(Read(kBom + "[{\"x\": 0, \"t\": 0}, {\"x\": 1, \"t\": 1}, {\"x\": 2, \"t\": 4}]")),
       expected);
-  TempFile file("bom", kBom + "lo,hi,dt\r\n0,1,2\r\n");
+  SampleFile file("bom", kBom + "lo,hi,dt\r\n0,1,2\r\n");
   EXPECT_EQ(Triples(isocost::read_samples(file.path())), (std::vector<V>{{0, 1, 2}}));
 }
 
-TEST(ReadFiles, AnInputThatCannotBeReadSaysWhy) {
+TEST(ReadFiles, ASampleFileThatCannotBeReadSaysWhy) {
   const std::string dir = testing::TempDir();
   expect_error([&] { isocost::read_samples(dir); }, {"cannot open '" + dir + "': is a directory"});
-  TempFile plain("plain", "x,t\n");
+  SampleFile plain("plain", "x,t\n");
   expect_error([&] { isocost::read_samples(plain.path() + "/s.csv"); }, {"not a directory"});
 }
 
@@ -619,7 +608,7 @@ TEST(ReadFiles, TextFieldsAreQuotedEscapedAndBounded) {
   const std::string huge(10000, '8');
   const auto e = ParseErrorOf([&] { Read("x,t\n0,0\n1," + huge + "x\n"); });
   ASSERT_TRUE(e.has_value());
-  EXPECT_TRUE(Has(e->what(), "'" + huge.substr(0, 60) + "...' (10001 bytes)")) << e->what();
+  EXPECT_TRUE(has(e->what(), "'" + huge.substr(0, 60) + "...' (10001 bytes)")) << e->what();
   EXPECT_LE(std::string(e->what()).size(), 130u) << e->what();
   // A header that is no header: the whole line, bounded.
   const auto h = ParseErrorOf([&] { Read("x," + std::string(5000, 'h') + "\n0,0\n"); });
@@ -633,13 +622,13 @@ TEST(ReadJson, ValuesInMessagesAreBounded) {
     Read("[{\"x\": \"" + huge + "\", \"t\": 0}, {\"x\": 1, \"t\": 1}]", false, "s.json");
   });
   ASSERT_TRUE(s.has_value());
-  EXPECT_TRUE(Has(s->what(), "'x' must be a number, got \"zzzz")) << s->what();
-  EXPECT_TRUE(Has(s->what(), "... (string)")) << s->what();
+  EXPECT_TRUE(has(s->what(), "'x' must be a number, got \"zzzz")) << s->what();
+  EXPECT_TRUE(has(s->what(), "... (string)")) << s->what();
   EXPECT_LE(std::string(s->what()).size(), 120u) << s->what();
   // A syntax error whose token is a whole long string (nlohmann quotes it).
   const auto t = ParseErrorOf([&] { Read("[{\"x\": \"" + huge + "\x01\"}]", false, "s.json"); });
   ASSERT_TRUE(t.has_value());
-  EXPECT_TRUE(Has(t->what(), "invalid JSON")) << t->what();
+  EXPECT_TRUE(has(t->what(), "invalid JSON")) << t->what();
   EXPECT_LE(std::string(t->what()).size(), 300u) << t->what();
   // Small values are shown whole.
   ExpectReadError("[{\"x\": [1, 2], \"t\": 0}]", 1, {"'x' must be a number, got [1,2] (array)"},
@@ -659,7 +648,7 @@ TEST(ReadJson, AVeryDeepArrayIsACleanError) {
     const auto e = ParseErrorOf([&] { Read(text, false, "deep.json"); });
     ASSERT_TRUE(e.has_value());
     EXPECT_EQ(e->line(), 1u);
-    EXPECT_TRUE(Has(e->what(), shown)) << e->what();
+    EXPECT_TRUE(has(e->what(), shown)) << e->what();
     EXPECT_LE(std::string(e->what()).size(), 250u) << e->what();
   }
 }

@@ -11,6 +11,7 @@
 
 #include "isocost/cost_model.hpp"
 #include "isocost/diffusion.hpp"
+#include "support/values.hpp"
 
 namespace isocost::testing {
 
@@ -53,7 +54,5 @@ inline void expect_relative(const std::vector<double>& got, const std::vector<do
   for (std::size_t i = 0; i < got.size(); ++i)
     EXPECT_NEAR(got[i], want[i], rel * std::abs(want[i])) << "index " << i;
 }
-
-inline const double kInf = std::numeric_limits<double>::infinity();
 
 }  // namespace isocost::testing

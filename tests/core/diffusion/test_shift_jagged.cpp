@@ -20,6 +20,7 @@
 #include "isocost/diffusion.hpp"
 #include "isocost/metrics.hpp"
 #include "isocost/partition.hpp"
+#include "shift_test_support.hpp"
 #include "support/expect_error.hpp"
 
 namespace {
@@ -27,7 +28,7 @@ namespace {
 using isocost::imbalance;
 using isocost::testing::expect_error;
 
-std::vector<double> v(std::initializer_list<double> x) { return std::vector<double>(x); }
+using isocost::testing::v;
 
 // ---------------------------------------------------------------------------
 // Jagged 2-D

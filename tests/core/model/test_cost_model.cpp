@@ -13,14 +13,15 @@
 
 #include "isocost/error.hpp"
 #include "support/expect_error.hpp"
+#include "support/values.hpp"
 
 namespace {
 
 using isocost::CostModel;
 using isocost::Error;
 
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
-const double kInf = std::numeric_limits<double>::infinity();
+using isocost::testing::kInf;
+using isocost::testing::kNaN;
 
 using isocost::testing::expect_error;
 

@@ -8,6 +8,7 @@
 #include <limits>
 #include <string>
 
+#include "cut_test_support.hpp"
 #include "isocost/error.hpp"
 #include "support/expect_error.hpp"
 
@@ -18,16 +19,10 @@ using isocost::CutMethod;
 using isocost::CutOptions;
 using isocost::CutTermination;
 
-const CutMethod kMethods[] = {CutMethod::newton, CutMethod::secant, CutMethod::bisection,
-                              CutMethod::toms748};
+using isocost::testing::kMethods;
+using isocost::testing::with;
 
 using isocost::testing::expect_error;
-
-CutOptions with(CutMethod m) {
-  CutOptions o;
-  o.method = m;
-  return o;
-}
 
 // The summary's promises: x inside the domain, residual exactly t(x) − target.
 void expect_post_conditions(const isocost::CostModel& t, const isocost::CutSummary& s) {

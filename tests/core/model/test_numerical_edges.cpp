@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cut_test_support.hpp"
 #include "isocost/cost_model.hpp"
 #include "isocost/cut.hpp"
 #include "isocost/density.hpp"
@@ -28,17 +29,11 @@ using isocost::Interpolation;
 using isocost::Speeds;
 using isocost::testing::expect_error;
 
-const CutMethod kMethods[] = {CutMethod::newton, CutMethod::secant, CutMethod::bisection,
-                              CutMethod::toms748};
+using isocost::testing::kMethods;
+using isocost::testing::with;
 constexpr double kDenormMin = std::numeric_limits<double>::denorm_min();
 // Exact integer sums for the prefix-sum references (a GCC/Clang extension).
 __extension__ using Int128 = __int128;
-
-CutOptions with(CutMethod m) {
-  CutOptions o;
-  o.method = m;
-  return o;
-}
 
 // Cuts nondecreasing, finite, inside the domain, every one converged with a
 // residual that backs its termination.

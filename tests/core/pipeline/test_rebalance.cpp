@@ -186,8 +186,13 @@ TEST(RebalanceWeights, EqualsTheDiscretePartition) {
       isocost::partition(isocost::discrete_model(weights), isocost::Speeds::from_values({1, 2, 1}));
   ASSERT_EQ(r.offsets.size(), p.cuts.size());
   for (std::size_t k = 0; k < p.cuts.size(); ++k) EXPECT_EQ(double(r.offsets[k]), p.cuts[k]);
-  double first = 0;
-  for (int k = 0; k < 100; ++k) first += weights[k];
+  // The measured imbalance is that of the old ranges, in time (cost / speed).
+  double now[3] = {0, 0, 0};
+  for (int part = 0; part < 3; ++part)
+    for (auto k = o[part]; k < o[part + 1]; ++k) now[part] += weights[k];
+  now[1] /= 2;
+  const double mean = (now[0] + now[1] + now[2]) / 3;
+  EXPECT_NEAR(r.measured_imbalance, std::max({now[0], now[1], now[2]}) / mean - 1, 1e-12);
   EXPECT_GT(r.measured_imbalance, 0);
   EXPECT_EQ(r.method, "weights");
   expect_error([&] { isocost::rebalance_weights(o, std::vector<double>(996, 1.0), speeds); },

@@ -1,0 +1,92 @@
+# What the test programs of every directory share (tests/, examples/,
+# fortran/, python/): labels per layer, the build speed-ups of the test
+# programs, and the environment and command of a test under mpiexec.
+# docs/testing.md describes the suite.
+
+# Compile each test program in unity batches: its files share the parse of
+# GoogleTest, the C++ library and isocost's headers and their template
+# instantiations. -DISOCOST_UNITY_TESTS=OFF compiles file by file (e.g. to
+# check that each test file includes what it uses).
+option(ISOCOST_UNITY_TESTS "Compile the test programs in unity batches" ON)
+set(ISOCOST_UNITY_BATCH 8 CACHE STRING "Test files per unity batch")
+
+function(isocost_test_speedups target)
+  if(ISOCOST_UNITY_TESTS)
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON
+                                               UNITY_BUILD_BATCH_SIZE ${ISOCOST_UNITY_BATCH})
+  endif()
+endfunction()
+
+# tests_<label>: a target that builds everything the tests labelled <label>
+# need, so that `cmake --build . --target tests_core && ctest -L core` is the
+# loop for one layer (scripts/dev core).
+function(isocost_label_targets label)
+  if(NOT TARGET tests_${label})
+    add_custom_target(tests_${label})
+  endif()
+  if(ARGN)
+    add_dependencies(tests_${label} ${ARGN})
+  endif()
+endfunction()
+
+# tests_<label> builds every executable and module target defined in DIR and
+# its subdirectories (call it at the end of DIR's CMakeLists.txt).
+function(isocost_label_directory label dir)
+  get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
+  foreach(target IN LISTS targets)
+    get_target_property(type ${target} TYPE)
+    if(type MATCHES "EXECUTABLE|MODULE_LIBRARY")
+      isocost_label_targets(${label} ${target})
+    endif()
+  endforeach()
+  get_property(subdirectories DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
+  foreach(subdirectory IN LISTS subdirectories)
+    isocost_label_directory(${label} ${subdirectory})
+  endforeach()
+endfunction()
+
+# The environment of every test under mpiexec: OpenMPI as root with more ranks
+# than cores, and OpenMPI's own allocations kept out of LeakSanitizer's report
+# (tests/mpi/lsan.supp).
+#
+# OpenMPI unloads its components (mca_*.so) at MPI_Finalize, before the leak
+# check at exit, and what they allocated and keep is then reported from an
+# unknown module that no suppression can name. Sanitized builds therefore
+# preload tests/mpi/keep_modules.c, a dlclose() that leaves libraries loaded,
+# so that LeakSanitizer's default (fast) unwinder names the component. (The
+# slow unwinder also reached OpenMPI's frames, but cost 2–3 s per run: half
+# of the sanitized suite.) Our own allocations are checked as before.
+set(ISOCOST_LSAN_OPTIONS
+    "suppressions=${PROJECT_SOURCE_DIR}/tests/mpi/lsan.supp:print_suppressions=0")
+set(ISOCOST_MPI_PRELOAD "")
+if(ISOCOST_SANITIZE AND ISOCOST_BUILD_MPI AND CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+  enable_language(C)
+  add_library(isocost_keep_modules SHARED ${PROJECT_SOURCE_DIR}/tests/mpi/keep_modules.c)
+  # Uninstrumented: it is loaded before any sanitizer runtime is set up.
+  target_compile_options(isocost_keep_modules PRIVATE -fno-sanitize=all)
+  target_link_options(isocost_keep_modules PRIVATE -fno-sanitize=all)
+  set(ISOCOST_MPI_PRELOAD $<TARGET_FILE:isocost_keep_modules>)
+elseif(ISOCOST_SANITIZE)
+  # GCC's sanitizer runtime is a shared library that must be loaded first: no
+  # preload there, the slow unwinder instead.
+  string(APPEND ISOCOST_LSAN_OPTIONS ":fast_unwind_on_malloc=0")
+endif()
+set(ISOCOST_MPI_TEST_ENV
+    OMPI_ALLOW_RUN_AS_ROOT=1
+    OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    OMPI_MCA_rmaps_base_oversubscribe=1
+    LSAN_OPTIONS=${ISOCOST_LSAN_OPTIONS})
+if(ISOCOST_MPI_PRELOAD)
+  list(APPEND ISOCOST_MPI_TEST_ENV LD_PRELOAD=${ISOCOST_MPI_PRELOAD})
+endif()
+
+# Runs COMMAND… under mpiexec with RANKS ranks as test NAME, labelled LABEL.
+#   isocost_mpi_test(NAME RANKS LABEL COMMAND…)
+function(isocost_mpi_test name ranks label)
+  add_test(NAME ${name}
+           COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${ranks} ${MPIEXEC_PREFLAGS}
+                   ${ARGN} ${MPIEXEC_POSTFLAGS})
+  # A deadlock in a collective shows up as this timeout.
+  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${ISOCOST_MPI_TEST_ENV}" TIMEOUT 300
+                                          PROCESSORS ${ranks} LABELS "${label}")
+endfunction()
