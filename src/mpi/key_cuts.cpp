@@ -87,7 +87,7 @@ KeyCuts key_cuts(MPI_Comm comm, const KeyCutInput& in) {
     i0[k] = in.group_begin[in.cut_group[k]];
     i1[k] = in.group_begin[in.cut_group[k] + 1];
   }
-  std::vector<std::size_t> ranges, range_of(cuts), idx;
+  std::vector<std::size_t> ranges, range_of(cuts);
   std::vector<double> hist;
   for (;;) {
     // Cuts of a group in the same range (consecutive: their targets are
@@ -109,17 +109,22 @@ KeyCuts key_cuts(MPI_Comm comm, const KeyCutInput& in) {
         std::min(ranges.size() * static_cast<std::size_t>(in.buckets), std::size_t{1} << 26));
     const std::size_t B = std::clamp<std::size_t>(budget / ranges.size(), 2, 65536);
     hist.assign(ranges.size() * B, 0.0);
-    idx.assign(ranges.size() * (B + 1), 0);
     const auto edge = [&](std::size_t k, std::size_t j) {
       return klo[k] + (khi[k] - klo[k] + 1) * j / B;  // < 2^128: no overflow
     };
+    // Only the buckets that hold a local point are visited (a few points in
+    // a wide histogram cost as few steps): the next point's bucket is the
+    // last j with edge(k, j) <= its key, j = ⌈(d + 1)·B / n⌉ − 1 for
+    // d = key − klo and the width n, and its points end at edge(k, j + 1).
     for (std::size_t r = 0; r < ranges.size(); ++r) {
       const std::size_t k = ranges[r];
-      std::size_t* at = idx.data() + r * (B + 1);
-      at[0] = i0[k];
-      for (std::size_t j = 1; j <= B; ++j) {
-        at[j] = j == B ? i1[k] : below(edge(k, j), at[j - 1], i1[k]);
-        hist[r * B + j - 1] = pw[at[j]] - pw[at[j - 1]];
+      const u128 n = khi[k] - klo[k] + 1;
+      for (std::size_t from = i0[k]; from < i1[k];) {
+        const u128 d = sk[from] - klo[k];
+        const auto j = static_cast<std::size_t>(((d + 1) * B - 1) / n);
+        const std::size_t to = below(edge(k, j + 1), from + 1, i1[k]);
+        hist[r * B + j] = pw[to] - pw[from];
+        from = to;
       }
     }
     MPI_Allreduce(MPI_IN_PLACE, hist.data(), static_cast<int>(hist.size()), MPI_DOUBLE, MPI_SUM,
@@ -143,8 +148,8 @@ KeyCuts key_cuts(MPI_Comm comm, const KeyCutInput& in) {
       if (pick == B) pick = last, run = run_last;
       if (pick == B) pick = 0, run = wlo[k];  // no weight at all: keep the range's start
       const u128 a0 = edge(k, pick), a1 = edge(k, pick + 1);
-      i0[k] = idx[r * (B + 1) + pick];
-      i1[k] = idx[r * (B + 1) + pick + 1];
+      i0[k] = below(a0, i0[k], i1[k]);
+      i1[k] = below(a1, i0[k], i1[k]);
       klo[k] = a0;
       khi[k] = a1 > a0 ? a1 - 1 : a0;
       wlo[k] = run;
