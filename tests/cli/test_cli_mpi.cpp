@@ -7,13 +7,15 @@
 // target.
 #include <algorithm>
 #include <random>
+#include <sstream>
+#include <string>
 #include "cli_test.hpp"
 
 #include "isocost/decompose.hpp"
 #include "isocost/points.hpp"
 
-#if !defined(ISOCOST_MPIEXEC) || !defined(ISOCOST_LSAN_OPTIONS) || !defined(ISOCOST_MPI_PRELOAD)
-#error "ISOCOST_MPIEXEC, ISOCOST_LSAN_OPTIONS and ISOCOST_MPI_PRELOAD must be set (tests/mpi)"
+#if !defined(ISOCOST_MPIEXEC) || !defined(ISOCOST_MPI_TEST_ENV)
+#error "ISOCOST_MPIEXEC and ISOCOST_MPI_TEST_ENV must be set (tests/mpi)"
 #endif
 
 namespace {
@@ -36,15 +38,15 @@ class CliMpi : public Cli {
   using Cli::OkJson;
   void SetUp() override {
     Cli::SetUp();
-    // The environment of every MPI test (cmake/isocostTesting.cmake): mpiexec
-    // as root on a 2-core machine; OpenMPI's allocations kept until exit are
-    // not leaks (tests/mpi/lsan.supp), and in sanitized builds its components
-    // stay loaded so that the leak report can name them.
-    ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-    ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-    ::setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
-    ::setenv("LSAN_OPTIONS", ISOCOST_LSAN_OPTIONS, 1);
-    if (*ISOCOST_MPI_PRELOAD) ::setenv("LD_PRELOAD", ISOCOST_MPI_PRELOAD, 1);
+    // The environment of every MPI test (cmake/isocostTesting.cmake), NAME=value
+    // entries separated by '|': mpiexec as root on a 2-core machine, OpenMPI's
+    // allocations kept until exit not reported as leaks (tests/mpi/lsan.supp).
+    std::istringstream env(ISOCOST_MPI_TEST_ENV);
+    for (std::string entry; std::getline(env, entry, '|');) {
+      const auto eq = entry.find('=');
+      ASSERT_NE(eq, std::string::npos) << "ISOCOST_MPI_TEST_ENV entry " << entry;
+      ::setenv(entry.substr(0, eq).c_str(), entry.substr(eq + 1).c_str(), 1);
+    }
   }
   Outcome Mpi(int ranks, const std::vector<std::string>& args) {
     isocost::testing::RunOptions options;
