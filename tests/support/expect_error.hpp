@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <initializer_list>
+#include <optional>
 #include <string>
 
 #include "isocost/error.hpp"
@@ -35,6 +36,19 @@ std::string error_of(F&& f) {
   }
   ADD_FAILURE() << "expected isocost::Error, nothing was thrown";
   return {};
+}
+
+/// The ParseError that `f()` throws, with its line and column, or nullopt
+/// (and a recorded failure) if it throws nothing; as error_of().
+template <class F>
+std::optional<ParseError> ParseErrorOf(F&& f) {
+  try {
+    f();
+  } catch (const ParseError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "expected isocost::ParseError, nothing was thrown";
+  return std::nullopt;
 }
 
 /// Whether `text` contains `part`.

@@ -18,7 +18,6 @@
 #include "isocost/density.hpp"
 #include "isocost/error.hpp"
 #include "support/expect_error.hpp"
-#include "support/parse_error_of.hpp"
 #include "support/values.hpp"
 
 namespace {
