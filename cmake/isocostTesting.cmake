@@ -3,18 +3,11 @@
 # programs, and the environment and command of a test under mpiexec.
 # docs/testing.md describes the suite.
 
-# Compile each test program in unity batches: its files share the parse of
-# GoogleTest, the C++ library and isocost's headers and their template
-# instantiations. -DISOCOST_UNITY_TESTS=OFF compiles file by file (e.g. to
-# check that each test file includes what it uses).
-option(ISOCOST_UNITY_TESTS "Compile the test programs in unity batches" ON)
-set(ISOCOST_UNITY_BATCH 8 CACHE STRING "Test files per unity batch")
-
+# Compile each test program in unity batches (isocostUnity.cmake): its files
+# share the parse of GoogleTest, the C++ library and isocost's headers and
+# their template instantiations.
 function(isocost_test_speedups target)
-  if(ISOCOST_UNITY_TESTS)
-    set_target_properties(${target} PROPERTIES UNITY_BUILD ON
-                                               UNITY_BUILD_BATCH_SIZE ${ISOCOST_UNITY_BATCH})
-  endif()
+  isocost_unity(${target})
 endfunction()
 
 # tests_<label>: a target that builds everything the tests labelled <label>

@@ -64,7 +64,7 @@ GridShape parse_shape(const std::string& text) {
   return s;
 }
 
-std::optional<Speeds> parse_speeds(const DensityArgs& a) {
+std::optional<Speeds> density_speeds(const DensityArgs& a) {
   return cli::parse_speeds(a.speeds, a.node_types);
 }
 
@@ -379,7 +379,7 @@ DensityRequest parse_density_request(const DensityArgs& a, bool need_partition) 
       r.options.min_width[axis] = w;
     }
   }
-  std::optional<Speeds> speeds = parse_speeds(a);
+  std::optional<Speeds> speeds = density_speeds(a);
   std::optional<int> ranks;
   if (!a.ranks.empty()) ranks = parse_count(a.ranks, "--ranks", "parts");
   if (ranks && speeds && *ranks != speeds->ranks())

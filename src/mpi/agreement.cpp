@@ -95,7 +95,7 @@ Same same_speeds(const Speeds& speeds) {
 }
 
 Same same_text(std::string name, const std::string& text) {
-  detail::FieldHasher h;
+  isocost::detail::FieldHasher h;
   h.text(text);
   std::string line = name + "\t" + text + "\n";
   return {h.h, std::move(name), std::move(line)};

@@ -27,7 +27,7 @@ Decomposition choose_process_grid(MPI_Comm comm, const GridShape& shape,
   double local = 0, total = 0;
   for (const double w : weights) local += w;
   MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, comm);
-  return detail::choose_among(
+  return isocost::detail::choose_among(
       candidates, box, total / speeds.total(), speeds.ranks(),
       [](std::size_t) { return -std::numeric_limits<double>::infinity(); },
       [&](std::size_t c) {

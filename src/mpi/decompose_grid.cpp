@@ -109,7 +109,7 @@ std::string check_input(const GridShape& shape, const Cells& lo, const Cells& hi
     if (z0 + z1 == 0 && m0 >= 0 && m1 >= 0) continue;
     for (i = b; i < e; ++i)
       if (!(w[i] >= 0) || !std::isfinite(w[i]))
-        return "weight " + detail::exact(w[i]) + " at local cell " + std::to_string(i) +
+        return "weight " + isocost::detail::exact(w[i]) + " at local cell " + std::to_string(i) +
                ", expected a finite number >= 0";
   }
   return {};
@@ -163,7 +163,7 @@ Decomposition decompose_grid(MPI_Comm comm, const GridShape& shape, const Cells&
   double total = -1;
   for (std::size_t level = 0; level < process_grid.counts.size(); ++level) {
     const int m = process_grid.counts[level], axis = process_grid.axes[level];
-    const int q = detail::ranks_per_slab(process_grid, level);
+    const int q = isocost::detail::ranks_per_slab(process_grid, level);
     // Every piece's marginal along `axis`, back to back: this rank's share.
     std::vector<std::size_t> offset(pieces.size() + 1, 0);
     for (std::size_t p = 0; p < pieces.size(); ++p)
@@ -213,8 +213,8 @@ Decomposition decompose_grid(MPI_Comm comm, const GridShape& shape, const Cells&
         prefix[static_cast<std::size_t>(c) + 1] =
             prefix[static_cast<std::size_t>(c)] + marginal[offset[p] + static_cast<std::size_t>(c)];
       const std::vector<double> capacity =
-          detail::slab_capacities(process_grid, level, speeds, piece.first_rank);
-      const std::vector<std::int64_t> b = detail::grid_slab_cuts(
+          isocost::detail::slab_capacities(process_grid, level, speeds, piece.first_rank);
+      const std::vector<std::int64_t> b = isocost::detail::grid_slab_cuts(
           prefix, capacity, options.min_width[static_cast<std::size_t>(axis)], 1.0, axis);
       for (int j = 0; j < m; ++j) {
         Piece slab = piece;
@@ -249,10 +249,10 @@ Decomposition decompose_grid(MPI_Comm comm, const GridShape& shape, const Cells&
       part.cell_hi[a] = piece.c1[a];
     }
     part.cost = piece.cost;
-    detail::finish_part(part, domain, speeds.speed(part.rank));
+    isocost::detail::finish_part(part, domain, speeds.speed(part.rank));
     out.parts.push_back(part);
   }
-  detail::summarise(out);
+  isocost::detail::summarise(out);
   return out;
 }
 

@@ -41,8 +41,8 @@ namespace isocost::mpi {
 
 namespace {
 
-using detail::exact;
 using internal::check_comm;
+using isocost::detail::exact;
 
 std::string dims_text(const std::vector<int>& dims) {
   std::string s;
@@ -75,7 +75,7 @@ struct Node {
   // The serial stencil restricted to this node: node 0 is this rank, node
   // 1 + k its k-th neighbour, so node_degree_sum(stencil, buf, 0) adds in the
   // serial order when buf = {own value, neighbour values in rank order}.
-  detail::DiffusionStencil stencil;
+  isocost::detail::DiffusionStencil stencil;
 };
 
 Node read_topology(MPI_Comm cart, const char* what) {
@@ -256,8 +256,9 @@ std::string RankDiffusionSummary::brief_report() const {
     << to_string(scheme) << ": " << steps << " steps";
   if (sweeps_per_step) s << " x " << sweeps_per_step << " Jacobi sweeps";
   s << " (" << jacobi_sweeps << " sweeps in all), load " << exact(initial_load) << " -> "
-    << exact(load) << ", imbalance " << detail::fixed_digits(initial_imbalance, 6) << " -> "
-    << detail::fixed_digits(final_imbalance, 6) << (converged() ? "" : " (NOT converged)");
+    << exact(load) << ", imbalance " << isocost::detail::fixed_digits(initial_imbalance, 6)
+    << " -> " << isocost::detail::fixed_digits(final_imbalance, 6)
+    << (converged() ? "" : " (NOT converged)");
   return s.str();
 }
 
@@ -342,7 +343,7 @@ RankDiffusionSummary diffuse(MPI_Comm cart, double my_load, const DiffusionOptio
   MPI_Allgather(&my_load, 1, MPI_DOUBLE, loads.data(), 1, MPI_DOUBLE, cart);
   const double largest = *std::max_element(loads.begin(), loads.end());
   if (!(largest > 0)) throw Error("diffuse: all loads are zero; nothing to balance");
-  const int scale = detail::unit_exponent(loads);
+  const int scale = isocost::detail::unit_exponent(loads);
   for (double& l : loads) l = std::ldexp(l, scale);
   double total = 0;
   for (double l : loads) total += l;
@@ -366,10 +367,10 @@ RankDiffusionSummary diffuse(MPI_Comm cart, double my_load, const DiffusionOptio
     const double a = options.alpha;
     const bool cn = options.scheme == DiffusionScheme::crank_nicolson;
     const bool implicit = options.scheme == DiffusionScheme::implicit;
-    const int nu =
-        options.scheme == DiffusionScheme::explicit_euler
-            ? 0
-            : (options.sweeps > 0 ? options.sweeps : detail::watts_sweeps(options.scheme, a, n));
+    const int nu = options.scheme == DiffusionScheme::explicit_euler
+                       ? 0
+                       : (options.sweeps > 0 ? options.sweeps
+                                             : isocost::detail::watts_sweeps(options.scheme, a, n));
     double u = std::ldexp(my_load, scale);
     double umax = initial_max;  // the first test needs no reduction: the gathered loads
     std::vector<double> ubuf;   // Crank–Nicolson: the neighbours' u, kept through the sweeps
@@ -386,20 +387,21 @@ RankDiffusionSummary diffuse(MPI_Comm cart, double my_load, const DiffusionOptio
         if (cn) {
           ubuf = exchange(u);
           uu = &ubuf;
-          b = u + c * (detail::node_degree_sum(node.stencil, ubuf, 0) - n * u);
+          b = u + c * (isocost::detail::node_degree_sum(node.stencil, ubuf, 0) - n * u);
         }
         v = b;
         const double diag = 1 + c * n;
         for (int s = 0; s < nu; ++s)
-          v = (b + c * detail::node_degree_sum(node.stencil, exchange(v), 0)) / diag;
+          v = (b + c * isocost::detail::node_degree_sum(node.stencil, exchange(v), 0)) / diag;
         vv = &exchange(v);
       }
       double outflow = 0;  // net outflow, neighbours in increasing order
       for (std::size_t j = 0; j < k; ++j) {
         const double w = node.nb_weight[j];
-        const double f = implicit ? detail::edge_flux(c, w, v, (*vv)[j + 1], nullptr, nullptr)
-                                  : detail::edge_flux(c, w, u, (*uu)[j + 1], cn ? &v : nullptr,
-                                                      cn ? &(*vv)[j + 1] : nullptr);
+        const double f = implicit
+                             ? isocost::detail::edge_flux(c, w, v, (*vv)[j + 1], nullptr, nullptr)
+                             : isocost::detail::edge_flux(c, w, u, (*uu)[j + 1], cn ? &v : nullptr,
+                                                          cn ? &(*vv)[j + 1] : nullptr);
         T[j] += f;
         outflow += f;
       }
@@ -423,7 +425,7 @@ RankDiffusionSummary diffuse(MPI_Comm cart, double my_load, const DiffusionOptio
   // The claim is judged on the loads the transfers actually produce, as in
   // serial diffuse().
   out.final_imbalance = final_max / avg - 1;
-  out.termination = detail::diffusion_termination(out.final_imbalance, options, out.steps);
+  out.termination = isocost::detail::diffusion_termination(out.final_imbalance, options, out.steps);
   out.load = std::ldexp(load, -scale);
   out.transfer_volume = std::ldexp(total_volume, -scale);
   if (!std::isfinite(out.transfer_volume))  // the same sum on every rank: the same Error

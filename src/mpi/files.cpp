@@ -81,9 +81,9 @@ Probe probe(MPI_Comm comm, const std::string& path, const char* what) {
   internal::Same same[] = {internal::same_text("path", path)};
   internal::agree(comm, what, "", same);
   return on_every_rank(comm, [&] {
-    auto in = detail::open_for_reading(path);
+    auto in = isocost::detail::open_for_reading(path);
     Probe p;
-    p.head = detail::read_head(in, path, p.size);
+    p.head = isocost::detail::read_head(in, path, p.size);
     return p;
   });
 }
@@ -139,7 +139,7 @@ std::vector<double> read_doubles(MPI_Comm comm, const std::string& path, std::ui
 WeightsSlice read_weights(MPI_Comm comm, const std::string& path) {
   const Probe p = probe(comm, path, "read_weights");
   WeightsSlice s;
-  if (!detail::is_raw(p.head)) {
+  if (!isocost::detail::is_raw(p.head)) {
     // Text: every rank parses it all (same errors), and keeps its share.
     std::vector<double> all = on_every_rank(comm, [&] { return isocost::read_weights(path); });
     s.total = static_cast<std::int64_t>(all.size());
@@ -149,12 +149,12 @@ WeightsSlice read_weights(MPI_Comm comm, const std::string& path) {
     return s;
   }
   const auto L = on_every_rank(comm, [&] {
-    auto l = detail::raw_layout(p.head, p.size, path);
+    auto l = isocost::detail::raw_layout(p.head, p.size, path);
     if (l.points || l.dims != 1)
-      throw Error(
-          path + ": a raw " +
-          (l.points ? std::string("points file") : detail::shape_text(l.dims, l.cells) + " grid") +
-          ", expected 1-D weights (ISOCOSTW with dims 1, or one weight per line)");
+      throw Error(path + ": a raw " +
+                  (l.points ? std::string("points file")
+                            : isocost::detail::shape_text(l.dims, l.cells) + " grid") +
+                  ", expected 1-D weights (ISOCOSTW with dims 1, or one weight per line)");
     return l;
   });
   s.raw = true;
@@ -162,9 +162,10 @@ WeightsSlice read_weights(MPI_Comm comm, const std::string& path) {
   const auto [b, e] = share(comm, s.total);
   s.first = b;
   s.weights = read_doubles(comm, path, L.data_offset + 8 * static_cast<std::uint64_t>(b), e - b);
-  const auto bad = std::find_if_not(s.weights.begin(), s.weights.end(), detail::valid_weight);
+  const auto bad =
+      std::find_if_not(s.weights.begin(), s.weights.end(), isocost::detail::valid_weight);
   const std::int64_t at = bad == s.weights.end() ? kNone : b + (bad - s.weights.begin());
-  agree_first(comm, at, at == kNone ? "" : detail::raw_weight_error(path, L, at, *bad));
+  agree_first(comm, at, at == kNone ? "" : isocost::detail::raw_weight_error(path, L, at, *bad));
   return s;
 }
 
@@ -184,39 +185,40 @@ GridBox read_grid(MPI_Comm comm, const std::string& path, const GridShape& shape
   for (int a = 0; a < kMaxDims; ++a) box.hi[a] = box.shape.cells[a];
   box.lo[last] = b;
   box.hi[last] = e;
-  if (!detail::is_raw(p.head)) {
+  if (!isocost::detail::is_raw(p.head)) {
     std::vector<double> all =
         on_every_rank(comm, [&] { return read_grid_weights(path, box.shape); });
     box.weights.assign(all.begin() + b * plane, all.begin() + e * plane);
     return box;
   }
   const auto L = on_every_rank(comm, [&] {
-    auto l = detail::raw_layout(p.head, p.size, path);
+    auto l = isocost::detail::raw_layout(p.head, p.size, path);
     if (l.points)
       throw Error(path +
                   ": a raw points file (ISOCOSTP), expected grid weights (ISOCOSTW or text)");
     bool same_shape = l.dims == shape.dims;
     for (int a = 0; same_shape && a < shape.dims; ++a) same_shape = l.cells[a] == shape.cells[a];
     if (!same_shape)
-      throw Error(path + ": byte 12: header shape " + detail::shape_text(l.dims, l.cells) +
+      throw Error(path + ": byte 12: header shape " + isocost::detail::shape_text(l.dims, l.cells) +
                   " differs from the expected shape " +
-                  detail::shape_text(shape.dims, shape.cells));
+                  isocost::detail::shape_text(shape.dims, shape.cells));
     return l;
   });
   box.raw = true;
   box.weights = read_doubles(comm, path, L.data_offset + 8 * static_cast<std::uint64_t>(b * plane),
                              (e - b) * plane);
-  const auto bad = std::find_if_not(box.weights.begin(), box.weights.end(), detail::valid_weight);
+  const auto bad =
+      std::find_if_not(box.weights.begin(), box.weights.end(), isocost::detail::valid_weight);
   const std::int64_t at =
       bad == box.weights.end() ? kNone : b * plane + (bad - box.weights.begin());
-  agree_first(comm, at, at == kNone ? "" : detail::raw_weight_error(path, L, at, *bad));
+  agree_first(comm, at, at == kNone ? "" : isocost::detail::raw_weight_error(path, L, at, *bad));
   return box;
 }
 
 PointsSlice read_points(MPI_Comm comm, const std::string& path) {
   const Probe p = probe(comm, path, "read_points");
   PointsSlice s;
-  if (!detail::is_raw(p.head)) {
+  if (!isocost::detail::is_raw(p.head)) {
     PointSet all = on_every_rank(comm, [&] { return isocost::read_points(path); });
     s.dims = all.dims;
     s.total = static_cast<std::int64_t>(all.size());
@@ -227,7 +229,7 @@ PointsSlice read_points(MPI_Comm comm, const std::string& path) {
     return s;
   }
   const auto L = on_every_rank(comm, [&] {
-    auto l = detail::raw_layout(p.head, p.size, path);
+    auto l = isocost::detail::raw_layout(p.head, p.size, path);
     if (!l.points)
       throw Error(path +
                   ": a raw weights file (ISOCOSTW), expected points (ISOCOSTP or "
@@ -250,9 +252,9 @@ PointsSlice read_points(MPI_Comm comm, const std::string& path) {
   for (std::size_t i = 0; i < n && at == kNone; ++i) {
     for (std::size_t a = 0; a <= d && at == kNone; ++a) {
       const double v = records[i * (d + 1) + a];
-      if (a < d ? std::isfinite(v) : detail::valid_weight(v)) continue;
+      if (a < d ? std::isfinite(v) : isocost::detail::valid_weight(v)) continue;
       at = b + static_cast<std::int64_t>(i);
-      problem = detail::raw_point_error(path, L, at, static_cast<int>(a), v);
+      problem = isocost::detail::raw_point_error(path, L, at, static_cast<int>(a), v);
     }
     std::copy_n(&records[i * (d + 1)], d, &s.coords[i * d]);
     s.weights[i] = records[i * (d + 1) + d];

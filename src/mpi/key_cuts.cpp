@@ -57,6 +57,44 @@ void earliest_ties(MPI_Comm comm, const KeyCutInput& in, const std::vector<doubl
   }
 }
 
+// A non-empty bucket of one rank's histogram: its slot (an integer below
+// 2^26, exact in a double) and weight; two doubles, one MPI type.
+struct Bucket {
+  double slot, weight;
+};
+
+// `hist` := the sum over the ranks of their buckets `filled`, `slots` long.
+// All ranks take the same of two ways: when the non-empty buckets of all
+// ranks are fewer than half the slots (few points, a wide histogram), every
+// rank gathers them (MPI_Allgatherv) and adds them up in rank order;
+// otherwise each rank's dense histogram goes through one MPI_Allreduce.
+void reduce_histogram(MPI_Comm comm, const std::vector<Bucket>& filled, std::size_t slots,
+                      std::vector<double>& hist) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  const int mine = static_cast<int>(filled.size());  // <= local points
+  std::vector<int> count(static_cast<std::size_t>(size)), displ(static_cast<std::size_t>(size));
+  MPI_Allgather(&mine, 1, MPI_INT, count.data(), 1, MPI_INT, comm);
+  std::size_t total = 0;
+  for (const int c : count) total += static_cast<std::size_t>(c);
+  hist.assign(slots, 0.0);
+  if (2 * total < slots) {  // then 2·total < 2^26: int counts
+    for (std::size_t q = 0, at = 0; q < count.size(); ++q) {
+      displ[q] = static_cast<int>(2 * at);
+      at += static_cast<std::size_t>(count[q]);
+      count[q] *= 2;
+    }
+    std::vector<Bucket> all(total);
+    MPI_Allgatherv(filled.data(), 2 * mine, MPI_DOUBLE, all.data(), count.data(), displ.data(),
+                   MPI_DOUBLE, comm);
+    for (const Bucket& b : all) hist[static_cast<std::size_t>(b.slot)] += b.weight;
+    return;
+  }
+  for (const Bucket& b : filled) hist[static_cast<std::size_t>(b.slot)] = b.weight;
+  MPI_Allreduce(MPI_IN_PLACE, hist.data(), static_cast<int>(hist.size()), MPI_DOUBLE, MPI_SUM,
+                comm);
+}
+
 }  // namespace
 
 KeyCuts key_cuts(MPI_Comm comm, const KeyCutInput& in) {
@@ -89,6 +127,7 @@ KeyCuts key_cuts(MPI_Comm comm, const KeyCutInput& in) {
   }
   std::vector<std::size_t> ranges, range_of(cuts);
   std::vector<double> hist;
+  std::vector<Bucket> filled;
   for (;;) {
     // Cuts of a group in the same range (consecutive: their targets are
     // ordered) share one histogram; at first all of the group's do.
@@ -108,14 +147,15 @@ KeyCuts key_cuts(MPI_Comm comm, const KeyCutInput& in) {
         std::size_t{1} << 20,
         std::min(ranges.size() * static_cast<std::size_t>(in.buckets), std::size_t{1} << 26));
     const std::size_t B = std::clamp<std::size_t>(budget / ranges.size(), 2, 65536);
-    hist.assign(ranges.size() * B, 0.0);
     const auto edge = [&](std::size_t k, std::size_t j) {
       return klo[k] + (khi[k] - klo[k] + 1) * j / B;  // < 2^128: no overflow
     };
+    // This rank's non-empty buckets, (slot r·B + j, weight) in slot order.
     // Only the buckets that hold a local point are visited (a few points in
     // a wide histogram cost as few steps): the next point's bucket is the
     // last j with edge(k, j) <= its key, j = ⌈(d + 1)·B / n⌉ − 1 for
     // d = key − klo and the width n, and its points end at edge(k, j + 1).
+    filled.clear();
     for (std::size_t r = 0; r < ranges.size(); ++r) {
       const std::size_t k = ranges[r];
       const u128 n = khi[k] - klo[k] + 1;
@@ -123,12 +163,11 @@ KeyCuts key_cuts(MPI_Comm comm, const KeyCutInput& in) {
         const u128 d = sk[from] - klo[k];
         const auto j = static_cast<std::size_t>(((d + 1) * B - 1) / n);
         const std::size_t to = below(edge(k, j + 1), from + 1, i1[k]);
-        hist[r * B + j] = pw[to] - pw[from];
+        filled.push_back({static_cast<double>(r * B + j), pw[to] - pw[from]});
         from = to;
       }
     }
-    MPI_Allreduce(MPI_IN_PLACE, hist.data(), static_cast<int>(hist.size()), MPI_DOUBLE, MPI_SUM,
-                  comm);
+    reduce_histogram(comm, filled, ranges.size() * B, hist);
     for (std::size_t k = 0; k < cuts; ++k) {
       if (klo[k] == khi[k]) continue;
       const std::size_t r = range_of[k];
@@ -200,7 +239,7 @@ std::size_t cuts_before(std::span<const KeyCut> cuts, std::uint64_t key, std::in
 }
 
 std::string check_points(int dims, std::span<const double> coords, std::span<const double> w) {
-  using detail::exact;
+  using isocost::detail::exact;
   if (dims < 1 || dims > 3) return std::to_string(dims) + " dimensions, expected 1, 2 or 3";
   const auto d = static_cast<std::size_t>(dims);
   if (coords.size() != w.size() * d)
@@ -221,7 +260,7 @@ std::string check_points(int dims, std::span<const double> coords, std::span<con
 
 PointsSummary summarise_points(MPI_Comm comm, const char* what, int dims,
                                std::span<const double> coords, std::span<const double> weights) {
-  using detail::exact;
+  using isocost::detail::exact;
   const auto d = static_cast<std::size_t>(dims);
   const std::size_t n = weights.size();
   // The bounding box (min of x and of −x), the count, total and heaviest point.

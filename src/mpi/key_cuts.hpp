@@ -48,7 +48,9 @@ struct KeyCuts {
 
 /// Collective over `comm`. Every cut is the boundary of its group nearest
 /// its target (ties to the earlier), found by histograms of key ranges
-/// refined together, one MPI_Allreduce per round, then one exclusive scan
+/// refined together, one histogram reduction per round (an MPI_Allgather of
+/// counts, then an MPI_Allreduce of the histogram or, when fewer than half its
+/// buckets hold a point, an MPI_Allgatherv of those), then one exclusive scan
 /// for the ties within the last key and one nearest-boundary reduction.
 KeyCuts key_cuts(MPI_Comm comm, const KeyCutInput& in);
 

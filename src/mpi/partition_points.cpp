@@ -17,7 +17,7 @@
 
 namespace isocost::mpi {
 
-using detail::exact;
+using isocost::detail::exact;
 
 double PointsPartition::imbalance() const noexcept {
   return ideal_time > 0 ? max_time / ideal_time - 1 : 0;

@@ -20,7 +20,7 @@
 
 namespace isocost::mpi {
 
-using detail::exact;
+using isocost::detail::exact;
 
 double JaggedPointsPartition::imbalance() const noexcept {
   return ideal_time > 0 ? max_time / ideal_time - 1 : 0;
@@ -152,7 +152,7 @@ JaggedPointsPartition run(MPI_Comm comm, int dims, std::span<const double> coord
   for (std::size_t level = 0; level < grid.counts.size(); ++level) {
     const auto m = static_cast<std::size_t>(grid.counts[level]);
     const auto axis = static_cast<std::size_t>(grid.axes[level]);
-    const int q = detail::ranks_per_slab(grid, level);
+    const int q = isocost::detail::ranks_per_slab(grid, level);
     const std::size_t pieces = piece_weight.size();
     if (level > 0) {  // the pieces' weights, summed here rather than from rounded cut values
       std::fill(piece_weight.begin(), piece_weight.end(), 0.0);
@@ -182,7 +182,7 @@ JaggedPointsPartition run(MPI_Comm comm, int dims, std::span<const double> coord
     std::vector<double> target;
     for (std::size_t p = 0; p < pieces; ++p) {
       const std::vector<double> cap =
-          detail::slab_capacities(grid, level, speeds, static_cast<int>(p * m) * q);
+          isocost::detail::slab_capacities(grid, level, speeds, static_cast<int>(p * m) * q);
       double all = 0;
       for (const double c : cap) all += c;
       double before = 0;

@@ -18,7 +18,7 @@
 
 namespace isocost::mpi {
 
-using detail::exact;
+using isocost::detail::exact;
 
 double WeightsPartition::imbalance() const noexcept {
   return ideal_time > 0 ? max_time / ideal_time - 1 : 0;
@@ -121,7 +121,7 @@ WeightsPartition partition_weights(MPI_Comm comm, std::span<const double> weight
   const internal::NearestReduction near;
 
   // This slice's own sum and count, and where it starts (an exclusive scan).
-  detail::CompensatedSum own;
+  isocost::detail::CompensatedSum own;
   for (const double w : weights) own.add(w);
   Slice mine{own.sum, own.compensation, static_cast<std::int64_t>(weights.size())}, before;
   MPI_Exscan(&mine, &before, 1, scan.type, scan.add, comm);
@@ -150,7 +150,7 @@ WeightsPartition partition_weights(MPI_Comm comm, std::span<const double> weight
     memory = std::to_string(weights.size() + 1) + " prefix sums";
   }
   internal::agree(comm, what, memory, {}, "out of memory on");
-  detail::CompensatedSum run;
+  isocost::detail::CompensatedSum run;
   run.sum = before.sum;
   run.compensation = before.compensation;
   pre[0] = run.value();

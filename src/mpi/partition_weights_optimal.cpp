@@ -1,5 +1,5 @@
 // The distributed chains-on-chains optimum (partition_weights_optimal.hpp):
-// the serial search (detail::search_bottleneck) with its greedy probe
+// the serial search (isocost::detail::search_bottleneck) with its greedy probe
 // carried rank to rank, each rank advancing the greedy through its slice by
 // binary searches in its local prefix sums; where that cannot decide
 // (unequal speeds, non-empty parts), the reachable boundaries of reach.hpp,
@@ -49,7 +49,7 @@ class Pipelined {
     for (const double v : s) equal_ = equal_ && v == s[0];
   }
 
-  detail::ProbeResult probe(double B) {
+  isocost::detail::ProbeResult probe(double B) {
     const auto m = static_cast<std::int64_t>(s_.size());
     const auto n = static_cast<std::int64_t>(pre_.size()) - 1;
     const bool last = rank_ == size_ - 1;
@@ -122,24 +122,24 @@ class Pipelined {
   // passes on the latest element of every row, m + 1 boundaries), and the
   // latest split, traced back from N. Per rank: its rows' intervals and
   // O(m).
-  detail::ProbeResult reach(double B) {
+  isocost::detail::ProbeResult reach(double B) {
     const auto m = static_cast<std::int64_t>(s_.size());
     const auto um = static_cast<std::size_t>(m);
     const bool last = rank_ == size_ - 1;
     std::vector<std::int64_t> lb(um + 1, 0);
-    detail::Backward st{m - 1, N_, pre_.back()};
+    isocost::detail::Backward st{m - 1, N_, pre_.back()};
     double next = std::numeric_limits<double>::infinity();
     if (!last) MPI_Recv(&st, sizeof st, MPI_BYTE, rank_ + 1, 1, comm_, MPI_STATUS_IGNORE);
-    detail::backward_bounds(pre_, first_, s_, B, st, lb, next);
+    isocost::detail::backward_bounds(pre_, first_, s_, B, st, lb, next);
     if (rank_ > 0) MPI_Send(&st, sizeof st, MPI_BYTE, rank_ - 1, 1, comm_);
     lb[um] = N_;
     MPI_Allreduce(MPI_IN_PLACE, lb.data(), static_cast<int>(um + 1), MPI_INT64_T, MPI_MAX, comm_);
 
     // Boundaries travel as 16-byte elements, so that the count is m + 1.
     MPI_Datatype boundary;
-    MPI_Type_contiguous(sizeof(detail::Boundary), MPI_BYTE, &boundary);
+    MPI_Type_contiguous(sizeof(isocost::detail::Boundary), MPI_BYTE, &boundary);
     MPI_Type_commit(&boundary);
-    std::vector<detail::Boundary> in(um + 1);
+    std::vector<isocost::detail::Boundary> in(um + 1);
     if (rank_ == 0)
       in[0] = {0, pre_[0]};
     else
@@ -173,7 +173,7 @@ class Pipelined {
       ch = {ch.j - 1, pos, t};
     };
     while (ch.j >= 1) {
-      const detail::Boundary b = rows_->latest_below(ch.j, ch.k);
+      const isocost::detail::Boundary b = rows_->latest_below(ch.j, ch.k);
       if (b.pos < 0) break;  // on an earlier rank
       part(b.pos, b.t);
     }
@@ -203,7 +203,7 @@ class Pipelined {
   std::int64_t w_;
   bool equal_ = true;
   std::vector<Found> found_, best_;
-  std::optional<detail::ReachableRows> rows_;
+  std::optional<isocost::detail::ReachableRows> rows_;
   double worst_ = 0;
   std::int64_t shortest_ = 0, best_shortest_ = 0;
 };
@@ -228,12 +228,12 @@ std::vector<Nearest> optimal_cuts(MPI_Comm comm, std::span<const double> pre, st
   for (std::size_t i = 0; i + 1 < pre.size(); ++i) w_max = std::max(w_max, pre[i + 1] - pre[i]);
   MPI_Allreduce(MPI_IN_PLACE, &w_max, 1, MPI_DOUBLE, MPI_MAX, comm);
   Pipelined free(comm, pre, first, N, s, 0);
-  if (!detail::search_bottleneck(TT, w_max, s, free))
+  if (!isocost::detail::search_bottleneck(TT, w_max, s, free))
     throw Error("partition_weights: no split found");  // cannot happen: hi is feasible
   const Pipelined* chosen = &free;
   Pipelined wide(comm, pre, first, N, s, min_cells);
   if (min_cells > 0 && free.shortest() < min_cells) {
-    if (!detail::search_bottleneck(TT, w_max, s, wide))
+    if (!isocost::detail::search_bottleneck(TT, w_max, s, wide))
       throw Error("partition_weights: no split of " + std::to_string(N) + " cells into " +
                   std::to_string(s.size()) + " non-empty parts");
     chosen = &wide;

@@ -43,7 +43,7 @@ std::string check_input(std::int64_t chunks, std::span<const std::int64_t> ids,
       const double v = costs[i * phases + p];
       if (!(v >= 0) || !std::isfinite(v))
         return "cost of chunk " + std::to_string(ids[i]) + " in phase " + std::to_string(p) +
-               " = " + detail::exact(v) + ", expected a finite number >= 0";
+               " = " + isocost::detail::exact(v) + ", expected a finite number >= 0";
     }
   }
   return {};

@@ -17,8 +17,8 @@ namespace isocost::mpi {
 
 namespace {
 
-using detail::exact;
 using internal::check_comm;
+using isocost::detail::exact;
 
 void agree(MPI_Comm comm, const char* what, const std::string& problem) {
   internal::agree(comm, what, problem);

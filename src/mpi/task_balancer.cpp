@@ -28,7 +28,7 @@ using u64 = std::uint64_t;
 constexpr const char* kWhat = "balance_tasks";
 
 // splitmix64's finaliser: a well-mixed 64-bit hash step.
-u64 mix(u64 x) {
+u64 splitmix(u64 x) {
   x ^= x >> 30;
   x *= 0xbf58476d1ce4e5b9ULL;
   x ^= x >> 27;
@@ -38,7 +38,7 @@ u64 mix(u64 x) {
 
 struct Hasher {
   u64 h = 0x3c6ef372fe94f82bULL;
-  void add(u64 v) { h = mix(h ^ v); }
+  void add(u64 v) { h = splitmix(h ^ v); }
   void add(i64 v) { add(static_cast<u64>(v)); }
   void add(int v) { add(static_cast<u64>(static_cast<i64>(v))); }
   void add(bool v) { add(static_cast<u64>(v)); }
@@ -152,7 +152,7 @@ void check_unique(const std::vector<std::vector<Task>>& all) {
 
 // An order-independent checksum term for task `id` held by `rank`.
 u64 holding_hash(i64 id, int rank) {
-  return mix(static_cast<u64>(id) ^ mix(0x9e3779b97f4a7c15ULL + static_cast<u64>(rank)));
+  return splitmix(static_cast<u64>(id) ^ splitmix(0x9e3779b97f4a7c15ULL + static_cast<u64>(rank)));
 }
 
 }  // namespace
@@ -201,7 +201,7 @@ TaskBalanceResult balance_tasks(MPI_Comm comm, const ProcessGraph& graph,
     for (const auto& t : list) {
       ++r.tasks;
       r.largest_task = std::max(r.largest_task, t.load);
-      id_sum += mix(static_cast<u64>(t.id));
+      id_sum += splitmix(static_cast<u64>(t.id));
     }
   double total = 0;
   for (double u : r.initial_loads) total += u;
@@ -267,7 +267,7 @@ TaskBalanceResult balance_tasks(MPI_Comm comm, const ProcessGraph& graph,
       for (const auto& t : all[q]) expected += holding_hash(t.id, static_cast<int>(q));
     u64 sums[3] = {static_cast<u64>(my_tasks.size()), 0, 0}, total_sums[3] = {};
     for (const auto& t : my_tasks) {
-      sums[1] += mix(static_cast<u64>(t.id));
+      sums[1] += splitmix(static_cast<u64>(t.id));
       sums[2] += holding_hash(t.id, rank);
     }
     u64 views[2] = {expected, ~expected}, max_views[2] = {};

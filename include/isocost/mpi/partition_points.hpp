@@ -26,9 +26,10 @@ namespace isocost::mpi {
 struct PointsPartitionOptions {
   /// Key buckets per key range and refinement round, in [2, 65536]: each
   /// round narrows every cut's key range by this factor, in one
-  /// MPI_Allreduce of (distinct ranges) × buckets doubles. Rounds with few
-  /// distinct ranges (the first: one) use more, up to 2^20 doubles; rounds
-  /// with very many use fewer, down to 2, to stay within 2^26.
+  /// MPI_Allreduce of (distinct ranges) × buckets doubles (an MPI_Allgatherv
+  /// of the non-empty buckets when they are fewer than half of them). Rounds
+  /// with few distinct ranges (the first: one) use more, up to 2^20 doubles;
+  /// rounds with very many use fewer, down to 2, to stay within 2^26.
   int buckets = 256;
 
   /// The field list (options.hpp): validation, JSON and the agreement hash.
@@ -80,8 +81,10 @@ struct PointsPartition {
 ///
 /// Collective over `comm`. `dims`, `speeds` and `options` must be the same
 /// on every rank (compared). Communication: a bounding-box and a total
-/// reduction, then per refinement round one MPI_Allreduce of cuts × buckets
-/// doubles (64-bit keys: at most ⌈64 / log2 buckets⌉ rounds), one exclusive
+/// reduction, then per refinement round an MPI_Allgather of one int and one
+/// MPI_Allreduce of cuts × buckets doubles, or with few points an
+/// MPI_Allgatherv of the non-empty buckets (64-bit keys: at most
+/// ⌈64 / log2 buckets⌉ rounds), one exclusive
 /// scan for the last key's ties (two more reductions when some point weighs
 /// 0, for ties with earlier keys), and one reduction of the parts' weights;
 /// per-rank memory O(local points + P·buckets). Throws the same Error on every

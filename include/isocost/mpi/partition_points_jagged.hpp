@@ -43,7 +43,8 @@ struct JaggedPointsOptions {
   /// Key buckets per key range and refinement round, in [2, 65536], as
   /// PointsPartitionOptions::buckets: each round narrows every cut's
   /// coordinate-key range by this factor, in one MPI_Allreduce of (distinct
-  /// ranges) × buckets doubles, at least 2^20 and at most 2^26 doubles.
+  /// ranges) × buckets doubles, at least 2^20 and at most 2^26 doubles (an
+  /// MPI_Allgatherv of the non-empty buckets when they are fewer than half).
   int buckets = 256;
 
   /// The field list (options.hpp): validation, JSON and the agreement hash.
@@ -116,8 +117,9 @@ ProcessGrid jagged_points_grid(int P, int dims, std::span<const double> extents)
 /// Collective over `comm`. `dims`, `grid`, `speeds` and `options` must be
 /// the same on every rank (compared). Communication: a bounding-box and a
 /// total reduction; per level a reduction of the pieces' weights, per
-/// refinement round one MPI_Allreduce of all the level's cut ranges ×
-/// buckets, then one exclusive scan and one nearest-boundary reduction (two
+/// refinement round an MPI_Allgather of one int and one MPI_Allreduce of all
+/// the level's cut ranges × buckets (or with few points an MPI_Allgatherv of
+/// the non-empty buckets), then one exclusive scan and one nearest-boundary reduction (two
 /// more when some point weighs 0); at the end one reduction of the parts'
 /// weights. Per-rank memory O(local points + P·buckets). Throws the same
 /// Error on every rank for coordinates or weights that are not finite,

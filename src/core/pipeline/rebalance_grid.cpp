@@ -44,7 +44,7 @@ std::int64_t part_cells(const Part& p, int dims) {
   return n;
 }
 
-void check_speeds(const Speeds& speeds, std::size_t P) {
+void check_grid_speeds(const Speeds& speeds, std::size_t P) {
   if (static_cast<std::size_t>(speeds.ranks()) != P)
     throw Error("rebalance_grid: " + std::to_string(speeds.ranks()) + " speeds for " +
                 std::to_string(P) + " parts");
@@ -326,7 +326,7 @@ GridRebalance rebalance_grid_global(const GridShape& shape, const Decomposition&
   Tiling t = check_tiling(shape, current);
   const std::size_t P = current.parts.size();
   check_loads(loads, "rebalance_grid", P, "part");
-  check_speeds(speeds, P);
+  check_grid_speeds(speeds, P);
   const int dims = shape.dims;
 
   // Speed-1 cost per cell of each part, and the part's estimated time.
@@ -360,7 +360,7 @@ GridRebalance rebalance_grid_weights(const GridShape& shape, const Decomposition
   options.validate();
   Tiling t = check_tiling(shape, current);
   const std::size_t P = current.parts.size();
-  check_speeds(speeds, P);
+  check_grid_speeds(speeds, P);
   check_cell_costs(cell_costs, shape);
   // The current parts' times under the given costs.
   std::vector<double> now(P, 0.0);

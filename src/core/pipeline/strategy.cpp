@@ -7,24 +7,15 @@
 #include <set>
 #include <sstream>
 
+#include "common/check_number.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/metrics.hpp"
 
 namespace isocost {
 
+using detail::check_number;
 using detail::exact;
-
-namespace {
-
-bool finite_nonnegative(double x) { return std::isfinite(x) && x >= 0; }
-
-void check_number(double x, const std::string& what) {
-  if (!finite_nonnegative(x))
-    throw Error(what + " = " + exact(x) + ", expected a finite number >= 0");
-}
-
-}  // namespace
 
 // ---------------------------------------------------------------------------
 // Communication model

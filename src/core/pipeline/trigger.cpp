@@ -5,21 +5,16 @@
 #include <cmath>
 #include <sstream>
 
+#include "common/check_number.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 
 namespace isocost {
 
+using detail::check_number;
 using detail::exact;
 
 namespace {
-
-bool finite_nonnegative(double x) { return std::isfinite(x) && x >= 0; }
-
-void check_number(double x, const std::string& what) {
-  if (!finite_nonnegative(x))
-    throw Error(what + " = " + exact(x) + ", expected a finite number >= 0");
-}
 
 std::string optional_text(const std::optional<double>& x) { return x ? exact(*x) : "off"; }
 
