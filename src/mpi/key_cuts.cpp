@@ -63,21 +63,22 @@ struct Bucket {
   double slot, weight;
 };
 
-// `hist` := the sum over the ranks of their buckets `filled`, `slots` long.
-// All ranks take the same of two ways: when the non-empty buckets of all
-// ranks are fewer than half the slots (few points, a wide histogram), every
-// rank gathers them (MPI_Allgatherv) and adds them up in rank order;
-// otherwise each rank's dense histogram goes through one MPI_Allreduce.
+// `sum` := the non-empty buckets of the sum over the ranks of their
+// buckets `filled`, in slot order (slots below `slots`). All ranks take the
+// same of two ways: when the non-empty buckets of all ranks are fewer than
+// half the slots (few points, a wide histogram), every rank gathers them
+// (MPI_Allgatherv) and adds them up in rank order; otherwise the dense
+// histograms (`dense`) are summed by one MPI_Allreduce.
 void reduce_histogram(MPI_Comm comm, const std::vector<Bucket>& filled, std::size_t slots,
-                      std::vector<double>& hist) {
+                      std::vector<double>& dense, std::vector<Bucket>& sum) {
   int size = 1;
   MPI_Comm_size(comm, &size);
-  const int mine = static_cast<int>(filled.size());  // <= local points
+  const int mine = static_cast<int>(filled.size());  // distinct slots: < 2^26
   std::vector<int> count(static_cast<std::size_t>(size)), displ(static_cast<std::size_t>(size));
   MPI_Allgather(&mine, 1, MPI_INT, count.data(), 1, MPI_INT, comm);
   std::size_t total = 0;
   for (const int c : count) total += static_cast<std::size_t>(c);
-  hist.assign(slots, 0.0);
+  sum.clear();
   if (2 * total < slots) {  // then 2·total < 2^26: int counts
     for (std::size_t q = 0, at = 0; q < count.size(); ++q) {
       displ[q] = static_cast<int>(2 * at);
@@ -87,12 +88,24 @@ void reduce_histogram(MPI_Comm comm, const std::vector<Bucket>& filled, std::siz
     std::vector<Bucket> all(total);
     MPI_Allgatherv(filled.data(), 2 * mine, MPI_DOUBLE, all.data(), count.data(), displ.data(),
                    MPI_DOUBLE, comm);
-    for (const Bucket& b : all) hist[static_cast<std::size_t>(b.slot)] += b.weight;
+    // Each rank's buckets come in slot order; a stable sort keeps the ranks'
+    // order within a slot, so every rank adds the same numbers the same way.
+    std::stable_sort(all.begin(), all.end(),
+                     [](const Bucket& x, const Bucket& y) { return x.slot < y.slot; });
+    for (const Bucket& b : all) {
+      if (!sum.empty() && sum.back().slot == b.slot)
+        sum.back().weight += b.weight;
+      else
+        sum.push_back(b);
+    }
     return;
   }
-  for (const Bucket& b : filled) hist[static_cast<std::size_t>(b.slot)] = b.weight;
-  MPI_Allreduce(MPI_IN_PLACE, hist.data(), static_cast<int>(hist.size()), MPI_DOUBLE, MPI_SUM,
+  dense.assign(slots, 0.0);
+  for (const Bucket& b : filled) dense[static_cast<std::size_t>(b.slot)] = b.weight;
+  MPI_Allreduce(MPI_IN_PLACE, dense.data(), static_cast<int>(dense.size()), MPI_DOUBLE, MPI_SUM,
                 comm);
+  for (std::size_t j = 0; j < slots; ++j)
+    if (dense[j] != 0) sum.push_back({static_cast<double>(j), dense[j]});
 }
 
 }  // namespace
@@ -126,8 +139,8 @@ KeyCuts key_cuts(MPI_Comm comm, const KeyCutInput& in) {
     i1[k] = in.group_begin[in.cut_group[k] + 1];
   }
   std::vector<std::size_t> ranges, range_of(cuts);
-  std::vector<double> hist;
-  std::vector<Bucket> filled;
+  std::vector<double> dense;
+  std::vector<Bucket> filled, sum;
   for (;;) {
     // Cuts of a group in the same range (consecutive: their targets are
     // ordered) share one histogram; at first all of the group's do.
@@ -167,22 +180,30 @@ KeyCuts key_cuts(MPI_Comm comm, const KeyCutInput& in) {
         from = to;
       }
     }
-    reduce_histogram(comm, filled, ranges.size() * B, hist);
+    reduce_histogram(comm, filled, ranges.size() * B, dense, sum);
     for (std::size_t k = 0; k < cuts; ++k) {
       if (klo[k] == khi[k]) continue;
       const std::size_t r = range_of[k];
-      const double* h = hist.data() + r * B;
+      // The range's non-empty buckets, j = slot − r·B.
+      const auto slot_at = [&](std::size_t j) {
+        return std::partition_point(sum.begin(), sum.end(), [&](const Bucket& b) {
+          return b.slot < static_cast<double>(j);
+        });
+      };
+      const auto first = slot_at(r * B), end = slot_at((r + 1) * B);
       // The bucket where the running weight passes the target; if rounding
-      // leaves it unpassed, the last bucket that holds weight.
+      // leaves it unpassed, the last bucket that holds weight. Empty buckets
+      // change nothing, but a target below the range's start takes bucket 0.
       double run = wlo[k];
-      std::size_t pick = B, last = B;
+      std::size_t pick = run > in.target[k] ? 0 : B, last = B;
       double run_last = run;
-      for (std::size_t j = 0; j < B && pick == B; ++j) {
-        if (h[j] > 0) last = j, run_last = run;
-        if (run + h[j] > in.target[k])
+      for (auto b = first; b != end && pick == B; ++b) {
+        const auto j = static_cast<std::size_t>(b->slot) - r * B;
+        if (b->weight > 0) last = j, run_last = run;
+        if (run + b->weight > in.target[k])
           pick = j;
         else
-          run += h[j];
+          run += b->weight;
       }
       if (pick == B) pick = last, run = run_last;
       if (pick == B) pick = 0, run = wlo[k];  // no weight at all: keep the range's start

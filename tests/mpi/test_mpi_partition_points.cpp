@@ -163,6 +163,18 @@ TEST(PartitionPoints, CutsAreTheNearestBoundariesAlongTheCurve) {
       }
 }
 
+// 2·10^5 points fill most of the first round's 2^16 buckets, so that round
+// reduces the dense histogram (MPI_Allreduce); the later rounds, a few points
+// per range, gather the non-empty buckets instead. Both give nearest cuts.
+TEST(PartitionPoints, ManyPointsAreCutAsFewAre) {
+  const Points p = draw(2, 200000, false);
+  const Speeds s = Speeds::from_values({1, 2, 1, 3, 1, 1, 2});
+  const PointsPartition out = partition_points(MPI_COMM_WORLD, 2, p.xyz, p.w, s);
+  EXPECT_EQ(out.points, 200000);
+  ASSERT_NO_FATAL_FAILURE(expect_nearest_cuts(gather(p, out), out, s));
+  EXPECT_LE(out.rounds, 5);
+}
+
 TEST(PartitionPoints, TheSamePointsGiveTheSamePartsOnAnyLayout) {
   // Distinct keys (checked): the order is the keys' alone, whoever holds them.
   const Speeds s = Speeds::uniform(16);
