@@ -49,10 +49,16 @@ endfunction()
 # OpenMPI unloads its components (mca_*.so) at MPI_Finalize, before the leak
 # check at exit, and what they allocated and keep is then reported from an
 # unknown module that no suppression can name. Sanitized builds therefore
-# preload tests/mpi/keep_modules.c, a dlclose() that leaves libraries loaded,
-# so that LeakSanitizer's default (fast) unwinder names the component. (The
-# slow unwinder also reached OpenMPI's frames, but cost 2–3 s per run: half
+# preload tests/mpi/keep_modules.c, a dlclose() that leaves libraries loaded
+# and an asprintf() with frame pointers, so that LeakSanitizer's default
+# (fast) unwinder reaches the OpenMPI library of every such allocation. (The
+# slow unwinder also reached OpenMPI's frames, but cost 2-3 s per run: half
 # of the sanitized suite.) Our own allocations are checked as before.
+#
+# Every suppression names a library, so the leak check needs no symbolizer:
+# symbolize=0 spares each rank an llvm-symbolizer process (a third of a
+# sanitized MPI run's CPU time at 2 ranks). Reports from these runs show
+# module+offset; docs/testing.md says how to get their function names.
 set(ISOCOST_LSAN_OPTIONS
     "suppressions=${PROJECT_SOURCE_DIR}/tests/mpi/lsan.supp:print_suppressions=0")
 set(ISOCOST_MPI_PRELOAD "")
@@ -60,9 +66,11 @@ if(ISOCOST_SANITIZE AND ISOCOST_BUILD_MPI AND CMAKE_CXX_COMPILER_ID STREQUAL "Cl
   enable_language(C)
   add_library(isocost_keep_modules SHARED ${PROJECT_SOURCE_DIR}/tests/mpi/keep_modules.c)
   # Uninstrumented: it is loaded before any sanitizer runtime is set up.
-  target_compile_options(isocost_keep_modules PRIVATE -fno-sanitize=all)
+  # Frame pointers: the unwinder walks through its asprintf().
+  target_compile_options(isocost_keep_modules PRIVATE -fno-sanitize=all -fno-omit-frame-pointer)
   target_link_options(isocost_keep_modules PRIVATE -fno-sanitize=all)
   set(ISOCOST_MPI_PRELOAD $<TARGET_FILE:isocost_keep_modules>)
+  string(APPEND ISOCOST_LSAN_OPTIONS ":symbolize=0")
 elseif(ISOCOST_SANITIZE)
   # GCC's sanitizer runtime is a shared library that must be loaded first: no
   # preload there, the slow unwinder instead.
