@@ -12,6 +12,7 @@
 
 #include "isocost/decompose.hpp"
 #include "isocost/density.hpp"
+#include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/fitters/fit.hpp"
 #include "isocost/metrics.hpp"
@@ -200,5 +201,11 @@ std::pair<double, double> parse_domain(const std::string& text);
 
 /// Splits "a,b,c" on commas.
 std::vector<std::string> split(const std::string& text, char separator);
+
+/// A number of the commands' output: `v` with `digits` significant digits,
+/// %g style (detail::fixed_digits); g8 and g10 the two usual precisions.
+inline std::string g(double v, int digits) { return detail::fixed_digits(v, digits); }
+inline std::string g8(double v) { return g(v, 8); }
+inline std::string g10(double v) { return g(v, 10); }
 
 }  // namespace isocost::cli

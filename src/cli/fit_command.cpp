@@ -18,8 +18,6 @@ namespace isocost::cli {
 
 namespace {
 
-std::string g(double v, int digits = 6) { return detail::fixed_digits(v, digits); }
-
 const char* kModels =
     "sieve, sieve+c, sieve+q, sieve+c+q, power, poly:N, exp, expr:FORMULA, pchip, makima or auto";
 

@@ -18,8 +18,6 @@ struct MetricsArgs {
   bool json = false;
 };
 
-std::string g(double v, int digits = 8) { return detail::fixed_digits(v, digits); }
-
 std::string optional_text(const std::optional<double>& v) {
   return v ? g(*v, 6) : "undefined (sigma = 0)";
 }
@@ -27,9 +25,9 @@ std::string optional_text(const std::optional<double>& v) {
 std::string stats_text(const LoadStats& s) {
   std::vector<std::vector<std::string>> rows{
       {"ranks", std::to_string(s.ranks)},
-      {"T_min (rank " + std::to_string(s.argmin) + ")", g(s.min)},
-      {"T_max (rank " + std::to_string(s.argmax) + ")", g(s.max)},
-      {"T_avg", g(s.mean)},
+      {"T_min (rank " + std::to_string(s.argmin) + ")", g8(s.min)},
+      {"T_max (rank " + std::to_string(s.argmax) + ")", g8(s.max)},
+      {"T_avg", g8(s.mean)},
       {"L_I = (T_max - T_avg)/T_avg [Swartz eq. 2]", g(s.li, 6) + " %"},
       {"L_E = 100 - L_I [Swartz eq. 3]", g(s.le, 6) + " %"},
       {"(T_max - T_avg)/T_max [Swartz Fig. 2 arithmetic]", g(s.li_fig2, 6) + " %"},
@@ -93,11 +91,11 @@ void run(const MetricsArgs& a) {
       for (std::size_t f = 0; f < phases->phases.size(); ++f) {
         const auto& s = phases->per_phase[f];
         rows.push_back(
-            {phases->phases[f], g(s.min), g(s.max), g(s.mean), g(s.efficiency, 6), g(s.le, 6)});
+            {phases->phases[f], g8(s.min), g8(s.max), g8(s.mean), g(s.efficiency, 6), g(s.le, 6)});
       }
       text += "\nper phase [Watts 4.2]:\n";
       text += table({"phase", "T_min", "T_max", "T_avg", "efficiency", "L_E %"}, rows);
-      text += "\nphase-synchronised time sum_phase max_i T_i = " + g(phases->synchronised_time) +
+      text += "\nphase-synchronised time sum_phase max_i T_i = " + g8(phases->synchronised_time) +
               "\nefficiency with phase synchronisation T_avg/that = " +
               g(phases->synchronised_efficiency, 6) + " (without: " + g(total.efficiency, 6) +
               ")\n";

@@ -93,8 +93,6 @@ std::string speeds_source(const DensityArgs& a) {
   return a.speeds.empty() ? "--node-types " + a.node_types : "--speeds " + a.speeds;
 }
 
-std::string g(double v, int digits = 10) { return detail::fixed_digits(v, digits); }
-
 nlohmann::ordered_json coords(const std::array<double, kMaxDims>& v, int dims) {
   auto j = nlohmann::ordered_json::array();
   for (int a = 0; a < dims; ++a) j.push_back(number(v[a]));
@@ -260,14 +258,14 @@ void write_result(const PartitionArgs& a, const DensityRequest& req, const Densi
     };
     emit_to(a.output, [&](std::ostream& out) {
       out << "density: " << density.description << (gridded ? " from " + a.d.weights : "")
-          << ", total cost " << g(density.total) << "\n"
+          << ", total cost " << g10(density.total) << "\n"
           << std::to_string(P) << " ranks, grid " << dec.process_grid.name()
           << (gridded ? ", cuts on grid lines (cells [lo,hi))" : "") << "\n\n";
       write_table(out, header, dec.parts.size(), row);
-      out << "\npredicted L_E = " << g(dec.predicted_le) << " %\n"
+      out << "\npredicted L_E = " << g10(dec.predicted_le) << " %\n"
           << "heaviest part: rank " << heaviest << ", "
-          << (show_speed ? "time (cost/speed) " : "cost ") << g(dec.max_time) << "\n"
-          << "total cut surface: " << g(dec.cut_surface) << "\n"
+          << (show_speed ? "time (cost/speed) " : "cost ") << g10(dec.max_time) << "\n"
+          << "total cut surface: " << g10(dec.cut_surface) << "\n"
           << "grid: " << grid_line << "\n";
     });
   }

@@ -31,8 +31,6 @@ struct PlotArgs {
   const CLI::Option* log_option = nullptr;
 };
 
-std::string g(double v, int digits = 6) { return detail::fixed_digits(v, digits); }
-
 // Linear interpolation in increasing x (clamped at the ends).
 double interpolate(const std::vector<double>& x, const std::vector<double>& y, double at) {
   if (at <= x.front()) return y.front();

@@ -20,8 +20,6 @@ namespace isocost::cli {
 
 namespace {
 
-std::string g(double v, int digits = 10) { return detail::fixed_digits(v, digits); }
-
 // What either method found, in the words of the output.
 struct PointsResult {
   std::string method;
@@ -194,7 +192,7 @@ void write_result(const PointsArgs& p, const std::string& output, bool json, con
   if (show_speed) header.push_back("time");
   emit_to(output, [&](std::ostream& out) {
     out << "points: " << r.points << " in " << r.dims << "-D from " << p.points << ", total weight "
-        << g(r.total) << ", heaviest point " << g(r.max_point) << "\n"
+        << g10(r.total) << ", heaviest point " << g10(r.max_point) << "\n"
         << P << " parts, method " << r.method << (r.grid.empty() ? "" : " (grid " + r.grid + ")")
         << "\n\n";
     write_table(out, header, static_cast<std::size_t>(P), [&](std::size_t k) {
@@ -205,10 +203,10 @@ void write_result(const PointsArgs& p, const std::string& output, bool json, con
       if (show_speed) row.push_back(g(time[k], 8));
       return row;
     });
-    out << "\npredicted L_E = " << g(le) << " %\n"
+    out << "\npredicted L_E = " << g10(le) << " %\n"
         << "heaviest part: " << heaviest << ", "
-        << (show_speed ? "time (weight/speed) " : "weight ") << g(r.max_time) << " (ideal "
-        << g(r.ideal_time) << ", imbalance " << g(r.max_time / r.ideal_time - 1, 6) << ")\n";
+        << (show_speed ? "time (weight/speed) " : "weight ") << g10(r.max_time) << " (ideal "
+        << g10(r.ideal_time) << ", imbalance " << g(r.max_time / r.ideal_time - 1, 6) << ")\n";
     if (!p.assignment.empty()) out << "assignment: " << p.assignment << " (one part per line)\n";
   });
 }

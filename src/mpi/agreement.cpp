@@ -81,7 +81,7 @@ void throw_agreed(MPI_Comm comm, const std::string& what, const std::string& pro
 namespace {
 // Speeds as an options-like field list, so that a difference is named.
 struct SpeedsField {
-  Speeds speeds;
+  const Speeds& speeds;
   template <class Self, class V>
   static void fields(Self& self, V&& v) {
     v("speeds", self.speeds);
@@ -90,15 +90,14 @@ struct SpeedsField {
 }  // namespace
 
 Same same_speeds(const Speeds& speeds) {
-  const SpeedsField f{speeds};
-  return {options_hash(f), "speeds", options_lines(f)};
+  return {options_hash(SpeedsField{speeds}), "speeds",
+          [&speeds] { return options_lines(SpeedsField{speeds}); }};
 }
 
 Same same_text(std::string name, const std::string& text) {
   isocost::detail::FieldHasher h;
   h.text(text);
-  std::string line = name + "\t" + text + "\n";
-  return {h.h, std::move(name), std::move(line)};
+  return {h.h, name, [name, text] { return name + "\t" + text + "\n"; }};
 }
 
 void agree(MPI_Comm comm, const std::string& what, std::string problem, std::span<const Same> same,
@@ -123,16 +122,16 @@ void agree(MPI_Comm comm, const std::string& what, std::string problem, std::spa
       if (all[1 + 2 * i] == ~all[2 + 2 * i]) continue;  // the same everywhere: every rank knows
       std::uint64_t root_hash = same[i].hash;
       MPI_Bcast(&root_hash, 1, MPI_UINT64_T, 0, comm);
-      std::string root_fields = same[i].fields;
+      std::string root_fields = same[i].fields ? same[i].fields() : std::string();
       int length = static_cast<int>(root_fields.size());
       MPI_Bcast(&length, 1, MPI_INT, 0, comm);
       root_fields.resize(static_cast<std::size_t>(length));
       MPI_Bcast(root_fields.data(), length, MPI_CHAR, 0, comm);
       // A rank whose own input is bad says so; that is the difference to fix.
       if (same[i].hash == root_hash || own_problem) continue;
-      const std::string fields = same[i].fields.empty()
-                                     ? std::string()
-                                     : field_differences(same[i].fields, root_fields, "rank 0");
+      const std::string own = same[i].fields ? same[i].fields() : std::string();
+      const std::string fields =
+          own.empty() ? std::string() : field_differences(own, root_fields, "rank 0");
       problem += (problem.empty() ? "" : "; ") +
                  (fields.empty() ? same[i].name + " not equal to rank 0's"
                                  : same[i].name + " differ from rank 0's: " + fields);

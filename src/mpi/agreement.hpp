@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <utility>
@@ -30,19 +31,22 @@ void check_comm(MPI_Comm comm, const char* what);
 std::string empty_callbacks(const MigrationCallbacks& cb);
 
 /// One input that must be the same on every rank: a hash of it, its name in
-/// messages, and, for options, its fields (options_lines()), so that a
-/// difference names the fields: "options differ from rank 0's: alpha 0.1
-/// (rank 0: 0.05)". Without fields: "to distribution not equal to rank 0's".
+/// messages, and, for options, what writes its fields (options_lines()), so
+/// that a difference names the fields: "options differ from rank 0's: alpha
+/// 0.1 (rank 0: 0.05)". Without fields: "to distribution not equal to rank
+/// 0's". The fields are written only on the error path: speeds of 10^7 ranks
+/// are 10^7 numbers of text. A Same refers to its input: use it while the
+/// input lives (in the call that checks it).
 struct Same {
   std::uint64_t hash = 0;
   std::string name;
-  std::string fields = {};
+  std::function<std::string()> fields = {};
 };
 
 /// The options as a Same: options_hash() and options_lines().
 template <class O>
 Same same_options(const O& options, std::string name = "options") {
-  return {options_hash(options), std::move(name), options_lines(options)};
+  return {options_hash(options), std::move(name), [&options] { return options_lines(options); }};
 }
 
 /// Speeds as a Same: their values hashed, named "speeds" field by field.

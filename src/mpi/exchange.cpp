@@ -155,9 +155,10 @@ ExchangeSummary exchange_bytes(MPI_Comm comm, std::span<const int> destination,
       problem = std::to_string(out.count[q]) + " records for rank " + std::to_string(q) +
                 ", expected at most INT_MAX";
   // Without a distribution its slot compares a constant: equal everywhere.
-  const internal::Same same[] = {internal::same_options(options),
-                                 {size_hash.h, "element sizes", "element_sizes\t" + sizes + "\n"},
-                                 {owners ? owners->hash : 0, "the distribution"}};
+  const internal::Same same[] = {
+      internal::same_options(options),
+      {size_hash.h, "element sizes", [&sizes] { return "element_sizes\t" + sizes + "\n"; }},
+      {owners ? owners->hash : 0, "the distribution"}};
   internal::agree(comm, what, problem, same);
 
   // Counts, then every allocation, agreed before the records move.

@@ -332,11 +332,12 @@ std::byte* allocate_and_agree(MPI_Comm comm, const char* what, std::string probl
   if (problem.empty()) problem = allocate_result(out, resize, to.count(rank), element_size, result);
   if (problem.empty())
     problem = prepare_exchange(plan, from.parts(), element_size, options.max_mpi_count, x);
-  const Same same[] = {
-      {from.hash(), "from distribution"},
-      {to.hash(), "to distribution"},
-      same_options(options),
-      {element_size, "element size", "element_size\t" + std::to_string(element_size) + "\n"}};
+  const Same same[] = {{from.hash(), "from distribution"},
+                       {to.hash(), "to distribution"},
+                       same_options(options),
+                       {element_size, "element size", [element_size] {
+                          return "element_size\t" + std::to_string(element_size) + "\n";
+                        }}};
   agree(comm, what, problem, same);
   return result;
 }
