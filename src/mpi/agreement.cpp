@@ -122,7 +122,9 @@ void agree(MPI_Comm comm, const std::string& what, std::string problem, std::spa
       if (all[1 + 2 * i] == ~all[2 + 2 * i]) continue;  // the same everywhere: every rank knows
       std::uint64_t root_hash = same[i].hash;
       MPI_Bcast(&root_hash, 1, MPI_UINT64_T, 0, comm);
-      std::string root_fields = same[i].fields ? same[i].fields() : std::string();
+      int rank = 0;
+      MPI_Comm_rank(comm, &rank);
+      std::string root_fields = rank == 0 && same[i].fields ? same[i].fields() : std::string();
       int length = static_cast<int>(root_fields.size());
       MPI_Bcast(&length, 1, MPI_INT, 0, comm);
       root_fields.resize(static_cast<std::size_t>(length));
