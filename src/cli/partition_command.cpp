@@ -25,8 +25,6 @@ namespace isocost::cli {
 
 namespace {
 
-const char* const kAxis[] = {"x", "y", "z"};
-
 // "LO:HI,LO:HI[,LO:HI]" → a validated box of 1 to 3 dimensions.
 Box parse_box(const std::string& text) {
   const auto ranges = split(text, ',');
@@ -37,8 +35,8 @@ Box parse_box(const std::string& text) {
   for (int a = 0; a < b.dims; ++a) {
     const auto ends = split(ranges[a], ':');
     if (ends.size() != 2) throw Error(expected + text + "'");
-    b.lo[a] = parse_double(ends[0], std::string("--box ") + kAxis[a] + " lo");
-    b.hi[a] = parse_double(ends[1], std::string("--box ") + kAxis[a] + " hi");
+    b.lo[a] = parse_double(ends[0], std::string("--box ") + detail::axis_name(a) + " lo");
+    b.hi[a] = parse_double(ends[1], std::string("--box ") + detail::axis_name(a) + " hi");
   }
   b.validate("--box " + text);
   return b;
@@ -227,11 +225,11 @@ void write_result(const PartitionArgs& a, const DensityRequest& req, const Densi
   } else {
     std::vector<std::string> header{"rank"};
     for (int a = 0; a < dims; ++a) {
-      header.push_back(std::string(kAxis[a]) + " lo");
-      header.push_back(std::string(kAxis[a]) + " hi");
+      header.push_back(std::string(detail::axis_name(a)) + " lo");
+      header.push_back(std::string(detail::axis_name(a)) + " hi");
     }
     if (gridded)
-      for (int a = 0; a < dims; ++a) header.push_back(std::string(kAxis[a]) + " cells");
+      for (int a = 0; a < dims; ++a) header.push_back(std::string(detail::axis_name(a)) + " cells");
     if (show_speed) header.push_back("speed");
     header.insert(header.end(), {"cost", "share %"});
     if (show_speed) header.push_back("time");
@@ -370,10 +368,10 @@ DensityRequest parse_density_request(const DensityArgs& a, bool need_partition) 
                   " (one per axis), got '" + a.min_width + "'");
     for (int axis = 0; axis < r.dims; ++axis) {
       const std::string& item = items[items.size() == 1 ? 0 : axis];
-      const double w = parse_double(item, std::string("--min-width ") + kAxis[axis]);
+      const double w = parse_double(item, std::string("--min-width ") + detail::axis_name(axis));
       if (w < 0)
-        throw Error(std::string("--min-width ") + kAxis[axis] + ": expected a width >= 0, got '" +
-                    item + "'");
+        throw Error(std::string("--min-width ") + detail::axis_name(axis) +
+                    ": expected a width >= 0, got '" + item + "'");
       r.options.min_width[axis] = w;
     }
   }
@@ -392,8 +390,8 @@ DensityRequest parse_density_request(const DensityArgs& a, bool need_partition) 
       for (std::size_t l = 0; l < r.grid.counts.size(); ++l)
         if (r.grid.counts[l] > r.shape.cells[r.grid.axes[l]])
           throw Error("--grid " + a.grid + " has " + std::to_string(r.grid.counts[l]) +
-                      " parts along " + kAxis[r.grid.axes[l]] + " but --shape " + a.shape +
-                      " has only " + std::to_string(r.shape.cells[r.grid.axes[l]]) +
+                      " parts along " + detail::axis_name(r.grid.axes[l]) + " but --shape " +
+                      a.shape + " has only " + std::to_string(r.shape.cells[r.grid.axes[l]]) +
                       " cells there");
     if (speeds && speeds->ranks() != P)
       throw Error("--grid " + a.grid + " has " + std::to_string(P) + " parts but " +

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "transfer.hpp"
 
@@ -151,12 +152,11 @@ bool BoxDistribution::is_valid(std::string* error) const {
     if (error) *error = m;
     return false;
   };
-  static const char* axis[] = {"x", "y", "z"};
   if (boxes.empty()) return fail("no boxes, expected one per rank");
   for (std::size_t a = 0; a < 3; ++a)
     if (cells[a] < 1)
-      return fail("cells along " + std::string(axis[a]) + " = " + std::to_string(cells[a]) +
-                  ", expected >= 1");
+      return fail("cells along " + std::string(isocost::detail::axis_name(static_cast<int>(a))) +
+                  " = " + std::to_string(cells[a]) + ", expected >= 1");
   const i64 total = size();
   if (total == std::numeric_limits<i64>::max())
     return fail("a grid of " + std::to_string(cells[0]) + " x " + std::to_string(cells[1]) + " x " +
@@ -165,7 +165,8 @@ bool BoxDistribution::is_valid(std::string* error) const {
     for (std::size_t a = 0; a < 3; ++a) {
       const auto& b = boxes[r];
       if (b.lo[a] < 0 || b.lo[a] > b.hi[a] || b.hi[a] > cells[a])
-        return fail("boxes[" + std::to_string(r) + "] = " + box_text(b) + ": along " + axis[a] +
+        return fail("boxes[" + std::to_string(r) + "] = " + box_text(b) + ": along " +
+                    isocost::detail::axis_name(static_cast<int>(a)) +
                     " expected 0 <= lo <= hi <= " + std::to_string(cells[a]));
     }
 

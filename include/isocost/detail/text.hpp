@@ -25,4 +25,10 @@ std::string quote(std::string_view field, std::size_t max = 60);
 /// parse too, callers check finiteness). False if any character is left over.
 bool parse_number(std::string_view text, double& value);
 
+/// "x", "y" or "z": the name of axis `a` (0, 1 or 2) in messages and files.
+constexpr const char* axis_name(int a) {
+  constexpr const char* names[] = {"x", "y", "z"};
+  return names[a];
+}
+
 }  // namespace isocost::detail

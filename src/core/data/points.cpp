@@ -33,9 +33,9 @@ T load(std::span<const char> head, std::size_t at) {
   return v;
 }
 
-const char* const kAxis[] = {"x", "y", "z"};
-
-std::string field_name(int dims, int value) { return value < dims ? kAxis[value] : "w"; }
+std::string field_name(int dims, int value) {
+  return value < dims ? detail::axis_name(value) : "w";
+}
 
 }  // namespace
 
@@ -110,8 +110,8 @@ RawLayout raw_layout(std::span<const char> head, std::uintmax_t file_size,
     for (int a = 0; a < L.dims; ++a) {
       const auto n = load<std::int64_t>(head, 12 + 8 * static_cast<std::size_t>(a));
       if (n < 1 || n > kMaxValues / L.count)
-        throw Error(at + "byte " + std::to_string(12 + 8 * a) + ": header cells along " + kAxis[a] +
-                    " = " + std::to_string(n) + ", expected 1 to " +
+        throw Error(at + "byte " + std::to_string(12 + 8 * a) + ": header cells along " +
+                    detail::axis_name(a) + " = " + std::to_string(n) + ", expected 1 to " +
                     std::to_string(kMaxValues / L.count));
       L.cells[static_cast<std::size_t>(a)] = n;
       L.count *= n;
@@ -241,8 +241,8 @@ void write_points(const std::string& path, const PointSet& p) {
   for (std::size_t i = 0; i < p.weights.size(); ++i) {
     for (std::size_t a = 0; a < d; ++a)
       if (!std::isfinite(p.coords[i * d + a]))
-        throw Error("write_points: point " + std::to_string(i) + " has " + kAxis[a] + " = " +
-                    exact(p.coords[i * d + a]) + ", expected a finite number");
+        throw Error("write_points: point " + std::to_string(i) + " has " + detail::axis_name(a) +
+                    " = " + exact(p.coords[i * d + a]) + ", expected a finite number");
     if (!detail::valid_weight(p.weights[i]))
       throw Error("write_points: point " + std::to_string(i) + " has weight " +
                   exact(p.weights[i]) + ", expected a finite weight >= 0");

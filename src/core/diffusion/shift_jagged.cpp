@@ -20,8 +20,6 @@ using detail::exact;
 
 namespace {
 
-const char* kAxis[] = {"x", "y", "z"};
-
 using Cells = std::array<std::int64_t, kMaxDims>;
 
 struct Slab {
@@ -107,14 +105,15 @@ Decomposition shift_jagged(const Density& d, const Decomposition& dec,
     for (int r = 0; r < q; ++r) {
       const Part& p = dec.parts[static_cast<std::size_t>(c * q + r)];
       if (lo_of(p, a0) != cuts0[c] || hi_of(p, a0) != cuts0[c + 1])
-        throw not_jagged(c * q + r, "does not span its column along " + std::string(kAxis[a0]));
+        throw not_jagged(c * q + r,
+                         "does not span its column along " + std::string(detail::axis_name(a0)));
       if (a1 >= 0) {
         const double expect = r == 0
                                   ? (grid ? 0.0 : d.box().lo[a1])
                                   : hi_of(dec.parts[static_cast<std::size_t>(c * q + r - 1)], a1);
         if (lo_of(p, a1) != expect)
-          throw not_jagged(c * q + r,
-                           "does not follow its neighbour along " + std::string(kAxis[a1]));
+          throw not_jagged(c * q + r, "does not follow its neighbour along " +
+                                          std::string(detail::axis_name(a1)));
       }
     }
   }

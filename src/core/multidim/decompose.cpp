@@ -24,9 +24,7 @@ using detail::exact;
 
 using detail::DoesNotFit;
 
-namespace {
-const char* kAxisNames[] = {"x", "y", "z"};
-}  // namespace
+namespace {}  // namespace
 
 int ProcessGrid::ranks() const {
   int p = 1;
@@ -40,7 +38,7 @@ std::string ProcessGrid::name() const {
   for (std::size_t l = 0; l < counts.size(); ++l) {
     s += (l ? "x" : "") + std::to_string(counts[l]);
     along += std::string(l ? "," : "") +
-             (axes[l] >= 0 && axes[l] < kMaxDims ? kAxisNames[axes[l]] : "?");
+             (axes[l] >= 0 && axes[l] < kMaxDims ? detail::axis_name(axes[l]) : "?");
   }
   return s + " along " + along;
 }
@@ -61,7 +59,8 @@ void ProcessGrid::validate(int dims) const {
       throw Error("process grid: axis " + std::to_string(axes[l]) + " does not exist in " +
                   std::to_string(dims) + "-D");
     if (!seen.insert(axes[l]).second)
-      throw Error(std::string("process grid: axis ") + kAxisNames[axes[l]] + " is cut twice");
+      throw Error(std::string("process grid: axis ") + detail::axis_name(axes[l]) +
+                  " is cut twice");
   }
   double p = 1;
   for (int c : counts) p *= c;
@@ -255,7 +254,7 @@ std::vector<std::int64_t> detail::grid_slab_cuts(std::span<const double> prefix,
       1, static_cast<std::int64_t>(std::ceil(min_width / cell * (1 - 1e-12))));
   if (static_cast<std::int64_t>(capacity.size()) * min_cells > n)
     throw DoesNotFit(std::to_string(capacity.size()) + " parts of width >= " + exact(min_width) +
-                     " along " + kAxisNames[axis] + " do not fit in " + std::to_string(n) +
+                     " along " + detail::axis_name(axis) + " do not fit in " + std::to_string(n) +
                      " cells of width " + exact(cell) + " (" +
                      exact(static_cast<double>(n) * cell) + " wide)");
   return bottleneck_cuts(prefix, capacity, min_cells);
@@ -421,7 +420,8 @@ class Decomposer {
     const int m = static_cast<int>(capacity.size());
     if (m * w > (hi - lo) * (1 + 1e-12))
       throw DoesNotFit(std::to_string(m) + " parts of width >= " + exact(w) + " along " +
-                       kAxisNames[axis] + " do not fit in [" + exact(lo) + ", " + exact(hi) + "]");
+                       detail::axis_name(axis) + " do not fit in [" + exact(lo) + ", " + exact(hi) +
+                       "]");
     std::vector<double> cuts(static_cast<std::size_t>(m) + 1);
     if (d_.mass(piece.box) <= 0) {  // nothing to balance: split by width
       for (int j = 0; j <= m; ++j) cuts[j] = j == m ? hi : lo + (hi - lo) * j / m;

@@ -128,14 +128,13 @@ CostModel Density::marginal_model(const Box& within, int axis) const {
   if (axis < 0 || axis >= dims())
     throw Error("axis " + std::to_string(axis) + " is outside [0, " + std::to_string(dims()) + ")");
   check_inside(box_, within);
-  static const char* names[] = {"x", "y", "z"};
   // The Density is a cheap shared value: the model keeps its own copy.
   return callable_model(
       [d = *this, within, axis](double x) {
         return CostPoint{d.marginal(within, axis, x), d.cross_section(within, axis, x)};
       },
       within.lo[axis], within.hi[axis], "marginal",
-      std::string("marginal along ") + names[axis] + " of " + describe());
+      std::string("marginal along ") + detail::axis_name(axis) + " of " + describe());
 }
 
 double Density::grid_line(int axis, std::int64_t k) const {

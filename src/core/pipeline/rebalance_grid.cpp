@@ -22,8 +22,6 @@ using detail::exact;
 
 namespace {
 
-const char* const kAxisName[] = {"x", "y", "z"};
-
 using Cells = std::array<std::int64_t, kMaxDims>;
 
 std::string cell_text(const Cells& c, int dims) {
@@ -33,7 +31,7 @@ std::string cell_text(const Cells& c, int dims) {
 }
 
 std::string range_text(const Part& p, int a) {
-  return std::string(kAxisName[a]) + " [" + std::to_string(p.cell_lo[a]) + ", " +
+  return std::string(detail::axis_name(a)) + " [" + std::to_string(p.cell_lo[a]) + ", " +
          std::to_string(p.cell_hi[a]) + ")";
 }
 
@@ -76,7 +74,7 @@ Tiling check_tiling(const GridShape& shape, const Decomposition& dec) {
   for (int a = 0; a < dims; ++a)
     if (shape.cells[a] < 1)
       throw Error("rebalance_grid: the grid has " + std::to_string(shape.cells[a]) +
-                  " cells along " + kAxisName[a] + ", expected >= 1");
+                  " cells along " + detail::axis_name(a) + ", expected >= 1");
   dec.process_grid.validate(dims);
   const int P = dec.process_grid.ranks();
   if (dec.ranks() != P)
