@@ -5,9 +5,16 @@
 
 # Compile each test program in unity batches (isocostUnity.cmake): its files
 # share the parse of GoogleTest, the C++ library and isocost's headers and
-# their template instantiations.
+# their template instantiations. Unsanitized, a test program's own code
+# compiles at -Og: 40 % faster than at -O2 (a batch of test_core: 24.6 ->
+# 14.2 s), and GCC's flow warnings (-Wmaybe-uninitialized) still see it; the
+# library it tests keeps the tree's flags. (Sanitized trees choose in
+# tests/CMakeLists.txt.)
 function(isocost_test_speedups target)
   isocost_unity(${target})
+  if(NOT ISOCOST_SANITIZE AND CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+    target_compile_options(${target} PRIVATE $<$<NOT:$<CONFIG:Debug>>:-Og>)
+  endif()
 endfunction()
 
 # tests_<label>: a target that builds everything the tests labelled <label>
