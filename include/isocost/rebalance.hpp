@@ -113,9 +113,11 @@ struct WeightsRebalanceOptions {
 
 /// Settings for rebalance_diffusive().
 struct DiffusiveRebalanceOptions {
-  /// The diffusion scheme on the chain of ranks.
+  /// The diffusion scheme: on the chain of ranks (rebalance_diffusive()), at
+  /// each level of a grid (rebalance_grid_diffusive()).
   DiffusionOptions diffusion;
-  /// The boundary shifts: the max_move cap and min_width in elements.
+  /// The boundary shifts: the max_move cap, and min_width in elements (1-D)
+  /// or box units (grids).
   ShiftOptions shift;
 
   /// The field list (options.hpp): validation, JSON and the agreement hash.

@@ -29,6 +29,7 @@
 #include "isocost/diffusion.hpp"
 #include "isocost/options.hpp"
 #include "isocost/partition.hpp"
+#include "isocost/rebalance.hpp"
 #include "isocost/shift.hpp"
 
 namespace isocost {
@@ -76,24 +77,9 @@ struct GridWeightsRebalanceOptions {
   void validate() const { validate_options(*this, "rebalance_grid"); }
 };
 
-/// Settings for rebalance_grid_diffusive().
-struct GridDiffusiveRebalanceOptions {
-  /// The diffusion scheme, applied at each level.
-  DiffusionOptions diffusion;
-  /// The max_move cap and the minimum width (box units) of the boundary
-  /// shifts, at each level.
-  ShiftOptions shift;
-
-  /// The field list (options.hpp): validation, JSON and the agreement hash.
-  template <class Self, class V>
-  static void fields(Self& self, V&& v) {
-    v("diffusion", self.diffusion);
-    v("shift", self.shift);
-  }
-  bool is_valid(std::string* why) const { return check_fields(*this, why); }
-  /// Throws Error("rebalance_grid: …") unless is_valid().
-  void validate() const { validate_options(*this, "rebalance_grid"); }
-};
+/// Settings for rebalance_grid_diffusive(): the same as the 1-D diffusive
+/// plan's (rebalance.hpp), applied at each level; min_width in box units.
+using GridDiffusiveRebalanceOptions = DiffusiveRebalanceOptions;
 
 /// A new decomposition of a grid of cells and what moving to it costs.
 struct GridRebalance {

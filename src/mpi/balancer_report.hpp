@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "isocost/detail/text.hpp"
 #include "isocost/mpi/balancer.hpp"
 #include "isocost/mpi/redistribute.hpp"
 
@@ -17,5 +18,53 @@ nlohmann::ordered_json decision_json(const Decision& d);
 void add_migration(nlohmann::ordered_json& j, const RedistributeSummary& s, double seconds);
 /// Several lines: the check, the gain, the choice and the profitability.
 std::string decision_lines(const Decision& d);
+
+// The plan's part of a layout's reports (BlockPlan, GridPlan), written once.
+
+/// brief_report(): the decision and, when computed, the plan's imbalance and
+/// moves ("elements", "cells").
+template <class Plan>
+std::string plan_brief(const Plan& plan, const char* units) {
+  std::string s = plan.Decision::brief_report();
+  const auto& r = plan.rebalance;
+  if (!r.method.empty())
+    s += "; plan " + r.method + ": imbalance " + isocost::detail::exact(r.measured_imbalance) +
+         " -> " + isocost::detail::exact(r.predicted_imbalance) + ", " +
+         std::to_string(r.elements_moved) + " " + units + " move" +
+         (r.converged() ? "" : " (NOT converged)");
+  return s;
+}
+
+/// full_report(): the decision's lines and the plan's.
+template <class Plan>
+std::string plan_lines(const Plan& plan, const char* unit) {
+  std::string s = decision_lines(plan);
+  if (!plan.rebalance.method.empty())
+    s += "  plan: " + plan.rebalance.brief_report() +
+         (plan.used_costs ? std::string(" (per-") + unit + " costs)" : std::string()) + "\n";
+  return s;
+}
+
+/// to_json(): the log's line; `layout` holds the layout's own plan fields,
+/// written after "costs".
+template <class Event>
+std::string event_json(const Event& e, const nlohmann::ordered_json& layout = {}) {
+  nlohmann::ordered_json j = decision_json(e);
+  const auto& r = e.rebalance;
+  if (!r.method.empty()) {
+    nlohmann::ordered_json plan = {{"method", r.method}, {"costs", e.used_costs}};
+    for (const auto& [key, value] : layout.items()) plan[key] = value;
+    plan["elements_moved"] = r.elements_moved;
+    plan["max_elements_received"] = r.max_elements_received;
+    plan["measured_imbalance"] = r.measured_imbalance;
+    plan["predicted_imbalance"] = r.predicted_imbalance;
+    plan["history_used"] = r.history_used;
+    plan["history_dropped"] = r.history_dropped;
+    plan["forecast"] = r.forecast;
+    j["plan"] = std::move(plan);
+  }
+  if (e.migration) add_migration(j, *e.migration, e.seconds);
+  return j.dump();
+}
 
 }  // namespace isocost::mpi::internal

@@ -30,7 +30,9 @@
 
 #include <mpi.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -42,6 +44,7 @@
 #include "isocost/monitor.hpp"
 #include "isocost/mpi/redistribute.hpp"
 #include "isocost/options.hpp"
+#include "isocost/partition.hpp"
 #include "isocost/strategy.hpp"
 #include "isocost/trigger.hpp"
 
@@ -225,6 +228,94 @@ class BalancerBase {
   std::unique_ptr<internal::Pipeline> pipeline_;
   std::vector<double> costs_;  // the code's own, set_costs()
   bool have_costs_ = false;
+};
+
+/// The pipeline over one layout of the data, written once for both
+/// balancers: the check, the gather of loads and costs, the choice, the
+/// profitability, the history, the plan checks of apply() and the events.
+/// The layout (BlockBalancer: 1-D blocks of elements; GridBalancer: boxes of
+/// a grid of cells) gives its plans through the private hooks below. `Plan`
+/// derives from Decision and has `from`, `to`, `rebalance` and `used_costs`;
+/// `Event` derives from Plan. Not used on its own; its members are compiled
+/// once, for the two layouts (layout_balancer.cpp).
+template <class Plan, class Event, class Options>
+class LayoutBalancer : public BalancerBase {
+ public:
+  /// The last decision, with the migration if one followed.
+  const Event& last_event() const noexcept { return event_; }
+  const Options& options() const noexcept { return options_; }
+
+  /// Called on every rank after every check, with the event (after the
+  /// migration when the plan moved data), on the calling thread. Not
+  /// collective. The balancer's state is already updated when it runs; an
+  /// exception from it propagates out of decide()/apply()/maybe_rebalance()
+  /// on that rank only, leaving the other ranks to go on: an observer should
+  /// not throw, or the application must treat that as fatal.
+  void set_observer(std::function<void(const Event&)> observer);
+
+ protected:
+  /// What a layout's plan is made from, the same on every rank.
+  struct Inputs {
+    std::vector<double> loads;        ///< per rank, the window's
+    std::size_t phases = 0;           ///< phases per rank in phase_loads (balance_phases)
+    std::vector<double> phase_loads;  ///< rank-major: rank r's phase f at r·phases + f
+    /// With costs (Plan::used_costs): every rank's, in rank order, and, for
+    /// a layout that orders them otherwise (reorders_costs()), in its order.
+    std::vector<double> costs, ordered_costs;
+    Speeds speeds;
+  };
+
+  explicit LayoutBalancer(Options options);
+  ~LayoutBalancer();
+
+  /// decide() with this rank's array lengths checked (agreed at the check).
+  Plan decide_data(double bytes, std::span<const std::size_t> sizes);
+  /// apply()'s start: false (no communication) when no plan is pending and
+  /// `plan` moves nothing; else, with a pending plan, collective: one
+  /// agreement that every rank applies it (and that `prepare`, run then,
+  /// found no problem); throws the agreed Error otherwise.
+  bool check_plan(const Plan& plan, const std::function<std::string()>& prepare = {});
+  /// apply()'s end: the rebalance's cost, the layout adopts plan.to, the
+  /// event is logged.
+  void applied(const Plan& plan, const RedistributeSummary& s, double seconds);
+
+  Options options_;
+
+ private:
+  // -- The layout's part --------------------------------------------------
+  virtual const char* name() const = 0;  ///< "BlockBalancer"
+  virtual const char* unit() const = 0;  ///< "element"
+  virtual std::int64_t part_count(int rank) const = 0;
+  virtual std::int64_t total_count() const = 0;
+  /// A plan on the current layout (from == to).
+  virtual Plan current_plan() const = 0;
+  virtual bool balance_phases() const { return false; }
+  virtual ProcessGraph process_graph() const = 0;
+  /// False when the layout has no diffusive plan (3-level grids).
+  virtual bool can_diffuse() const { return true; }
+  virtual bool reorders_costs() const { return false; }
+  /// in.ordered_costs (allocated) from in.costs (rank order, rank r's at
+  /// displ[r]).
+  virtual void reorder_costs(Inputs& in, std::span<const int> displ) const;
+  /// plan.rebalance for plan.action (global or diffusion), forecast included.
+  virtual void make_plan(Plan& plan, const Inputs& in) = 0;
+  /// Keeps this check's loads on the current layout in the history.
+  virtual void remember(const std::vector<double>& loads) = 0;
+  /// plan.to (and what else the layout keeps) from plan.rebalance.
+  virtual void take_plan(Plan& plan) const = 0;
+  /// plan.from is the current layout.
+  virtual bool is_current(const Plan& plan) const = 0;
+  /// After the migration: plan.to becomes the current layout.
+  virtual void adopt(const Plan& plan) = 0;
+
+  void finish(Event event);
+
+  Event event_;
+  bool pending_ = false;  // event_ decided a move that apply() has not made yet
+  // The forecast's last check moved the data: the load moves, so the next
+  // check plans even below the trigger (the window lags the load).
+  bool following_ = false;
+  std::function<void(const Event&)> observer_;
 };
 
 }  // namespace isocost::mpi

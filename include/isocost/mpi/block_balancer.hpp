@@ -139,9 +139,12 @@ struct BlockEvent : BlockPlan {
   std::string to_json() const;
 };
 
+// Compiled once, in the library (src/mpi/layout_balancer.cpp).
+extern template class LayoutBalancer<BlockPlan, BlockEvent, BlockBalancerOptions>;
+
 /// The balancing pipeline over 1-D blocks (see the file comment). Not
 /// copyable; one per communicator.
-class BlockBalancer : public BalancerBase {
+class BlockBalancer final : public LayoutBalancer<BlockPlan, BlockEvent, BlockBalancerOptions> {
  public:
   /// N elements in blocks, rank r owning [o_r, o_{r+1}). Collective over
   /// `comm` (duplicated; freed by the destructor): agrees on the options and
@@ -158,7 +161,9 @@ class BlockBalancer : public BalancerBase {
   BlockBalancer& operator=(const BlockBalancer&) = delete;
 
   // Measuring (step(), phase(), idle(), record_step(), monitor()) and the
-  // code's own per-element costs (set_costs()): BalancerBase.
+  // code's own per-element costs (set_costs()): BalancerBase. The last event,
+  // the options and the observer (last_event(), options(), set_observer()):
+  // LayoutBalancer.
 
   // -- Deciding and moving -----------------------------------------------
 
@@ -233,42 +238,30 @@ class BlockBalancer : public BalancerBase {
   std::int64_t local_count() const;
   /// The global index of this rank's first element in it.
   std::int64_t local_begin() const;
-  /// The last decision, with the migration if one followed.
-  const BlockEvent& last_event() const noexcept { return event_; }
-  const BlockBalancerOptions& options() const noexcept { return options_; }
-
-  /// Called on every rank after every check, with the event (after the
-  /// migration when the plan moved data), on the calling thread. Not
-  /// collective. The balancer's state is already updated when it runs; an
-  /// exception from it propagates out of decide()/apply()/maybe_rebalance()
-  /// on that rank only, leaving the other ranks to go on: an observer should
-  /// not throw, or the application must treat that as fatal.
-  void set_observer(std::function<void(const BlockEvent&)> observer);
 
  private:
-  /// decide() with this rank's array lengths checked (agreed at the check).
-  BlockPlan decide_data(double bytes, std::span<const std::size_t> sizes);
-  /// apply()'s start: false (no communication) when no plan is pending and
-  /// `plan` moves nothing; else, with a pending plan, collective: one
-  /// agreement that every rank applies it (and that `prepare`, run then,
-  /// found no problem); throws the agreed Error otherwise.
-  bool check_plan(const BlockPlan& plan, const std::function<std::string()>& prepare = {});
-  void applied(const BlockPlan& plan, const RedistributeSummary& s, double seconds);
-  void finish(BlockEvent event);
+  // The layout's part of the pipeline (LayoutBalancer).
+  const char* name() const override { return "BlockBalancer"; }
+  const char* unit() const override { return "element"; }
+  std::int64_t part_count(int rank) const override { return distribution_.count(rank); }
+  std::int64_t total_count() const override { return distribution_.size(); }
+  BlockPlan current_plan() const override;
+  bool balance_phases() const override { return options_.balance_phases; }
+  ProcessGraph process_graph() const override;
+  void make_plan(BlockPlan& plan, const Inputs& in) override;
+  void remember(const std::vector<double>& loads) override;
+  void take_plan(BlockPlan& plan) const override { plan.to.offsets = plan.rebalance.offsets; }
+  bool is_current(const BlockPlan& plan) const override {
+    return plan.from.offsets == distribution_.offsets;
+  }
+  void adopt(const BlockPlan& plan) override { distribution_ = plan.to; }
   /// options_.predict: records the plan and replaces its offsets by the
   /// forecast for the coming interval.
   void forecast(BlockPlan& plan);
 
-  BlockBalancerOptions options_;
   BlockDistribution distribution_;
   std::vector<BlockRound> history_;   // the last options_.history rounds, oldest first
   std::vector<PlannedCuts> planned_;  // the last options_.predict plans, oldest first
-  // The forecast's last check moved the data: the load moves, so the next
-  // check plans even below the trigger (the window lags the load).
-  bool following_ = false;
-  std::function<void(const BlockEvent&)> observer_;
-  BlockEvent event_;
-  bool pending_ = false;  // event_ decided a move that apply() has not made yet
 };
 
 }  // namespace isocost::mpi

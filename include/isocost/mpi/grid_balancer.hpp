@@ -109,9 +109,12 @@ struct GridEvent : GridPlan {
   std::string to_json() const;
 };
 
+// Compiled once, in the library (src/mpi/layout_balancer.cpp).
+extern template class LayoutBalancer<GridPlan, GridEvent, GridBalancerOptions>;
+
 /// The balancing pipeline over boxes of a grid of cells (see the file
 /// comment). Not copyable; one per communicator.
-class GridBalancer : public BalancerBase {
+class GridBalancer final : public LayoutBalancer<GridPlan, GridEvent, GridBalancerOptions> {
  public:
   /// A decomposition on grid lines of `shape` cells (e.g. decompose() of a
   /// grid_density), parts in rank order; rank r's data are its box's cells,
@@ -169,33 +172,33 @@ class GridBalancer : public BalancerBase {
   const Decomposition& decomposition() const noexcept { return decomposition_; }
   const BoxDistribution& boxes() const noexcept { return boxes_; }
   std::int64_t local_count() const;
-  const GridEvent& last_event() const noexcept { return event_; }
-  const GridBalancerOptions& options() const noexcept { return options_; }
-
-  /// As BlockBalancer::set_observer().
-  void set_observer(std::function<void(const GridEvent&)> observer);
+  // last_event(), options(), set_observer(): LayoutBalancer.
 
  private:
-  /// decide() with this rank's array lengths checked (agreed at the check).
-  GridPlan decide_data(double bytes, std::span<const std::size_t> sizes);
-  /// As BlockBalancer::check_plan(): collective when a plan is pending.
-  bool check_plan(const GridPlan& plan);
-  void applied(const GridPlan& plan, const RedistributeSummary& s, double seconds);
-  void finish(GridEvent event);
+  // The layout's part of the pipeline (LayoutBalancer).
+  const char* name() const override { return "GridBalancer"; }
+  const char* unit() const override { return "cell"; }
+  std::int64_t part_count(int rank) const override { return boxes_.count(rank); }
+  std::int64_t total_count() const override { return boxes_.size(); }
+  GridPlan current_plan() const override;
+  ProcessGraph process_graph() const override;
+  bool can_diffuse() const override { return decomposition_.process_grid.counts.size() <= 2; }
+  bool reorders_costs() const override { return true; }
+  void reorder_costs(Inputs& in, std::span<const int> displ) const override;
+  void make_plan(GridPlan& plan, const Inputs& in) override;
+  void remember(const std::vector<double>& loads) override;
+  void take_plan(GridPlan& plan) const override;
+  bool is_current(const GridPlan& plan) const override { return plan.from.hash() == boxes_.hash(); }
+  void adopt(const GridPlan& plan) override;
   /// options_.predict: records a global plan and replaces its cell ranges by
   /// the forecast for the coming interval.
   void forecast(GridPlan& plan);
 
-  GridBalancerOptions options_;
   GridShape shape_;
   Decomposition decomposition_;
   BoxDistribution boxes_;
   std::vector<PlannedParts> planned_;  // the last options_.predict plans, oldest first
-  bool following_ = false;             // as BlockBalancer's: the forecast just moved the data
   std::vector<GridRound> history_;     // the last options_.history rounds, oldest first
-  std::function<void(const GridEvent&)> observer_;
-  GridEvent event_;
-  bool pending_ = false;
 };
 
 }  // namespace isocost::mpi

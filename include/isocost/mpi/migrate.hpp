@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "isocost/mpi/transfer_options.hpp"
 #include "isocost/options.hpp"
 #include "isocost/tasks.hpp"
 
@@ -61,26 +62,8 @@ struct MigrationCallbacks {
   std::function<void(std::int64_t id)> free;
 };
 
-/// Settings for migrate(). Must be the same on every rank (hash-compared).
-struct MigrateOptions {
-  /// Before any unpack: the receivers' count and 64-bit checksum of (id,
-  /// bytes) over the arrived records are compared with the senders' (one extra
-  /// MPI_Allreduce); a mismatch or an id not expected from that sender throws
-  /// the same Error on every rank with nothing unpacked or freed.
-  bool verify = false;
-  /// As RedistributeOptions::max_mpi_count (testing hook; must exceed P).
-  std::int64_t max_mpi_count = INT_MAX;
-
-  /// The field list (options.hpp): validation, JSON and the agreement hash.
-  template <class Self, class V>
-  static void fields(Self& self, V&& v) {
-    v("verify", self.verify);
-    v("max_mpi_count", self.max_mpi_count, closed(2, INT_MAX));
-  }
-  bool is_valid(std::string* why) const { return check_fields(*this, why); }
-  /// Throws Error("migrate options: …") unless is_valid().
-  void validate() const { validate_options(*this, "migrate options"); }
-};
+/// Settings for migrate() (transfer_options.hpp).
+using MigrateOptions = TransferOptions;
 
 /// Where an element's move failed. The element stays with its sender.
 enum class MigrationStage {

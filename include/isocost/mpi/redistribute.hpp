@@ -49,34 +49,13 @@
 #include <vector>
 
 #include "isocost/mpi/distribution.hpp"
+#include "isocost/mpi/transfer_options.hpp"
 #include "isocost/options.hpp"
 
 namespace isocost::mpi {
 
-/// Settings for redistribute(). Must be the same on every rank (compared
-/// through the agreement hash).
-struct RedistributeOptions {
-  /// Verification: every rank sums a 64-bit hash of (global index, the
-  /// element's bytes) over its elements before and after, together with the
-  /// element counts, in the totals' MPI_Allreduce (no extra collective, one
-  /// more pass over the data on each side). A mismatch throws the same Error
-  /// on every rank.
-  bool verify = false;
-  /// The largest count or displacement handed to MPI, in [2, INT_MAX]. Only
-  /// to exercise the large-transfer path (units of g > 1 elements) in tests
-  /// with small data; leave the default otherwise. Must exceed P.
-  std::int64_t max_mpi_count = INT_MAX;
-
-  /// The field list (options.hpp): validation, JSON and the agreement hash.
-  template <class Self, class V>
-  static void fields(Self& self, V&& v) {
-    v("verify", self.verify);
-    v("max_mpi_count", self.max_mpi_count, closed(2, INT_MAX));
-  }
-  bool is_valid(std::string* why) const { return check_fields(*this, why); }
-  /// Throws Error("redistribute options: …") unless is_valid().
-  void validate() const { validate_options(*this, "redistribute options"); }
-};
+/// Settings for redistribute() (transfer_options.hpp).
+using RedistributeOptions = TransferOptions;
 
 /// What redistribute() did, seen from one rank. Fields marked global are
 /// identical on every rank.

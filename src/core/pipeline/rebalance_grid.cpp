@@ -376,7 +376,7 @@ GridRebalance rebalance_grid_diffusive(const GridShape& shape, const Decompositi
                                        std::span<const double> loads,
                                        const GridDiffusiveRebalanceOptions& options,
                                        std::span<const double> cell_costs) {
-  options.validate();
+  validate_options(options, "rebalance_grid");
   Tiling t = check_tiling(shape, current);
   const std::size_t P = current.parts.size();
   if (current.process_grid.counts.size() > 2)
