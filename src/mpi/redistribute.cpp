@@ -374,72 +374,6 @@ Plan plan_blocks(const BlockDistribution& from, const BlockDistribution& to, int
   return plan;
 }
 
-}  // namespace
-
-RedistributeSummary redistribute_bytes(MPI_Comm comm, const BlockDistribution& from,
-                                       const BlockDistribution& to, const std::byte* local,
-                                       std::size_t count, std::size_t element_size, void* out,
-                                       ResizeFn resize, bool aliased,
-                                       const RedistributeOptions& options, std::string problem) {
-  const char* what = "redistribute";
-  check_comm(comm, what);
-  const double t0 = MPI_Wtime();
-  RedistributeSummary s = start_summary(comm, element_size);
-  const int rank = s.rank, P = s.ranks;
-
-  // Local checks (first problem wins), then every allocation, then agreement.
-  if (problem.empty()) problem = check_distributions(options, from, to, P, "parts");
-  if (problem.empty() && from.size() != to.size())
-    problem = "from covers " + std::to_string(from.size()) + " elements and to covers " +
-              std::to_string(to.size()) + ", expected the same N";
-  if (problem.empty() && static_cast<i64>(count) != from.count(rank))
-    problem = "local data has " + std::to_string(count) + " elements, expected " +
-              std::to_string(from.count(rank)) + " (from gives this rank [" +
-              std::to_string(from.begin(rank)) + ", " + std::to_string(from.end(rank)) + "))";
-  Plan plan;
-  if (problem.empty() && !aliased) plan = plan_blocks(from, to, rank);
-  Exchange x;
-  std::byte* const result = allocate_and_agree(comm, what, std::move(problem), from, to, rank, plan,
-                                               out, resize, aliased, element_size, options, x);
-
-  // Every rank now holds the same valid distributions.
-  s.global_elements = from.size();
-  const auto ur = static_cast<std::size_t>(rank);
-  const auto& o = from.offsets;
-  const auto& n = to.offsets;
-  const i64 es = static_cast<i64>(element_size);
-  Copier copy;
-  copy.keep = [&] {
-    const i64 lo = std::max(o[ur], n[ur]), hi = std::min(o[ur + 1], n[ur + 1]);
-    if (hi > lo)
-      std::memcpy(result + (lo - n[ur]) * es, local + (lo - o[ur]) * es,
-                  static_cast<std::size_t>((hi - lo) * es));
-  };
-  copy.pack = [&](int q, std::byte* dst) {
-    const auto uq = static_cast<std::size_t>(q);
-    std::memcpy(dst, local + plan.sdispl[uq] * es, static_cast<std::size_t>(plan.send[uq] * es));
-  };
-  copy.unpack = [&](int q, const std::byte* src) {
-    const auto uq = static_cast<std::size_t>(q);
-    std::memcpy(result + plan.rdispl[uq] * es, src, static_cast<std::size_t>(plan.recv[uq] * es));
-  };
-
-  u64 before = 0, after = 0;
-  if (options.verify)
-    for (std::size_t i = 0; i < count; ++i)
-      before += element_hash(o[ur] + static_cast<i64>(i), local + i * element_size, element_size);
-  execute(comm, plan, copy, x, local, result, element_size, s);
-  if (options.verify)
-    for (i64 i = 0; i < n[ur + 1] - n[ur]; ++i)
-      after += element_hash(n[ur] + i, result + i * es, element_size);
-  finish_summary(comm, s, options.verify, static_cast<u64>(count), before,
-                 static_cast<u64>(n[ur + 1] - n[ur]), after, what);
-  s.seconds = MPI_Wtime() - t0;
-  return s;
-}
-
-namespace {
-
 // The plan of a box redistribution (distributions valid, one box per rank).
 Plan plan_boxes(const BoxDistribution& from, const BoxDistribution& to, int rank,
                 std::vector<CellBox>& sbox, std::vector<CellBox>& rbox) {
@@ -468,61 +402,167 @@ Plan plan_boxes(const BoxDistribution& from, const BoxDistribution& to, int rank
   return plan;
 }
 
-}  // namespace
+// What redistribute_layout() needs of each kind of distribution: its own
+// checks, its plan, how its pieces are copied and its checksum.
+class Blocks {
+ public:
+  static constexpr const char* kParts = "parts";
+  Blocks(const BlockDistribution& from, const BlockDistribution& to, int rank)
+      : from_(from), to_(to), r_(static_cast<std::size_t>(rank)) {}
 
-RedistributeSummary redistribute_bytes(MPI_Comm comm, const BoxDistribution& from,
-                                       const BoxDistribution& to, const std::byte* local,
-                                       std::size_t count, std::size_t element_size, void* out,
-                                       ResizeFn resize, bool aliased,
-                                       const RedistributeOptions& options, std::string problem) {
+  std::string check(std::size_t count) const {
+    if (from_.size() != to_.size())
+      return "from covers " + std::to_string(from_.size()) + " elements and to covers " +
+             std::to_string(to_.size()) + ", expected the same N";
+    const int rank = static_cast<int>(r_);
+    if (static_cast<i64>(count) != from_.count(rank))
+      return "local data has " + std::to_string(count) + " elements, expected " +
+             std::to_string(from_.count(rank)) + " (from gives this rank [" +
+             std::to_string(from_.begin(rank)) + ", " + std::to_string(from_.end(rank)) + "))";
+    return {};
+  }
+  Plan plan() { return plan_blocks(from_, to_, static_cast<int>(r_)); }
+  Copier copier(const Plan& plan, const std::byte* local, std::byte* result,
+                std::size_t esize) const {
+    const auto& o = from_.offsets;
+    const auto& n = to_.offsets;
+    const i64 es = static_cast<i64>(esize);
+    const std::size_t ur = r_;
+    Copier copy;
+    copy.keep = [&o, &n, ur, es, local, result] {
+      const i64 lo = std::max(o[ur], n[ur]), hi = std::min(o[ur + 1], n[ur + 1]);
+      if (hi > lo)
+        std::memcpy(result + (lo - n[ur]) * es, local + (lo - o[ur]) * es,
+                    static_cast<std::size_t>((hi - lo) * es));
+    };
+    copy.pack = [&plan, es, local](int q, std::byte* dst) {
+      const auto uq = static_cast<std::size_t>(q);
+      std::memcpy(dst, local + plan.sdispl[uq] * es, static_cast<std::size_t>(plan.send[uq] * es));
+    };
+    copy.unpack = [&plan, es, result](int q, const std::byte* src) {
+      const auto uq = static_cast<std::size_t>(q);
+      std::memcpy(result + plan.rdispl[uq] * es, src, static_cast<std::size_t>(plan.recv[uq] * es));
+    };
+    return copy;
+  }
+  // Σ element_hash(global index, bytes) over this rank's part of `d`.
+  u64 checksum(const BlockDistribution& d, const std::byte* data, std::size_t esize) const {
+    u64 sum = 0;
+    const i64 begin = d.offsets[r_], n = d.offsets[r_ + 1] - begin;
+    for (i64 i = 0; i < n; ++i)
+      sum += element_hash(begin + i, data + static_cast<std::size_t>(i) * esize, esize);
+    return sum;
+  }
+
+ private:
+  const BlockDistribution& from_;
+  const BlockDistribution& to_;
+  std::size_t r_;
+};
+
+class Boxes {
+ public:
+  static constexpr const char* kParts = "boxes";
+  Boxes(const BoxDistribution& from, const BoxDistribution& to, int rank)
+      : from_(from), to_(to), r_(static_cast<std::size_t>(rank)) {}
+
+  std::string check(std::size_t count) const {
+    if (from_.cells != to_.cells)
+      return "from covers a grid of " + std::to_string(from_.cells[0]) + " x " +
+             std::to_string(from_.cells[1]) + " x " + std::to_string(from_.cells[2]) +
+             " cells and to one of " + std::to_string(to_.cells[0]) + " x " +
+             std::to_string(to_.cells[1]) + " x " + std::to_string(to_.cells[2]) +
+             ", expected the same grid";
+    const int rank = static_cast<int>(r_);
+    if (static_cast<i64>(count) != from_.count(rank))
+      return "local data has " + std::to_string(count) + " elements, expected " +
+             std::to_string(from_.count(rank)) + " (the volume of this rank's from box " +
+             box_text(from_.boxes[r_]) + ")";
+    return {};
+  }
+  Plan plan() { return plan_boxes(from_, to_, static_cast<int>(r_), sbox_, rbox_); }
+  Copier copier(const Plan&, const std::byte* local, std::byte* result, std::size_t esize) const {
+    const CellBox& mine_old = from_.boxes[r_];
+    const CellBox& mine_new = to_.boxes[r_];
+    Copier copy;
+    copy.keep = [&mine_old, &mine_new, local, result, esize] {
+      copy_cells(intersect(mine_old, mine_new), mine_old, local, mine_new, result, esize);
+    };
+    copy.pack = [this, &mine_old, local, esize](int q, std::byte* dst) {
+      const auto& b = sbox_[static_cast<std::size_t>(q)];
+      copy_cells(b, mine_old, local, b, dst, esize);
+    };
+    copy.unpack = [this, &mine_new, result, esize](int q, const std::byte* src) {
+      const auto& b = rbox_[static_cast<std::size_t>(q)];
+      copy_cells(b, b, src, mine_new, result, esize);
+    };
+    return copy;
+  }
+  u64 checksum(const BoxDistribution& d, const std::byte* data, std::size_t esize) const {
+    return box_checksum(d, d.boxes[r_], data, esize);
+  }
+
+ private:
+  const BoxDistribution& from_;
+  const BoxDistribution& to_;
+  std::size_t r_;
+  std::vector<CellBox> sbox_, rbox_;  // per peer: the cells sent, received
+};
+
+// Both redistributions: local checks (first problem wins), the plan, every
+// allocation, the agreement, the exchange, the verification.
+template <class Layout, class Distribution>
+RedistributeSummary redistribute_layout(MPI_Comm comm, const Distribution& from,
+                                        const Distribution& to, const std::byte* local,
+                                        std::size_t count, std::size_t element_size, void* out,
+                                        ResizeFn resize, bool aliased,
+                                        const RedistributeOptions& options, std::string problem) {
   const char* what = "redistribute";
   check_comm(comm, what);
   const double t0 = MPI_Wtime();
   RedistributeSummary s = start_summary(comm, element_size);
   const int rank = s.rank, P = s.ranks;
 
-  if (problem.empty()) problem = check_distributions(options, from, to, P, "boxes");
-  if (problem.empty() && from.cells != to.cells)
-    problem = "from covers a grid of " + std::to_string(from.cells[0]) + " x " +
-              std::to_string(from.cells[1]) + " x " + std::to_string(from.cells[2]) +
-              " cells and to one of " + std::to_string(to.cells[0]) + " x " +
-              std::to_string(to.cells[1]) + " x " + std::to_string(to.cells[2]) +
-              ", expected the same grid";
-  if (problem.empty() && static_cast<i64>(count) != from.count(rank))
-    problem = "local data has " + std::to_string(count) + " elements, expected " +
-              std::to_string(from.count(rank)) + " (the volume of this rank's from box " +
-              box_text(from.boxes[static_cast<std::size_t>(rank)]) + ")";
+  if (problem.empty()) problem = check_distributions(options, from, to, P, Layout::kParts);
+  Layout layout(from, to, rank);
+  if (problem.empty()) problem = layout.check(count);
   Plan plan;
-  std::vector<CellBox> sbox, rbox;
-  if (problem.empty() && !aliased) plan = plan_boxes(from, to, rank, sbox, rbox);
+  if (problem.empty() && !aliased) plan = layout.plan();
   Exchange x;
   std::byte* const result = allocate_and_agree(comm, what, std::move(problem), from, to, rank, plan,
                                                out, resize, aliased, element_size, options, x);
 
+  // Every rank now holds the same valid distributions.
   s.global_elements = from.size();
-  const auto ur = static_cast<std::size_t>(rank);
-  const CellBox& mine_old = from.boxes[ur];
-  const CellBox& mine_new = to.boxes[ur];
-  const CellBox keep = intersect(mine_old, mine_new);
-  Copier copy;
-  copy.keep = [&] { copy_cells(keep, mine_old, local, mine_new, result, element_size); };
-  copy.pack = [&](int q, std::byte* dst) {
-    const auto& b = sbox[static_cast<std::size_t>(q)];
-    copy_cells(b, mine_old, local, b, dst, element_size);
-  };
-  copy.unpack = [&](int q, const std::byte* src) {
-    const auto& b = rbox[static_cast<std::size_t>(q)];
-    copy_cells(b, b, src, mine_new, result, element_size);
-  };
-
+  const Copier copy = layout.copier(plan, local, result, element_size);
   u64 before = 0, after = 0;
-  if (options.verify) before = box_checksum(from, mine_old, local, element_size);
+  if (options.verify) before = layout.checksum(from, local, element_size);
   execute(comm, plan, copy, x, local, result, element_size, s);
-  if (options.verify) after = box_checksum(to, mine_new, result, element_size);
+  if (options.verify) after = layout.checksum(to, result, element_size);
   finish_summary(comm, s, options.verify, static_cast<u64>(count), before,
-                 static_cast<u64>(mine_new.volume()), after, what);
+                 static_cast<u64>(to.count(rank)), after, what);
   s.seconds = MPI_Wtime() - t0;
   return s;
+}
+
+}  // namespace
+
+RedistributeSummary redistribute_bytes(MPI_Comm comm, const BlockDistribution& from,
+                                       const BlockDistribution& to, const std::byte* local,
+                                       std::size_t count, std::size_t element_size, void* out,
+                                       ResizeFn resize, bool aliased,
+                                       const RedistributeOptions& options, std::string problem) {
+  return redistribute_layout<Blocks>(comm, from, to, local, count, element_size, out, resize,
+                                     aliased, options, std::move(problem));
+}
+
+RedistributeSummary redistribute_bytes(MPI_Comm comm, const BoxDistribution& from,
+                                       const BoxDistribution& to, const std::byte* local,
+                                       std::size_t count, std::size_t element_size, void* out,
+                                       ResizeFn resize, bool aliased,
+                                       const RedistributeOptions& options, std::string problem) {
+  return redistribute_layout<Boxes>(comm, from, to, local, count, element_size, out, resize,
+                                    aliased, options, std::move(problem));
 }
 
 }  // namespace detail

@@ -25,6 +25,7 @@
 
 #include <mpi.h>
 
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -134,26 +135,18 @@ ExchangeSummary exchange(MPI_Comm comm, std::span<const int> destination,
   return detail::exchange_bytes(comm, destination, refs, options, {});
 }
 
-/// Sends every element to the rank whose range of `d` holds its key (a global
-/// index in [0, N)): keys[i] is element i's, and `keys` itself travels with
-/// the arrays. Collective; errors as above, and for a key outside [0, N) or a
-/// distribution that is invalid, not one part per rank, or not the same on
-/// every rank (named).
-template <class... T>
-ExchangeSummary exchange(MPI_Comm comm, const BlockDistribution& d, std::vector<std::int64_t>& keys,
-                         std::vector<T>&... arrays) {
-  std::vector<int> destination;
-  const std::string problem = detail::owners_of(d, keys, destination);
-  detail::ExchangeArray refs[] = {detail::exchange_array(keys), detail::exchange_array(arrays)...};
-  const detail::ExchangeOwners owners{d.hash(), d.parts()};
-  return detail::exchange_bytes(comm, destination, refs, {}, problem, &owners);
-}
-
-/// As above for a grid of cells: the key is the cell's linear index
-/// i + nx·(j + ny·k), and the owner the rank whose box of `d` holds the cell.
-template <class... T>
-ExchangeSummary exchange(MPI_Comm comm, const BoxDistribution& d, std::vector<std::int64_t>& keys,
-                         std::vector<T>&... arrays) {
+/// Sends every element to the rank of `d` that owns its key, keys[i] being
+/// element i's: for a BlockDistribution a global index in [0, N), owned by
+/// the rank whose range holds it; for a BoxDistribution the cell's linear
+/// index i + nx·(j + ny·k), owned by the rank whose box holds the cell.
+/// `keys` itself travels with the arrays. Collective; errors as above, and
+/// for a key out of range or a distribution that is invalid, not one part
+/// per rank, or not the same on every rank (named).
+template <class Distribution, class... T>
+requires std::same_as<Distribution, BlockDistribution> ||
+    std::same_as<Distribution, BoxDistribution>
+        ExchangeSummary exchange(MPI_Comm comm, const Distribution& d,
+                                 std::vector<std::int64_t>& keys, std::vector<T>&... arrays) {
   std::vector<int> destination;
   const std::string problem = detail::owners_of(d, keys, destination);
   detail::ExchangeArray refs[] = {detail::exchange_array(keys), detail::exchange_array(arrays)...};
