@@ -5,8 +5,10 @@
 #include <new>
 #include <optional>
 
+#include "arguments.hpp"
 #include "cli.hpp"
 #include "distributed.hpp"
+#include "fit_args.hpp"
 #include "isocost/cost_model.hpp"
 #include "isocost/decompose.hpp"
 #include "isocost/detail/text.hpp"
@@ -16,6 +18,7 @@
 #include "isocost/partition.hpp"
 #include "json_stream.hpp"
 #include "mpi_world.hpp"
+#include "output.hpp"
 
 namespace isocost::cli {
 

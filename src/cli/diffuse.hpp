@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "cli.hpp"
+#include <nlohmann/json.hpp>
+
+#include "arguments.hpp"
 #include "isocost/diffusion.hpp"
 #include "isocost/shift.hpp"
 

@@ -6,10 +6,13 @@
 #include <cmath>
 #include <memory>
 
+#include "arguments.hpp"
+#include "cli.hpp"
 #include "diffuse.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/io.hpp"
 #include "isocost/metrics.hpp"
+#include "output.hpp"
 
 namespace isocost::cli {
 

@@ -2,11 +2,13 @@
 // and the cuts shifted on the cost model (shift.hpp, diffuse_and_shift()).
 #include <cmath>
 
+#include "cli.hpp"
 #include "diffuse.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/io.hpp"
 #include "isocost/metrics.hpp"
 #include "json_stream.hpp"
+#include "output.hpp"
 
 namespace isocost::cli::diffuse {
 

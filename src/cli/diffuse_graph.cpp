@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <numeric>
 
+#include "cli.hpp"
 #include "diffuse.hpp"
 #include "isocost/io.hpp"
 #include "json_stream.hpp"
+#include "output.hpp"
 
 namespace isocost::cli::diffuse {
 

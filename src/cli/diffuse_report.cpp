@@ -1,4 +1,5 @@
 // The report pieces the modes of `isocost diffuse` share (diffuse.hpp).
+#include "cli.hpp"
 #include "diffuse.hpp"
 
 #include "isocost/detail/text.hpp"

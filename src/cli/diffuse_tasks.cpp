@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <numeric>
 
+#include "arguments.hpp"
+#include "cli.hpp"
 #include "diffuse.hpp"
 #include "isocost/io.hpp"
 #include "isocost/tasks.hpp"
 #include "json_stream.hpp"
+#include "output.hpp"
 
 namespace isocost::cli::diffuse {
 

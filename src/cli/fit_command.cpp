@@ -6,13 +6,16 @@
 #include <memory>
 #include <set>
 
+#include "arguments.hpp"
 #include "cli.hpp"
+#include "fit_args.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/fitters/expression.hpp"
 #include "isocost/fitters/fit.hpp"
 #include "isocost/samples.hpp"
 #include "json_stream.hpp"
+#include "output.hpp"
 
 namespace isocost::cli {
 

@@ -6,6 +6,7 @@
 #include "isocost/error.hpp"
 #include "isocost/io.hpp"
 #include "json_stream.hpp"
+#include "output.hpp"
 
 namespace isocost::cli {
 

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "arguments.hpp"
 #include "cli.hpp"
 #include "isocost/detail/file.hpp"
 #include "isocost/detail/text.hpp"
@@ -18,7 +19,9 @@
 #include "isocost/limits.hpp"
 #include "isocost/partition.hpp"
 #include "isocost/points.hpp"
+#include "isocost/samples.hpp"
 #include "mpi_world.hpp"
+#include "output.hpp"
 
 namespace isocost::cli {
 

@@ -8,7 +8,9 @@
 #include <optional>
 #include <set>
 
+#include "arguments.hpp"
 #include "cli.hpp"
+#include "density_args.hpp"
 #include "distributed.hpp"
 #include "isocost/decompose.hpp"
 #include "isocost/density.hpp"
@@ -19,6 +21,7 @@
 #include "isocost/points.hpp"
 #include "json_stream.hpp"
 #include "mpi_world.hpp"
+#include "output.hpp"
 #include "points_command.hpp"
 
 namespace isocost::cli {

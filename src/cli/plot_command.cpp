@@ -6,12 +6,16 @@
 #include <filesystem>
 #include <memory>
 
+#include "arguments.hpp"
 #include "cli.hpp"
+#include "density_args.hpp"
+#include "fit_args.hpp"
 #include "isocost/decompose.hpp"
 #include "isocost/density.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/partition.hpp"
+#include "output.hpp"
 #include "plot/gnuplot.hpp"
 
 namespace isocost::cli {

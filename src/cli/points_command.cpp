@@ -1,5 +1,8 @@
 // isocost partition --points FILE (points_command.hpp).
 #include "points_command.hpp"
+#include "arguments.hpp"
+#include "density_args.hpp"
+#include "output.hpp"
 
 #include <algorithm>
 #include <optional>

@@ -5,8 +5,7 @@
 #pragma once
 
 #include <string>
-
-#include "cli.hpp"
+#include "density_args.hpp"
 
 namespace isocost::cli {
 
