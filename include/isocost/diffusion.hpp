@@ -39,7 +39,7 @@ struct ProcessGraph {
 
   /// n: the number of neighbours the schemes use for every node. On a mesh,
   /// 2 for each dimension longer than 1 (2d: the "6" of Watts's 3-D figures,
-  /// his "d" — DESIGN.md), a missing neighbour on a non-wrapping boundary
+  /// his "d"), a missing neighbour on a non-wrapping boundary
   /// counting as one that carries the node's own load (Neumann). On a general
   /// graph, the largest weighted degree; lower-degree nodes are padded the
   /// same way, which solves the same equations and keeps each sweep

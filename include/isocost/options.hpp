@@ -23,7 +23,7 @@
 //       v("max_iterations", self.max_iterations, at_least(1));
 //     }
 //     bool is_valid(std::string* why) const { return check_fields(*this, why); }
-//     void validate() const { validate_fields(*this, "cut options"); }
+//     void validate() const { validate_options(*this, "cut options"); }
 //   };
 //
 // Field types: bool; integers; double (finite unless the Range says

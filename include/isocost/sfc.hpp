@@ -1,7 +1,7 @@
 // isocost/sfc.hpp — Hilbert space-filling-curve keys: points in 1–3-D mapped
 // to one integer order in which consecutive cells are neighbours, so that a
 // range of the order is a compact piece of space (the order weighted points
-// are cut in, issue #13; Zoltan's HSFC does the same).
+// are cut in; Zoltan's HSFC does the same).
 //
 //   isocost::HilbertGrid g{2, 16};               // 2-D, 2^16 cells per axis
 //   std::uint64_t k = isocost::hilbert_key(g, {3, 5});

@@ -1,7 +1,7 @@
 // isocost/shift.hpp — applying diffusion transfers to partitions: every
 // boundary between two neighbouring ranks moves so that the load crossing it
 // equals the transfer on their edge, by root finding on the cost model
-// (DESIGN.md, "Diffusion").
+// (Watts ch. 3: diffusion gives the transfers, the partition carries them out).
 //
 // Signs. Rank i owns [x_i, x_{i+1}). A transfer T > 0 on edge (i, i+1) means
 // rank i sends T to rank i+1, so rank i must shrink from the right: the

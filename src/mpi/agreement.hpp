@@ -1,7 +1,7 @@
 // Collective error agreement for the mpi layer: every rank checks its own
 // input, one reduction tells every rank whether any input was bad, and then
 // every rank throws the same Error naming the bad ranks — no rank is left
-// waiting in a collective (DESIGN.md, "Conventions"). Also the input checks
+// waiting in a collective (docs/guarantees.md §5). Also the input checks
 // the layer's entry points share.
 #pragma once
 

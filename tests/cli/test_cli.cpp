@@ -1,6 +1,6 @@
 // End-to-end tests of what every isocost command shares: bad input gives exit
 // code 2, one line "isocost: error: …" naming the bad value, nothing on
-// stdout and no output file (DESIGN.md, Conventions); -o writes exactly what
+// stdout and no output file (docs/guarantees.md §6); -o writes exactly what
 // stdout would, atomically; help and version exit 0.
 #include "cli_test.hpp"
 

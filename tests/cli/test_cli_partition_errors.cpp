@@ -3,7 +3,7 @@
 // the heat maps, run as a child process (the fixture and the test weights:
 // cli_partition_test.hpp). A heat map must write exactly its PNG; bad input
 // must give exit 2, one line "isocost: error: …" naming the value, nothing on
-// stdout, no output file (DESIGN.md, Conventions).
+// stdout, no output file (docs/guarantees.md §6).
 #include "cli_partition_test.hpp"
 
 namespace {

@@ -12,8 +12,15 @@
 #include "isocost/decompose.hpp"
 #include "isocost/density.hpp"
 #include "isocost/mpi/block_balancer.hpp"
+#include "isocost/mpi/exchange.hpp"
 #include "isocost/mpi/grid_balancer.hpp"
+#include "isocost/mpi/partition_points.hpp"
+#include "isocost/mpi/partition_points_jagged.hpp"
+#include "isocost/mpi/partition_weights.hpp"
+#include "isocost/mpi/task_balancer.hpp"
+#include "isocost/mpi/transfer_options.hpp"
 #include "mpi_test_support.hpp"
+#include "support/member_count.hpp"
 #include "support/mutate_field.hpp"
 
 namespace {
@@ -79,6 +86,26 @@ TEST(BalancerOptions, EveryGridFieldIsComparedAcrossRanks) {
             "");
   every_field_changed_on_one_rank_fails_everywhere(
       base, [&](const auto& o) { isocost::mpi::GridBalancer b(MPI_COMM_WORLD, shape, start, o); });
+}
+
+// Every options struct of the mpi layer lists every member in its fields()
+// (options.hpp; the core's: test_options_members.cpp): a member left out
+// would be one that no rank compares.
+TEST(BalancerOptions, EveryMemberOfAnMpiOptionsStructIsListed) {
+  using isocost::testing::listed_fields;
+  using isocost::testing::member_count;
+  using namespace isocost::mpi;
+#define ISOCOST_EXPECT_ALL_LISTED(T) EXPECT_EQ(listed_fields<T>(), member_count<T>()) << #T
+  ISOCOST_EXPECT_ALL_LISTED(BalancerOptions);
+  ISOCOST_EXPECT_ALL_LISTED(BlockBalancerOptions);
+  ISOCOST_EXPECT_ALL_LISTED(GridBalancerOptions);
+  ISOCOST_EXPECT_ALL_LISTED(ExchangeOptions);
+  ISOCOST_EXPECT_ALL_LISTED(PointsPartitionOptions);
+  ISOCOST_EXPECT_ALL_LISTED(JaggedPointsOptions);
+  ISOCOST_EXPECT_ALL_LISTED(WeightsPartitionOptions);
+  ISOCOST_EXPECT_ALL_LISTED(TaskBalanceOptions);
+  ISOCOST_EXPECT_ALL_LISTED(TransferOptions);
+#undef ISOCOST_EXPECT_ALL_LISTED
 }
 
 }  // namespace

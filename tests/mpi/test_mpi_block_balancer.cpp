@@ -235,7 +235,7 @@ TEST(BlockBalancer, MovingBellEndsMoreEfficientThanNoBalancing) {
   EXPECT_GT(rebalances, 0);
   EXPECT_GT(with.mean_efficiency, without.mean_efficiency);
   EXPECT_LT(with.total_time, 0.97 * without.total_time);
-  // DESIGN.md's goal for the bell, ≥ 25 % less time, from 3 ranks: with 2,
+  // The goal for the bell (docs/results.md), ≥ 25 % less time, from 3 ranks: with 2,
   // one cut placed from 3 cumulative points overshoots the narrow bell.
   if (P >= 3) {
     EXPECT_LT(with.total_time, 0.75 * without.total_time);

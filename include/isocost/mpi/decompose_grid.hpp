@@ -1,7 +1,7 @@
 // isocost/mpi/decompose_grid.hpp — rows/slabs, jagged and recursive-section
-// decompositions of a grid of per-cell weights that no single rank holds
-// (issue #13). Each rank holds a box of the global grid; at every level of
-// the process grid each piece's marginal along the level's axis is reduced
+// decompositions of a grid of per-cell weights that no single rank holds.
+// Each rank holds a box of the global grid; at every level of the process
+// grid each piece's marginal along the level's axis is reduced
 // across the ranks (one MPI_Allreduce a level, all pieces together) and cut
 // at the grid lines that minimise its heaviest slab, as decompose() does
 // serially (bottleneck_cuts(), every part at least one cell and min_width

@@ -1,6 +1,6 @@
 // isocost/mpi/partition_points.hpp — weighted points that no single rank
 // holds (particles, the cell centres of an unstructured mesh) cut into P
-// parts along a Hilbert space-filling curve (issue #13, Zoltan's HSFC):
+// parts along a Hilbert space-filling curve (as Zoltan's HSFC):
 // every point gets a Hilbert key in the points' global bounding box, and the
 // cumulative weight in key order is cut at the targets TT·S_k/S by a
 // histogram of keys refined until every cut is exact to one point.

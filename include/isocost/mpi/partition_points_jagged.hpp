@@ -1,6 +1,6 @@
 // isocost/mpi/partition_points_jagged.hpp — weighted points that no single
 // rank holds cut into P parts by MultiJagged-style recursive sectioning of
-// their coordinates (issue #13, Zoltan2's MultiJagged): level l cuts every
+// their coordinates (as Zoltan2's MultiJagged): level l cuts every
 // piece of the previous level into grid.counts[l] slabs along axis
 // grid.axes[l], as decompose() cuts a density, each slab getting its piece's
 // weight times its ranks' share of the piece's speed. All cuts of all pieces

@@ -1,6 +1,6 @@
 // isocost/mpi/partition_weights.hpp — 1-D partition of weights that no single
 // rank holds: the cumulative cost t(b) = Σ_{i<b} w_i is a global prefix sum,
-// and every cut is found on the rank whose slice holds it (issue #13).
+// and every cut is found on the rank whose slice holds it.
 //
 // Each rank holds a contiguous slice of the global cells, in rank order (rank
 // r's first cell follows rank r − 1's last; slices may be empty). The cuts

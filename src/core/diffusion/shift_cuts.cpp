@@ -1,6 +1,6 @@
 // Applying diffusion transfers to a 1-D partition (shift.hpp): boundary
-// shifts by root finding on the load-corrected cost model (DESIGN.md,
-// "Diffusion"), with the caps, min widths and ordering rule.
+// shifts by root finding on the load-corrected cost model (Watts ch. 3;
+// include/isocost/shift.hpp), with the caps, min widths and ordering rule.
 #include "isocost/shift.hpp"
 
 #include <algorithm>

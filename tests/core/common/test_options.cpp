@@ -8,6 +8,8 @@
 #include <limits>
 #include <set>
 
+#include "isocost/cut.hpp"
+#include "isocost/error.hpp"
 #include "support/mutate_field.hpp"
 
 namespace sample {
@@ -102,6 +104,22 @@ struct Options {
   }
 };
 
+// The example of options.hpp's header comment, as written there (its
+// CutMethod is isocost's): it must compile and behave as the comment says.
+struct CutOptions {
+  isocost::CutMethod method = isocost::CutMethod::newton;
+  double cost_tolerance = 1e-12;
+  int max_iterations = 100;
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("method", self.method);
+    v("cost_tolerance", self.cost_tolerance, isocost::at_least(0));
+    v("max_iterations", self.max_iterations, isocost::at_least(1));
+  }
+  bool is_valid(std::string* why) const { return isocost::check_fields(*this, why); }
+  void validate() const { isocost::validate_options(*this, "cut options"); }
+};
+
 }  // namespace sample
 
 namespace {
@@ -114,6 +132,26 @@ std::string why_of(const sample::Options& o) {
   std::string why;
   EXPECT_FALSE(check_fields(o, &why));
   return why;
+}
+
+TEST(Options, TheHeaderExampleWorksAsDocumented) {
+  sample::CutOptions o;
+  std::string why;
+  EXPECT_TRUE(o.is_valid(&why));
+  EXPECT_NO_THROW(o.validate());
+  o.max_iterations = 0;
+  EXPECT_FALSE(o.is_valid(&why));
+  EXPECT_NE(why.find("max_iterations"), std::string::npos) << why;
+  try {
+    o.validate();
+    ADD_FAILURE() << "validate() accepted max_iterations = 0";
+  } catch (const isocost::Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("cut options: ", 0), 0u) << e.what();
+  }
+  o.max_iterations = 100;
+  o.cost_tolerance = -1;
+  EXPECT_FALSE(o.is_valid(&why));
+  EXPECT_NE(options_json(o).find("\"method\""), std::string::npos);
 }
 
 TEST(Options, DefaultsAreValid) {
