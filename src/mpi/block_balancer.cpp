@@ -21,7 +21,7 @@ std::string BlockEvent::to_json() const { return internal::event_json(*this); }
 
 BlockBalancer::BlockBalancer(MPI_Comm comm, BlockDistribution distribution,
                              BlockBalancerOptions options)
-    : LayoutBalancer(std::move(options)), distribution_(std::move(distribution)) {
+    : LayoutBalancer(std::move(options), "BlockBalancer"), distribution_(std::move(distribution)) {
   std::string problem, e;
   if (comm != MPI_COMM_NULL) {
     int size = 0;

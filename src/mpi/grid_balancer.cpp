@@ -23,7 +23,9 @@ std::string GridEvent::to_json() const {
 
 GridBalancer::GridBalancer(MPI_Comm comm, const GridShape& shape, Decomposition decomposition,
                            GridBalancerOptions options)
-    : LayoutBalancer(std::move(options)), shape_(shape), decomposition_(std::move(decomposition)) {
+    : LayoutBalancer(std::move(options), "GridBalancer"),
+      shape_(shape),
+      decomposition_(std::move(decomposition)) {
   std::string problem, e;
   if (comm != MPI_COMM_NULL) {
     int size = 0;

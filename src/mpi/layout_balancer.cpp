@@ -19,8 +19,11 @@ namespace isocost::mpi {
 using isocost::detail::exact;
 
 template <class Plan, class Event, class Options>
-LayoutBalancer<Plan, Event, Options>::LayoutBalancer(Options options)
-    : BalancerBase(options.pipeline), options_(std::move(options)) {}
+LayoutBalancer<Plan, Event, Options>::LayoutBalancer(Options options, const char* name)
+    : BalancerBase(options.pipeline),
+      options_(std::move(options)),
+      decide_what_(std::string(name) + "::decide"),
+      apply_what_(std::string(name) + "::apply") {}
 
 template <class Plan, class Event, class Options>
 LayoutBalancer<Plan, Event, Options>::~LayoutBalancer() = default;
@@ -46,7 +49,7 @@ template <class Plan, class Event, class Options>
 Plan LayoutBalancer<Plan, Event, Options>::decide_data(double bytes,
                                                        std::span<const std::size_t> sizes) {
   internal::Pipeline& p = *pipeline_;
-  const std::string what = std::string(name()) + "::decide";
+  const std::string& what = decide_what_;
   if (pending_) finish(event_);  // a moving plan that was never applied: log it as decided
   Plan plan = current_plan();
   plan.step = p.monitor().steps();
@@ -176,7 +179,7 @@ Plan LayoutBalancer<Plan, Event, Options>::decide_data(double bytes,
 template <class Plan, class Event, class Options>
 bool LayoutBalancer<Plan, Event, Options>::check_plan(const Plan& plan,
                                                       const std::function<std::string()>& prepare) {
-  const std::string what = std::string(name()) + "::apply";
+  const std::string& what = apply_what_;
   const std::string stale =
       "the plan is not the latest decide()'s on the current distribution (applied already, or "
       "from another decision); expected the plan decide() just returned";

@@ -403,23 +403,25 @@ Plan plan_boxes(const BoxDistribution& from, const BoxDistribution& to, int rank
 }
 
 // What redistribute_layout() needs of each kind of distribution: its own
-// checks, its plan, how its pieces are copied and its checksum.
+// checks (that both cover the same elements), its plan, how its pieces are
+// copied and its checksum.
 class Blocks {
  public:
   static constexpr const char* kParts = "parts";
   Blocks(const BlockDistribution& from, const BlockDistribution& to, int rank)
       : from_(from), to_(to), r_(static_cast<std::size_t>(rank)) {}
 
-  std::string check(std::size_t count) const {
+  std::string check() const {
     if (from_.size() != to_.size())
       return "from covers " + std::to_string(from_.size()) + " elements and to covers " +
              std::to_string(to_.size()) + ", expected the same N";
-    const int rank = static_cast<int>(r_);
-    if (static_cast<i64>(count) != from_.count(rank))
-      return "local data has " + std::to_string(count) + " elements, expected " +
-             std::to_string(from_.count(rank)) + " (from gives this rank [" +
-             std::to_string(from_.begin(rank)) + ", " + std::to_string(from_.end(rank)) + "))";
     return {};
+  }
+  // Where this rank's local data come from, for the count check's message.
+  std::string local_part() const {
+    const int rank = static_cast<int>(r_);
+    return "from gives this rank [" + std::to_string(from_.begin(rank)) + ", " +
+           std::to_string(from_.end(rank)) + ")";
   }
   Plan plan() { return plan_blocks(from_, to_, static_cast<int>(r_)); }
   Copier copier(const Plan& plan, const std::byte* local, std::byte* result,
@@ -466,19 +468,17 @@ class Boxes {
   Boxes(const BoxDistribution& from, const BoxDistribution& to, int rank)
       : from_(from), to_(to), r_(static_cast<std::size_t>(rank)) {}
 
-  std::string check(std::size_t count) const {
+  std::string check() const {
     if (from_.cells != to_.cells)
       return "from covers a grid of " + std::to_string(from_.cells[0]) + " x " +
              std::to_string(from_.cells[1]) + " x " + std::to_string(from_.cells[2]) +
              " cells and to one of " + std::to_string(to_.cells[0]) + " x " +
              std::to_string(to_.cells[1]) + " x " + std::to_string(to_.cells[2]) +
              ", expected the same grid";
-    const int rank = static_cast<int>(r_);
-    if (static_cast<i64>(count) != from_.count(rank))
-      return "local data has " + std::to_string(count) + " elements, expected " +
-             std::to_string(from_.count(rank)) + " (the volume of this rank's from box " +
-             box_text(from_.boxes[r_]) + ")";
     return {};
+  }
+  std::string local_part() const {
+    return "the volume of this rank's from box " + box_text(from_.boxes[r_]);
   }
   Plan plan() { return plan_boxes(from_, to_, static_cast<int>(r_), sbox_, rbox_); }
   Copier copier(const Plan&, const std::byte* local, std::byte* result, std::size_t esize) const {
@@ -525,7 +525,10 @@ RedistributeSummary redistribute_layout(MPI_Comm comm, const Distribution& from,
 
   if (problem.empty()) problem = check_distributions(options, from, to, P, Layout::kParts);
   Layout layout(from, to, rank);
-  if (problem.empty()) problem = layout.check(count);
+  if (problem.empty()) problem = layout.check();
+  if (problem.empty() && static_cast<i64>(count) != from.count(rank))
+    problem = "local data has " + std::to_string(count) + " elements, expected " +
+              std::to_string(from.count(rank)) + " (" + layout.local_part() + ")";
   Plan plan;
   if (problem.empty() && !aliased) plan = layout.plan();
   Exchange x;

@@ -8,11 +8,6 @@
 
 namespace {
 
-using isocost::testing::listed_fields;
-using isocost::testing::member_count;
-
-#define ISOCOST_EXPECT_ALL_LISTED(T) EXPECT_EQ(listed_fields<T>(), member_count<T>()) << #T
-
 TEST(OptionsMembers, EveryMemberOfAFittersOptionsStructIsListed) {
   using namespace isocost;
   ISOCOST_EXPECT_ALL_LISTED(FitOptions);

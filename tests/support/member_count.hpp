@@ -1,9 +1,10 @@
 // Test support: how many members an options struct has, to check that its
 // fields() lists every one (options.hpp's contract, mechanically).
 //
-//   EXPECT_EQ(isocost::testing::listed_fields<CutOptions>(),
-//             isocost::testing::member_count<CutOptions>());
+//   ISOCOST_EXPECT_ALL_LISTED(isocost::CutOptions);
 #pragma once
+
+#include <gtest/gtest.h>
 
 #include <cstddef>
 #include <type_traits>
@@ -111,3 +112,7 @@ std::size_t listed_fields() {
 }
 
 }  // namespace isocost::testing
+
+/// Expects T's fields() to list as many fields as T has members.
+#define ISOCOST_EXPECT_ALL_LISTED(T) \
+  EXPECT_EQ(::isocost::testing::listed_fields<T>(), ::isocost::testing::member_count<T>()) << #T

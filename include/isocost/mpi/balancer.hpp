@@ -265,7 +265,8 @@ class LayoutBalancer : public BalancerBase {
     Speeds speeds;
   };
 
-  explicit LayoutBalancer(Options options);
+  /// `name`: the balancer's class name, which its errors begin with.
+  LayoutBalancer(Options options, const char* name);
   ~LayoutBalancer();
 
   /// decide() with this rank's array lengths checked (agreed at the check).
@@ -283,7 +284,6 @@ class LayoutBalancer : public BalancerBase {
 
  private:
   // -- The layout's part --------------------------------------------------
-  virtual const char* name() const = 0;  ///< "BlockBalancer"
   virtual const char* unit() const = 0;  ///< "element"
   virtual std::int64_t part_count(int rank) const = 0;
   virtual std::int64_t total_count() const = 0;
@@ -310,6 +310,8 @@ class LayoutBalancer : public BalancerBase {
 
   void finish(Event event);
 
+  // What decide() and apply() errors begin with ("BlockBalancer::decide").
+  std::string decide_what_, apply_what_;
   Event event_;
   bool pending_ = false;  // event_ decided a move that apply() has not made yet
   // The forecast's last check moved the data: the load moves, so the next

@@ -241,7 +241,6 @@ class BlockBalancer final : public LayoutBalancer<BlockPlan, BlockEvent, BlockBa
 
  private:
   // The layout's part of the pipeline (LayoutBalancer).
-  const char* name() const override { return "BlockBalancer"; }
   const char* unit() const override { return "element"; }
   std::int64_t part_count(int rank) const override { return distribution_.count(rank); }
   std::int64_t total_count() const override { return distribution_.size(); }

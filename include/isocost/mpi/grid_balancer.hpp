@@ -176,7 +176,6 @@ class GridBalancer final : public LayoutBalancer<GridPlan, GridEvent, GridBalanc
 
  private:
   // The layout's part of the pipeline (LayoutBalancer).
-  const char* name() const override { return "GridBalancer"; }
   const char* unit() const override { return "cell"; }
   std::int64_t part_count(int rank) const override { return boxes_.count(rank); }
   std::int64_t total_count() const override { return boxes_.size(); }

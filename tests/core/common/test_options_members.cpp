@@ -22,11 +22,6 @@
 
 namespace {
 
-using isocost::testing::listed_fields;
-using isocost::testing::member_count;
-
-#define ISOCOST_EXPECT_ALL_LISTED(T) EXPECT_EQ(listed_fields<T>(), member_count<T>()) << #T
-
 TEST(OptionsMembers, EveryMemberOfACoreOptionsStructIsListed) {
   using namespace isocost;
   ISOCOST_EXPECT_ALL_LISTED(CutOptions);
@@ -73,10 +68,10 @@ struct OneLeftOut {
 };
 
 TEST(OptionsMembers, TheCheckSeesAMemberLeftOut) {
-  EXPECT_EQ(member_count<Listed>(), 2u);
-  EXPECT_EQ(listed_fields<Listed>(), 2u);
-  EXPECT_EQ(member_count<OneLeftOut>(), 3u);
-  EXPECT_EQ(listed_fields<OneLeftOut>(), 2u);
+  EXPECT_EQ(isocost::testing::member_count<Listed>(), 2u);
+  EXPECT_EQ(isocost::testing::listed_fields<Listed>(), 2u);
+  EXPECT_EQ(isocost::testing::member_count<OneLeftOut>(), 3u);
+  EXPECT_EQ(isocost::testing::listed_fields<OneLeftOut>(), 2u);
 }
 
 }  // namespace
