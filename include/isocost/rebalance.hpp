@@ -27,6 +27,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "isocost/cost_model.hpp"
@@ -55,10 +56,21 @@ struct GlobalRebalanceOptions {
   std::function<CostModel(const Samples&)> model;
   /// Root finding for the cuts.
   CutOptions cut;
-  /// History rounds (rebalance_global()'s `history`) are merged newest first;
-  /// one whose scaled cumulative cost lies outside what the newer points allow
-  /// by more than this fraction of the total, at any of its cuts, is left out
-  /// with every older round: the load has drifted since. In (0, 1].
+  /// The history (rebalance_global()'s `history`): at most this many of the
+  /// newest rounds are merged, >= 0 (0: none); a BlockBalancer keeps as many.
+  /// With one load per rank a round knows P + 1 points of the cost's shape,
+  /// so a plan from the last round alone can cycle on a static narrow peak
+  /// (max/avg 1.64 -> 1.78 -> 1.72 -> 1.57 -> 1.70 on 2 ranks); merging the
+  /// earlier rounds' points converges (1.64 -> 1.78 -> 1.57 -> 1.35 -> 1.24
+  /// -> 1.006; tests/core/pipeline/test_rebalance_convergence.cpp). Not used
+  /// with `model` (the model sees the current round only) nor by a balancer's
+  /// forecast (BlockBalancerOptions::predict), whose plans are each window's
+  /// alone; BlockRebalance::history_used says how many rounds a plan merged.
+  int history = 4;
+  /// The rounds are merged newest first; one whose scaled cumulative cost lies
+  /// outside what the newer points allow by more than this fraction of the
+  /// total, at any of its cuts, is left out with every older round: the load
+  /// has drifted since. In (0, 1].
   double history_tolerance = 0.03;
 
   /// The field list (options.hpp): validation, JSON and the agreement hash.
@@ -67,6 +79,7 @@ struct GlobalRebalanceOptions {
     v("interpolation", self.interpolation);
     v("model", self.model);
     v("cut", self.cut);
+    v("history", self.history, at_least(0));
     v("history_tolerance", self.history_tolerance, left_open(0, 1));
   }
   bool is_valid(std::string* why) const { return check_fields(*this, why); }
@@ -131,13 +144,25 @@ struct DiffusiveRebalanceOptions {
   void validate() const { validate_options(*this, "rebalance"); }
 };
 
+/// Which plan a rebalance computed (BlockRebalance, GridRebalance; none: no
+/// plan was computed, as in a balancer's event without one).
+enum class PlanMethod {
+  none,
+  global,     ///< from per-rank loads (rebalance_global(), rebalance_grid_global())
+  phases,     ///< phase-synchronised (rebalance_phases(), Watts ch. 4)
+  weights,    ///< from per-element costs (rebalance_weights(), rebalance_grid_weights())
+  diffusion,  ///< diffusive (rebalance_diffusive(), rebalance_grid_diffusive())
+};
+/// "none", "global", "phases", "weights", "diffusion" ("?" for other values).
+std::string_view to_string(PlanMethod method);
+
 /// A new distribution and what moving to it costs.
 struct BlockRebalance {
-  std::string method;                  ///< "global", "phases", "weights" or "diffusion"
-  std::vector<std::int64_t> offsets;   ///< P + 1 new offsets
-  std::vector<double> predicted_time;  ///< per rank: model cost of the new range / speed
-  double predicted_imbalance = 0;      ///< max/avg − 1 of predicted_time
-  double measured_imbalance = 0;       ///< max/avg − 1 of the input loads (per speed)
+  PlanMethod method = PlanMethod::none;  ///< global, phases, weights or diffusion
+  std::vector<std::int64_t> offsets;     ///< P + 1 new offsets
+  std::vector<double> predicted_time;    ///< per rank: model cost of the new range / speed
+  double predicted_imbalance = 0;        ///< max/avg − 1 of predicted_time
+  double measured_imbalance = 0;         ///< max/avg − 1 of the input loads (per speed)
   /// Elements whose owner changes, Σ_r (count_r − |old_r ∩ new_r|): the least
   /// any migration between the two distributions must move.
   std::int64_t elements_moved = 0;
@@ -175,7 +200,8 @@ struct BlockRebalance {
 /// Ranks with empty ranges contribute nothing; a non-empty range with load 0
 /// counts as free.
 ///
-/// `history` (interpolation only): earlier rounds, oldest first. With one load
+/// `history` (interpolation only): earlier rounds, oldest first, of which the
+/// newest options.history are used. With one load
 /// per rank, P + 1 cumulative points are all a round knows about the cost's
 /// shape; earlier rounds cut elsewhere and add points. Each round's
 /// cumulative cost is scaled to the current total, the points are merged (the

@@ -46,6 +46,12 @@ struct GridGlobalRebalanceOptions {
   /// Minimum part widths (box units of the grid, see rebalance_grid_global())
   /// and cut options, passed to decompose().
   DecomposeOptions decompose;
+  /// The history (rebalance_grid_global()'s `history`): at most this many of
+  /// the newest rounds refine the per-cell estimate, >= 0 (0: none); a
+  /// GridBalancer keeps as many. Not used by its forecast
+  /// (GridBalancerOptions::predict); GridRebalance::history_used says how
+  /// many rounds a plan used. See GlobalRebalanceOptions::history.
+  int history = 4;
   /// A history round that the refined estimate still misses by more than
   /// this fraction of the total (summed over its parts) has drifted and is
   /// left out with every older round. In (0, 1].
@@ -55,6 +61,7 @@ struct GridGlobalRebalanceOptions {
   template <class Self, class V>
   static void fields(Self& self, V&& v) {
     v("decompose", self.decompose);
+    v("history", self.history, at_least(0));
     v("history_tolerance", self.history_tolerance, left_open(0, 1));
   }
   bool is_valid(std::string* why) const { return check_fields(*this, why); }
@@ -83,7 +90,7 @@ using GridDiffusiveRebalanceOptions = DiffusiveRebalanceOptions;
 
 /// A new decomposition of a grid of cells and what moving to it costs.
 struct GridRebalance {
-  std::string method;  ///< "global", "weights" or "diffusion"
+  PlanMethod method = PlanMethod::none;  ///< global, weights or diffusion
   /// The new parts, rank order, with cell ranges [cell_lo, cell_hi). Part
   /// cost is the estimated cost of the part, time its predicted time.
   Decomposition decomposition;

@@ -108,27 +108,49 @@ CommFit fit_comm_model(std::span<const CommSample> samples, const CommFitOptions
 // ---------------------------------------------------------------------------
 // Initiate: profitability (Watts §2.2.2)
 
-/// Settings for assess_profitability().
-struct ProfitabilityOptions {
-  /// Steps over which a rebalance pays off (>= 1): the steps until the next
-  /// check, or the remaining steps of the run.
+/// What a rebalance costs and the steps over which it must pay off: the
+/// numbers assess_profitability() and choose_strategy() both weigh, in one
+/// place (BlockBalancer/GridBalancer fill it once per check, from
+/// BalancerOptions' fields of the same names).
+struct RebalanceCostOptions {
+  /// The horizon (>= 1): the steps over which a rebalance pays off (Watts
+  /// §2.2.2) and over which the strategies are compared (Pearce's `steps`):
+  /// the steps until the next check, or the remaining steps of the run.
   int steps_ahead = 100;
-  /// Fraction of T_max − T_avg a rebalance is expected to remove, in (0, 1].
-  /// Watts §2.2.2: 1 assumes 100 % efficiency afterwards; the history of past
-  /// rebalances gives a sharper value.
-  double expected_improvement = 1.0;
-  /// Before any rebalance was measured: the cost is comm.seconds(bytes) +
-  /// decision_seconds (Pearce eqs 5–6), `bytes` received by the busiest rank.
+  /// Latency and per-byte cost of moving data (Pearce eq. 6 α and β).
   CommModel comm;
-  double decision_seconds = 0;  ///< C_LbDecision, finite, >= 0
+  /// C_LbDecision (Pearce eq. 5): the seconds one decision costs, finite,
+  /// >= 0; a global repartition pays it once.
+  double decision_seconds = 0;
 
   /// The field list (options.hpp): validation, JSON and the agreement hash.
   template <class Self, class V>
   static void fields(Self& self, V&& v) {
     v("steps_ahead", self.steps_ahead, at_least(1));
-    v("expected_improvement", self.expected_improvement, left_open(0, 1));
     v("comm", self.comm);
     v("decision_seconds", self.decision_seconds, at_least(0));
+  }
+  bool is_valid(std::string* why) const { return check_fields(*this, why); }
+  /// Throws Error("rebalance cost: …") unless is_valid().
+  void validate() const { validate_options(*this, "rebalance cost"); }
+};
+
+/// Settings for assess_profitability().
+struct ProfitabilityOptions {
+  /// The horizon, and before any rebalance was measured the cost model:
+  /// cost.comm.seconds(bytes) + cost.decision_seconds (Pearce eqs 5–6),
+  /// `bytes` received by the busiest rank.
+  RebalanceCostOptions cost;
+  /// Fraction of T_max − T_avg a rebalance is expected to remove, in (0, 1].
+  /// Watts §2.2.2: 1 assumes 100 % efficiency afterwards; the history of past
+  /// rebalances gives a sharper value.
+  double expected_improvement = 1.0;
+
+  /// The field list (options.hpp): validation, JSON and the agreement hash.
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("cost", self.cost);
+    v("expected_improvement", self.expected_improvement, left_open(0, 1));
   }
   bool is_valid(std::string* why) const { return check_fields(*this, why); }
   /// Throws Error("profitability: …") unless is_valid().
@@ -158,8 +180,8 @@ struct Profitability {
 
 /// Decides whether rebalancing pays off: saving = (t_max − t_avg)·steps_ahead
 /// ·expected_improvement against the mean of `measured_costs` (seconds of
-/// earlier rebalances) when any, else comm.seconds(bytes_to_move) +
-/// decision_seconds. Profitable only if saving > cost. Throws Error on
+/// earlier rebalances) when any, else cost.comm.seconds(bytes_to_move) +
+/// cost.decision_seconds. Profitable only if saving > cost. Throws Error on
 /// invalid options, t_avg > t_max, or negative or non-finite numbers.
 Profitability assess_profitability(double t_avg, double t_max, double bytes_to_move,
                                    std::span<const double> measured_costs,
@@ -180,27 +202,23 @@ Strategy parse_strategy(std::string_view name);
 
 /// Settings for choose_strategy(). Costs in seconds.
 struct StrategyOptions {
-  /// Pearce's `steps`: the horizon over which the strategies are compared, >= 1.
-  int steps = 100;
+  /// The horizon cost.steps_ahead (Pearce's `steps`), the comm model (eq. 6)
+  /// and cost.decision_seconds, the global repartition's C_LbDecision (eq. 5,
+  /// once).
+  RebalanceCostOptions cost;
   /// Bytes per element (Pearce eq. 6 elementsize), finite, >= 0.
   double element_bytes = 8;
-  /// Latency and per-byte cost (Pearce eq. 6 α and β).
-  CommModel comm;
-  /// C_LbDecision of the global repartition (eq. 5), once.
-  double global_decision_seconds = 0;
   /// C_LbDecision of one diffusion step (eq. 5), per step while diffusing.
   double diffusion_decision_seconds = 0;
   /// γ, threshold and step budget of the diffusion simulator (Alg. 2). The
-  /// simulation runs at most min(simulation.max_steps, steps) steps.
+  /// simulation runs at most min(simulation.max_steps, cost.steps_ahead) steps.
   SimulationOptions simulation;
 
   /// The field list (options.hpp): validation, JSON and the agreement hash.
   template <class Self, class V>
   static void fields(Self& self, V&& v) {
-    v("steps", self.steps, at_least(1));
+    v("cost", self.cost);
     v("element_bytes", self.element_bytes, at_least(0));
-    v("comm", self.comm);
-    v("global_decision_seconds", self.global_decision_seconds, at_least(0));
     v("diffusion_decision_seconds", self.diffusion_decision_seconds, at_least(0));
     v("simulation", self.simulation);
   }
@@ -220,7 +238,7 @@ struct StrategyOptions {
 ///   ElementsMoved_global = Elements_max·(L_max − L_ave)/L_max,
 /// which is 0 when balanced and at most Elements_max.
 ///
-/// Sums run over `steps` steps (eq. 8's Σ_{i=0}^{steps} counts one too many).
+/// Sums run over steps_ahead steps (eq. 8's Σ_{i=0}^{steps} counts one too many).
 /// Diffusion (eq. 10): each simulated step i costs C_diff_i + L_max_i with
 /// C_diff_i = diffusion_decision_seconds + latency + per_byte·ElementsMoved_max_i·
 /// element_bytes (eqs 5–6) and L_max_i the simulated maximum after the step.
@@ -235,13 +253,13 @@ struct StrategyOptions {
 /// Ties go to the cheaper intervention: none, then diffusion, then global.
 struct StrategyChoice {
   Strategy choice = Strategy::none;
-  double time_none = 0;       ///< eq. 11: steps·L_max
-  double time_global = 0;     ///< eq. 9: C_global + steps·L_ave
+  double time_none = 0;       ///< eq. 11: steps_ahead·L_max
+  double time_global = 0;     ///< eq. 9: C_global + steps_ahead·L_ave
   double time_diffusion = 0;  ///< eq. 10
 
   double l_max = 0, l_avg = 0;  ///< current L_max and L_ave
   double elements_max = 0;      ///< elements of the (first) rank holding L_max
-  int steps = 0;                ///< the horizon used
+  int steps_ahead = 0;          ///< the horizon used
 
   double global_elements_moved = 0;  ///< corrected eq. 7
   double global_data_seconds = 0;    ///< latency + per_byte·moved·element_bytes (eq. 6)
@@ -250,7 +268,7 @@ struct StrategyChoice {
   double diffusion_cost = 0;         ///< Σ_i C_diff_i over the simulated steps
   int diffusion_steps = 0;           ///< simulated steps used in eq. 10
   bool diffusion_converged = false;  ///< the simulation reached its threshold
-  bool diffusion_truncated = false;  ///< unconverged, simulation.max_steps < steps
+  bool diffusion_truncated = false;  ///< unconverged, simulation.max_steps < steps_ahead
   Simulation simulation;             ///< Alg. 2's per-step L_max and elements moved
 
   /// One line: the three times, the choice and the numbers behind them.

@@ -8,6 +8,7 @@
 #include "isocost/detail/text.hpp"
 #include "isocost/mpi/balancer.hpp"
 #include "isocost/mpi/redistribute.hpp"
+#include "isocost/rebalance.hpp"
 
 namespace isocost::mpi::internal {
 
@@ -27,11 +28,11 @@ template <class Plan>
 std::string plan_brief(const Plan& plan, const char* units) {
   std::string s = plan.Decision::brief_report();
   const auto& r = plan.rebalance;
-  if (!r.method.empty())
-    s += "; plan " + r.method + ": imbalance " + isocost::detail::exact(r.measured_imbalance) +
-         " -> " + isocost::detail::exact(r.predicted_imbalance) + ", " +
-         std::to_string(r.elements_moved) + " " + units + " move" +
-         (r.converged() ? "" : " (NOT converged)");
+  if (r.method != isocost::PlanMethod::none)
+    s += "; plan " + std::string(to_string(r.method)) + ": imbalance " +
+         isocost::detail::exact(r.measured_imbalance) + " -> " +
+         isocost::detail::exact(r.predicted_imbalance) + ", " + std::to_string(r.elements_moved) +
+         " " + units + " move" + (r.converged() ? "" : " (NOT converged)");
   return s;
 }
 
@@ -39,7 +40,7 @@ std::string plan_brief(const Plan& plan, const char* units) {
 template <class Plan>
 std::string plan_lines(const Plan& plan, const char* unit) {
   std::string s = decision_lines(plan);
-  if (!plan.rebalance.method.empty())
+  if (plan.rebalance.method != isocost::PlanMethod::none)
     s += "  plan: " + plan.rebalance.brief_report() +
          (plan.used_costs ? std::string(" (per-") + unit + " costs)" : std::string()) + "\n";
   return s;
@@ -51,8 +52,8 @@ template <class Event>
 std::string event_json(const Event& e, const nlohmann::ordered_json& layout = {}) {
   nlohmann::ordered_json j = decision_json(e);
   const auto& r = e.rebalance;
-  if (!r.method.empty()) {
-    nlohmann::ordered_json plan = {{"method", r.method}, {"costs", e.used_costs}};
+  if (r.method != isocost::PlanMethod::none) {
+    nlohmann::ordered_json plan = {{"method", to_string(r.method)}, {"costs", e.used_costs}};
     for (const auto& [key, value] : layout.items()) plan[key] = value;
     plan["elements_moved"] = r.elements_moved;
     plan["max_elements_received"] = r.max_elements_received;

@@ -80,7 +80,7 @@ void BlockBalancer::remember(const std::vector<double>& loads) {
   // elsewhere, which are what the history knows.
   std::erase_if(history_, [&](const BlockRound& h) { return h.offsets == distribution_.offsets; });
   history_.push_back({distribution_.offsets, loads});
-  if (static_cast<int>(history_.size()) > options_.history) history_.erase(history_.begin());
+  if (static_cast<int>(history_.size()) > options_.global.history) history_.erase(history_.begin());
 }
 
 void BlockBalancer::forecast(BlockPlan& plan) {

@@ -125,7 +125,7 @@ void GridBalancer::remember(const std::vector<double>& loads) {
   // As BlockBalancer: a round on parts already kept replaces it.
   std::erase_if(history_, [&](const GridRound& h) { return same_cells(h.parts, decomposition_); });
   history_.push_back({decomposition_, loads});
-  if (static_cast<int>(history_.size()) > options_.history) history_.erase(history_.begin());
+  if (static_cast<int>(history_.size()) > options_.global.history) history_.erase(history_.begin());
 }
 
 void GridBalancer::take_plan(GridPlan& plan) const {

@@ -149,7 +149,7 @@ Plan LayoutBalancer<Plan, Event, Options>::decide_data(double bytes,
     if (now > 0)
       for (double& t : plan.rebalance.predicted_time) t *= measured / now;
   }
-  if (options_.history > 0 && options_.predict <= 1)  // the forecast plans without it
+  if (options_.global.history > 0 && options_.predict <= 1)  // the forecast plans without it
     remember(in.loads);
   p.decided(plan, t0);
   if (!plan.moves()) {

@@ -185,6 +185,14 @@ void Pipeline::check_phases(Decision& d, const CheckNumbers& c) {
   }
 }
 
+RebalanceCostOptions Pipeline::cost(double measured_decision_seconds) const {
+  RebalanceCostOptions c;
+  c.steps_ahead = options_.steps_ahead;
+  c.comm = comm_model_;
+  c.decision_seconds = options_.decision_seconds.value_or(measured_decision_seconds);
+  return c;
+}
+
 Strategy Pipeline::choose(Decision& d, const ProcessGraph& graph, std::span<const double> loads,
                           std::span<const double> elements, double bytes, bool can_diffuse) {
   switch (options_.policy) {
@@ -195,15 +203,13 @@ Strategy Pipeline::choose(Decision& d, const ProcessGraph& graph, std::span<cons
     case BalancePolicy::choose:
       break;
   }
-  StrategyOptions so;
-  so.steps = options_.steps_ahead;
-  so.element_bytes = bytes;
-  so.comm = comm_model_;
   // C_LbDecision: given, or what the last decision measured (the plan is
-  // computed after the choice, for the chosen strategy only).
-  const double decision = options_.decision_seconds.value_or(last_decision_seconds_.value_or(0));
-  so.global_decision_seconds = decision;
-  so.diffusion_decision_seconds = decision;
+  // computed after the choice, for the chosen strategy only); one diffusion
+  // step is taken to cost as much.
+  StrategyOptions so;
+  so.cost = cost(last_decision_seconds_.value_or(0));
+  so.element_bytes = bytes;
+  so.diffusion_decision_seconds = so.cost.decision_seconds;
   so.simulation = options_.simulation;
   d.choice = choose_strategy(graph, loads, elements, so);
   Strategy action = d.choice->choice;
@@ -220,10 +226,8 @@ void Pipeline::decided(Decision& d, double t0) {
 
 bool Pipeline::profitable(Decision& d, double received_bytes) {
   ProfitabilityOptions po;
-  po.steps_ahead = options_.steps_ahead;
+  po.cost = cost(d.decision_seconds);
   po.expected_improvement = options_.expected_improvement;
-  po.comm = comm_model_;
-  po.decision_seconds = options_.decision_seconds.value_or(d.decision_seconds);
   // Phases that synchronise wait for each phase's slowest rank: the step
   // takes Σ_p T_max,p >= the slowest total, and that is what a plan saves.
   const TriggerCheck& t = d.phase_check ? *d.phase_check : d.check;

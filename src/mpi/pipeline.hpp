@@ -87,6 +87,9 @@ class Pipeline {
 
  private:
   void calibrate();
+  /// The horizon, the comm model in use and the decision cost: given, or
+  /// `measured_decision_seconds`.
+  RebalanceCostOptions cost(double measured_decision_seconds) const;
 
   BalancerOptions options_;
   LoadMonitor monitor_;

@@ -157,10 +157,10 @@ TEST(BlockBalancer, ChoiceIsPearcesPredictionOnTheSameNumbers) {
   const auto d = BlockDistribution::uniform(N, P);
   for (int k = 0; k < P; ++k) counts[k] = static_cast<double>(d.count(k));
   isocost::StrategyOptions so;
-  so.global_decision_seconds = 0.5;
+  so.cost.decision_seconds = 0.5;
   so.diffusion_decision_seconds = 0.5;
-  so.steps = o.pipeline.steps_ahead;
-  so.comm = *o.pipeline.comm;
+  so.cost.steps_ahead = o.pipeline.steps_ahead;
+  so.cost.comm = *o.pipeline.comm;
   so.element_bytes = sizeof(double);
   const auto expect = isocost::choose_strategy(isocost::mesh_graph({P}, false), loads, counts, so);
   EXPECT_EQ(e->choice->choice, expect.choice);

@@ -52,18 +52,12 @@ struct BlockBalancerOptions {
   BalancerOptions pipeline;
   /// The ranks' relative speeds (work per second); empty: all equal.
   std::optional<Speeds> speeds;
-  /// The global plan from per-rank loads (rebalance_global()).
+  /// The global plan from per-rank loads (rebalance_global()), with the
+  /// history of earlier rounds it merges: global.history rounds are kept
+  /// (4 by default; 0 keeps none), global.history_tolerance drops drifted
+  /// ones. Stale points mislead a load that moves: use `predict` there,
+  /// which plans without the history.
   GlobalRebalanceOptions global;
-  /// Rounds of earlier measurements merged into the global plan's
-  /// cumulative cost, >= 0 (the rebalance_global() history). With one load
-  /// per rank a round knows P + 1 points of the cost's shape, so a plan from
-  /// the last round alone can cycle on a static narrow peak (max/avg 1.64 ->
-  /// 1.78 -> 1.72 -> 1.57 -> 1.70 on 2 ranks); merging the earlier rounds'
-  /// points, where they still agree (global.history_tolerance), converges
-  /// (1.64 -> 1.78 -> 1.57 -> 1.35 -> 1.24 -> 1.006; tests/core/pipeline/
-  /// test_rebalance_convergence.cpp). Stale points mislead a load that moves:
-  /// use `predict` there, which ignores the history.
-  int history = 4;
   /// Plans for a moving load (Eijkhout §4): > 0 forecasts each cut by the
   /// linear trend through the plans of this many recent checks, each made
   /// from its own window's loads alone, to the middle of the coming check
@@ -100,7 +94,6 @@ struct BlockBalancerOptions {
     v("pipeline", self.pipeline);
     v("speeds", self.speeds, above(0));
     v("global", self.global);
-    v("history", self.history, at_least(0));
     v("predict", self.predict, at_least(0));
     v("balance_phases", self.balance_phases);
     v("phases", self.phases);
@@ -117,7 +110,7 @@ struct BlockBalancerOptions {
 struct BlockPlan : Decision {
   BlockDistribution from;    ///< the distribution the plan was made on
   BlockDistribution to;      ///< the new one (== from when nothing moves)
-  BlockRebalance rebalance;  ///< the computed plan (method "" when none was)
+  BlockRebalance rebalance;  ///< the computed plan (method none when none was)
   bool used_costs = false;   ///< per-element costs (set_costs()) shaped the plan
 
   /// The plan's root finds and diffusion converged (true with no plan).
@@ -259,7 +252,7 @@ class BlockBalancer final : public LayoutBalancer<BlockPlan, BlockEvent, BlockBa
   void forecast(BlockPlan& plan);
 
   BlockDistribution distribution_;
-  std::vector<BlockRound> history_;   // the last options_.history rounds, oldest first
+  std::vector<BlockRound> history_;   // the last options_.global.history rounds, oldest first
   std::vector<PlannedCuts> planned_;  // the last options_.predict plans, oldest first
 };
 

@@ -49,7 +49,9 @@ struct GridBalancerOptions {
   BalancerOptions pipeline;
   /// The ranks' relative speeds (work per second); empty: all equal.
   std::optional<Speeds> speeds;
-  /// The global plan from per-rank loads (rebalance_grid_global()).
+  /// The global plan from per-rank loads (rebalance_grid_global()), with the
+  /// history of earlier rounds that refines it: global.history rounds are
+  /// kept (4 by default; 0 keeps none). Not used with `predict`.
   GridGlobalRebalanceOptions global;
   /// The global plan from per-cell costs (rebalance_grid_weights()).
   GridWeightsRebalanceOptions weights;
@@ -62,10 +64,6 @@ struct GridBalancerOptions {
   /// 0 or 1: off. While the forecast moves the data, every check plans, even
   /// below the trigger (the window lags a moving load).
   int predict = 0;
-  /// Rounds of earlier measurements that refine the global plan's per-cell
-  /// estimate, >= 0 (rebalance_grid_global()'s history; see
-  /// BlockBalancerOptions::history). Not used with `predict`.
-  int history = 4;
 
   /// The field list (options.hpp): validation, JSON and the agreement hash.
   template <class Self, class V>
@@ -76,7 +74,6 @@ struct GridBalancerOptions {
     v("weights", self.weights);
     v("diffusive", self.diffusive);
     v("predict", self.predict, at_least(0));
-    v("history", self.history, at_least(0));
   }
   bool is_valid(std::string* why) const { return check_fields(*this, why); }
   /// Throws Error("grid balancer options: …") unless is_valid().
@@ -89,7 +86,7 @@ struct GridPlan : Decision {
   BoxDistribution from;         ///< the boxes the plan was made on
   BoxDistribution to;           ///< the new ones (== from when nothing moves)
   Decomposition decomposition;  ///< the new decomposition (the current one when nothing moves)
-  GridRebalance rebalance;      ///< the computed plan (method "" when none was)
+  GridRebalance rebalance;      ///< the computed plan (method none when none was)
   bool used_costs = false;      ///< per-cell costs (set_costs()) shaped the plan
 
   /// The plan's root finds and diffusion converged (true with no plan).
@@ -197,7 +194,7 @@ class GridBalancer final : public LayoutBalancer<GridPlan, GridEvent, GridBalanc
   Decomposition decomposition_;
   BoxDistribution boxes_;
   std::vector<PlannedParts> planned_;  // the last options_.predict plans, oldest first
-  std::vector<GridRound> history_;     // the last options_.history rounds, oldest first
+  std::vector<GridRound> history_;     // the last options_.global.history rounds, oldest first
 };
 
 }  // namespace isocost::mpi

@@ -14,17 +14,35 @@
 #include "isocost/error.hpp"
 #include "isocost/metrics.hpp"
 #include "pipeline/cumulative_points.hpp"
+#include "pipeline/newest.hpp"
 #include "pipeline/phase_weightings.hpp"
 
 namespace isocost {
 
 using detail::exact;
 
+std::string_view to_string(PlanMethod method) {
+  switch (method) {
+    case PlanMethod::none:
+      return "none";
+    case PlanMethod::global:
+      return "global";
+    case PlanMethod::phases:
+      return "phases";
+    case PlanMethod::weights:
+      return "weights";
+    case PlanMethod::diffusion:
+      return "diffusion";
+  }
+  return "?";
+}
+
 std::string BlockRebalance::brief_report() const {
   std::ostringstream out;
-  out << method << ": " << offsets.size() - 1 << " ranks, imbalance " << exact(measured_imbalance)
-      << " measured -> " << exact(predicted_imbalance) << " predicted; " << elements_moved
-      << " elements change owner (at most " << max_elements_received << " into one rank)"
+  out << to_string(method) << ": " << offsets.size() - 1 << " ranks, imbalance "
+      << exact(measured_imbalance) << " measured -> " << exact(predicted_imbalance)
+      << " predicted; " << elements_moved << " elements change owner (at most "
+      << max_elements_received << " into one rank)"
       << (history_used > 0 ? "; " + std::to_string(history_used) + " earlier rounds merged" : "")
       << (history_dropped > 0 ? "; " + std::to_string(history_dropped) + " drifted rounds left out"
                               : "")
@@ -77,14 +95,14 @@ void check_speeds(const Speeds& speeds, std::size_t P) {
 // and fills the result's distribution and predictions.
 BlockRebalance cut_model(const CostModel& model, const Speeds& speeds,
                          std::span<const std::int64_t> offsets, const CutOptions& cut,
-                         std::string method) {
+                         PlanMethod method) {
   PartitionOptions po;
   po.cut = cut;
   po.integer = true;
   po.initial_cuts.assign(offsets.begin(), offsets.end());
   const Partition p = partition(model, speeds, po);
   BlockRebalance out;
-  out.method = std::move(method);
+  out.method = method;
   out.offsets.resize(offsets.size());
   for (std::size_t k = 0; k < offsets.size(); ++k)
     out.offsets[k] = static_cast<std::int64_t>(std::llround(p.cuts[k]));
@@ -129,7 +147,7 @@ BlockRebalance rebalance_global(std::span<const std::int64_t> offsets,
   const double measured = imbalance(loads);
   if (offsets.back() == 0 || P == 1) {  // nothing to cut
     BlockRebalance out;
-    out.method = "global";
+    out.method = PlanMethod::global;
     out.offsets.assign(offsets.begin(), offsets.end());
     out.predicted_time.assign(loads.begin(), loads.end());
     out.predicted_imbalance = out.measured_imbalance = measured;
@@ -161,10 +179,11 @@ BlockRebalance rebalance_global(std::span<const std::int64_t> offsets,
           throw Error("rebalance: history round " + std::to_string(k) + " has a load " + exact(v) +
                       ", expected finite numbers >= 0");
     }
-    model = cumulative_model(offsets, loads, speeds, options.interpolation, history,
-                             options.history_tolerance, &used);
+    model = cumulative_model(offsets, loads, speeds, options.interpolation,
+                             pipeline::newest(history, options.history), options.history_tolerance,
+                             &used);
   }
-  BlockRebalance out = cut_model(*model, speeds, offsets, options.cut, "global");
+  BlockRebalance out = cut_model(*model, speeds, offsets, options.cut, PlanMethod::global);
   out.measured_imbalance = measured;
   out.history_used = used.rounds_used;
   out.history_dropped = used.rounds_dropped;
@@ -216,7 +235,7 @@ BlockRebalance rebalance_phases(std::span<const std::int64_t> offsets,
       for (std::size_t p = 0; p < F; ++p) mixed[r] += w[p] * loads[p][r];
     if (!(std::accumulate(mixed.begin(), mixed.end(), 0.0) > 0)) continue;
     BlockRebalance c = rebalance_global(offsets, mixed, speeds, global);
-    c.method = "phases";
+    c.method = PlanMethod::phases;
     c.phase_weights = w;
     c.measured_imbalance = imbalance(total);
     c.measured_synchronised = measured_sync;
@@ -271,7 +290,7 @@ BlockRebalance rebalance_weights(std::span<const std::int64_t> offsets,
     for (std::size_t k = 0; k < element_loads.size(); ++k)
       prefix[k + 1] = prefix[k] + element_loads[k];
     const std::int64_t min_cells = offsets.back() >= static_cast<std::int64_t>(P) ? 1 : 0;
-    out.method = "weights";
+    out.method = PlanMethod::weights;
     out.offsets = bottleneck_cuts(prefix, capacity, min_cells);
     out.predicted_time.resize(P);
     for (std::size_t r = 0; r < P; ++r)
@@ -282,7 +301,7 @@ BlockRebalance rebalance_weights(std::span<const std::int64_t> offsets,
     std::tie(out.elements_moved, out.max_elements_received) =
         block_elements_moved(offsets, out.offsets);
   } else {
-    out = cut_model(model, speeds, offsets, CutOptions{}, "weights");
+    out = cut_model(model, speeds, offsets, CutOptions{}, PlanMethod::weights);
   }
   out.measured_imbalance = imbalance(now);
   return out;
@@ -297,7 +316,7 @@ BlockRebalance rebalance_diffusive(std::span<const std::int64_t> offsets,
   const std::size_t P = offsets.size() - 1;
   const double total = check_loads(loads, "rebalance", P);
   BlockRebalance out;
-  out.method = "diffusion";
+  out.method = PlanMethod::diffusion;
   out.measured_imbalance = imbalance(loads);
   const std::int64_t N = offsets.back();
   if (N == 0 || P == 1) {

@@ -4,6 +4,7 @@
 #include "isocost/rebalance_grid.hpp"
 
 #include "pipeline/grid_history.hpp"
+#include "pipeline/newest.hpp"
 
 #include <algorithm>
 #include <array>
@@ -205,9 +206,9 @@ void set_geometry(Part& p, const Density& d) {
 
 std::string GridRebalance::brief_report() const {
   std::ostringstream out;
-  out << method << ": " << decomposition.ranks() << " ranks (" << decomposition.process_grid.name()
-      << "), imbalance " << exact(measured_imbalance) << " measured -> "
-      << exact(predicted_imbalance) << " predicted; " << elements_moved
+  out << to_string(method) << ": " << decomposition.ranks() << " ranks ("
+      << decomposition.process_grid.name() << "), imbalance " << exact(measured_imbalance)
+      << " measured -> " << exact(predicted_imbalance) << " predicted; " << elements_moved
       << " cells change owner (at most " << max_elements_received << " into one rank)"
       << (history_used > 0 ? "; " + std::to_string(history_used) + " earlier rounds fitted" : "")
       << (history_dropped > 0 ? "; " + std::to_string(history_dropped) + " drifted rounds left out"
@@ -279,10 +280,10 @@ namespace {
 // lighter.
 GridRebalance plan_on(const GridShape& shape, const Decomposition& current, const Density& density,
                       const std::vector<double>& now, const Speeds& speeds,
-                      const DecomposeOptions& options, std::string method) {
+                      const DecomposeOptions& options, PlanMethod method) {
   const std::size_t P = current.parts.size();
   GridRebalance out;
-  out.method = std::move(method);
+  out.method = method;
   out.decomposition = decompose(density, current.process_grid, speeds, options);
   const double now_max = *std::max_element(now.begin(), now.end());
   if (out.decomposition.max_time < now_max * (1 - 1e-12)) {
@@ -343,9 +344,11 @@ GridRebalance rebalance_grid_global(const GridShape& shape, const Decomposition&
     check_loads(history[k].loads, "rebalance_grid: history round " + std::to_string(k), P, "part");
   }
   const pipeline::GridHistoryUse use = pipeline::refine_with_history(
-      shape, current, loads, speeds, history, options.history_tolerance, t.owner);
+      shape, current, loads, speeds, pipeline::newest(history, options.history),
+      options.history_tolerance, t.owner);
   const Density density = grid_density(std::move(t.owner), shape, t.box);
-  GridRebalance out = plan_on(shape, current, density, now, speeds, options.decompose, "global");
+  GridRebalance out =
+      plan_on(shape, current, density, now, speeds, options.decompose, PlanMethod::global);
   out.measured_imbalance = imbalance(loads);
   out.history_used = use.rounds_used;
   out.history_dropped = use.rounds_dropped;
@@ -367,7 +370,8 @@ GridRebalance rebalance_grid_weights(const GridShape& shape, const Decomposition
   for (std::size_t r = 0; r < P; ++r) now[r] /= speeds.speed(static_cast<int>(r));
   const Density density =
       grid_density(std::vector<double>(cell_costs.begin(), cell_costs.end()), shape, t.box);
-  GridRebalance out = plan_on(shape, current, density, now, speeds, options.decompose, "weights");
+  GridRebalance out =
+      plan_on(shape, current, density, now, speeds, options.decompose, PlanMethod::weights);
   out.measured_imbalance = imbalance(now);
   return out;
 }
@@ -402,7 +406,7 @@ GridRebalance rebalance_grid_diffusive(const GridShape& shape, const Decompositi
   for (std::size_t c = 0; c < t.owner.size(); ++c) t.owner[c] = w(c);
   const Density density = grid_density(std::move(t.owner), shape, t.box);
   GridRebalance out;
-  out.method = "diffusion";
+  out.method = PlanMethod::diffusion;
   out.measured_imbalance = imbalance(loads);
   out.decomposition = shift_jagged(density, current, loads, options.diffusion, options.shift);
   Decomposition& d = out.decomposition;

@@ -141,7 +141,7 @@ Profitability assess_profitability(double t_avg, double t_max, double bytes_to_m
     check_number(measured_costs[i], "profitability: measured cost " + std::to_string(i));
   Profitability p;
   // Watts §2.2.2: the time saved if the rebalance removes the imbalance.
-  p.saving = (t_max - t_avg) * o.steps_ahead * o.expected_improvement;
+  p.saving = (t_max - t_avg) * o.cost.steps_ahead * o.expected_improvement;
   if (!measured_costs.empty()) {
     double sum = 0;
     for (double c : measured_costs) sum += c;
@@ -150,8 +150,8 @@ Profitability assess_profitability(double t_avg, double t_max, double bytes_to_m
     p.cost = sum / static_cast<double>(measured_costs.size());
   } else {
     p.source = CostSource::modelled;
-    p.data_seconds = o.comm.seconds(bytes_to_move);  // Pearce eq. (6)
-    p.decision_seconds = o.decision_seconds;
+    p.data_seconds = o.cost.comm.seconds(bytes_to_move);  // Pearce eq. (6)
+    p.decision_seconds = o.cost.decision_seconds;
     p.cost = p.decision_seconds + p.data_seconds;  // Pearce eq. (5)
   }
   p.profitable = p.saving > p.cost;
@@ -207,11 +207,11 @@ StrategyChoice choose_strategy(const ProcessGraph& graph, std::span<const double
   const LoadStats stats = load_stats(loads);  // validates the loads
 
   StrategyChoice c;
-  c.steps = o.steps;
+  c.steps_ahead = o.cost.steps_ahead;
   c.l_max = stats.max;
   c.l_avg = stats.mean;
   c.elements_max = elements[stats.argmax];
-  const double steps = o.steps;
+  const double steps = o.cost.steps_ahead;
 
   // Pearce eq. (11): nothing changes, every step takes L_max.
   c.time_none = steps * c.l_max;
@@ -219,20 +219,21 @@ StrategyChoice choose_strategy(const ProcessGraph& graph, std::span<const double
   // Pearce eq. (7), corrected (see StrategyChoice): the heaviest rank sheds
   // L_max − L_ave of load at L_max/Elements_max per element.
   c.global_elements_moved = c.elements_max * (c.l_max - c.l_avg) / c.l_max;
-  c.global_data_seconds = o.comm.seconds(c.global_elements_moved * o.element_bytes);  // eq. (6)
-  c.global_cost = o.global_decision_seconds + c.global_data_seconds;                  // eq. (5)
-  c.time_global = c.global_cost + steps * c.l_avg;                                    // eq. (9)
+  c.global_data_seconds =
+      o.cost.comm.seconds(c.global_elements_moved * o.element_bytes);  // eq. (6)
+  c.global_cost = o.cost.decision_seconds + c.global_data_seconds;     // eq. (5)
+  c.time_global = c.global_cost + steps * c.l_avg;                     // eq. (9)
 
   // Pearce eq. (10) with Alg. 2's per-step L_max and elements moved.
   SimulationOptions so = o.simulation;
-  so.max_steps = std::min(so.max_steps, o.steps);
+  so.max_steps = std::min(so.max_steps, o.cost.steps_ahead);
   c.simulation = simulate_diffusion(graph, loads, elements, so);
   c.diffusion_converged = c.simulation.converged();
   c.diffusion_steps = static_cast<int>(c.simulation.steps.size());
   double t = 0;
   for (const auto& s : c.simulation.steps) {
     const double cost = o.diffusion_decision_seconds +
-                        o.comm.seconds(s.max_elements_moved * o.element_bytes);  // eqs (5)–(6)
+                        o.cost.comm.seconds(s.max_elements_moved * o.element_bytes);  // eqs (5)–(6)
     c.diffusion_cost += cost;
     t += cost + s.max_load;
   }
@@ -258,7 +259,7 @@ StrategyChoice choose_strategy(const ProcessGraph& graph, std::span<const double
 
 std::string StrategyChoice::brief_report() const {
   std::ostringstream out;
-  out << "strategy: " << to_string(choice) << " over " << steps << " steps; predicted none "
+  out << "strategy: " << to_string(choice) << " over " << steps_ahead << " steps; predicted none "
       << exact(time_none) << " s, global " << exact(time_global) << " s (cost "
       << exact(global_cost) << " s, " << exact(global_elements_moved)
       << " elements moved), diffusion " << exact(time_diffusion) << " s (cost "
@@ -273,7 +274,7 @@ std::string StrategyChoice::brief_report() const {
 std::string StrategyChoice::to_json() const {
   nlohmann::json j;
   j["choice"] = std::string(to_string(choice));
-  j["steps"] = steps;
+  j["steps_ahead"] = steps_ahead;
   j["time_none"] = time_none;
   j["time_global"] = time_global;
   j["time_diffusion"] = time_diffusion;

@@ -40,6 +40,7 @@ TEST(OptionsMembers, EveryMemberOfACoreOptionsStructIsListed) {
   ISOCOST_EXPECT_ALL_LISTED(GridWeightsRebalanceOptions);
   ISOCOST_EXPECT_ALL_LISTED(ShiftOptions);
   ISOCOST_EXPECT_ALL_LISTED(CommFitOptions);
+  ISOCOST_EXPECT_ALL_LISTED(RebalanceCostOptions);
   ISOCOST_EXPECT_ALL_LISTED(ProfitabilityOptions);
   ISOCOST_EXPECT_ALL_LISTED(StrategyOptions);
   ISOCOST_EXPECT_ALL_LISTED(TaskSelectionOptions);

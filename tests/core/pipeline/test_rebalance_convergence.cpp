@@ -141,4 +141,30 @@ TEST(RebalanceConvergence, DriftedRoundsAreLeftOut) {
   EXPECT_EQ(isocost::rebalance_global(o, now, Speeds::uniform(2), strict, stale).history_used, 1);
 }
 
+TEST(RebalanceConvergence, AtMostHistoryNewestRoundsAreMerged) {
+  // Three consistent rounds (t(70) = 9.4 as above, on other cuts); the
+  // options' history count is how many of the newest are merged.
+  const Offsets o{0, 50, 100};
+  const std::vector<double> now{9, 1};
+  const std::vector<BlockRound> rounds{
+      {{0, 60, 100}, {9.2, 0.8}}, {{0, 70, 100}, {9.4, 0.6}}, {{0, 80, 100}, {9.6, 0.4}}};
+  GlobalRebalanceOptions options;
+  EXPECT_EQ(options.history, 4);
+  EXPECT_EQ(isocost::rebalance_global(o, now, Speeds::uniform(2), options, rounds).history_used, 3);
+  options.history = 2;
+  const auto two = isocost::rebalance_global(o, now, Speeds::uniform(2), options, rounds);
+  EXPECT_EQ(two.history_used, 2);
+  // The two newest, not the two oldest: the same plan as given only those.
+  const std::vector<BlockRound> newest(rounds.begin() + 1, rounds.end());
+  EXPECT_EQ(two.offsets,
+            isocost::rebalance_global(o, now, Speeds::uniform(2), options, newest).offsets);
+  options.history = 0;
+  const auto none = isocost::rebalance_global(o, now, Speeds::uniform(2), options, rounds);
+  EXPECT_EQ(none.history_used, 0);
+  EXPECT_EQ(none.offsets, isocost::rebalance_global(o, now, Speeds::uniform(2)).offsets);
+  options.history = -1;
+  EXPECT_THROW(isocost::rebalance_global(o, now, Speeds::uniform(2), options, rounds),
+               isocost::Error);
+}
+
 }  // namespace

@@ -168,6 +168,17 @@ TEST(RebalanceGridConvergence, DriftedRoundsAreLeftOut) {
   const std::vector<GridRound> fresh{{d, now}};
   EXPECT_EQ(
       isocost::rebalance_grid_global(shape, d, now, Speeds::uniform(2), {}, fresh).history_used, 1);
+  // The options' history count is how many of the newest rounds are used.
+  const std::vector<GridRound> three{{d, now}, {d, now}, {d, now}};
+  isocost::GridGlobalRebalanceOptions options;
+  options.history = 2;
+  EXPECT_EQ(isocost::rebalance_grid_global(shape, d, now, Speeds::uniform(2), options, three)
+                .history_used,
+            2);
+  options.history = 0;
+  EXPECT_EQ(isocost::rebalance_grid_global(shape, d, now, Speeds::uniform(2), options, three)
+                .history_used,
+            0);
 }
 
 TEST(RebalanceGridConvergence, HistoryRoundsMustTileTheGrid) {

@@ -89,7 +89,7 @@ TEST(CommModel, BadSamples) {
 
 TEST(Profitability, MeasuredCostsDecide) {
   isocost::ProfitabilityOptions o;
-  o.steps_ahead = 10;
+  o.cost.steps_ahead = 10;
   // saving = (1.5 − 1)·10 = 5 s.
   const std::vector<double> dear{4, 8};  // mean 6 > 5: refused
   auto p = isocost::assess_profitability(1.0, 1.5, 0, dear, o);
@@ -107,9 +107,9 @@ TEST(Profitability, MeasuredCostsDecide) {
 
 TEST(Profitability, ModelledCostBeforeTheFirstRebalance) {
   isocost::ProfitabilityOptions o;
-  o.steps_ahead = 10;
-  o.comm = {0.5, 1.0 / 1024};  // 0.5 s + 1/1024 s per byte
-  o.decision_seconds = 1.5;
+  o.cost.steps_ahead = 10;
+  o.cost.comm = {0.5, 1.0 / 1024};  // 0.5 s + 1/1024 s per byte
+  o.cost.decision_seconds = 1.5;
   // 2048 bytes: 0.5 + 2 + 1.5 = 4 < 5.
   auto p = isocost::assess_profitability(1.0, 1.5, 2048, {}, o);
   EXPECT_EQ(p.source, isocost::CostSource::modelled);
@@ -131,14 +131,14 @@ TEST(Profitability, ModelledCostBeforeTheFirstRebalance) {
 
 TEST(Profitability, BadInput) {
   isocost::ProfitabilityOptions o;
-  o.steps_ahead = 0;
+  o.cost.steps_ahead = 0;
   expect_error([&] { isocost::assess_profitability(1, 2, 0, {}, o); }, {"steps_ahead", "got 0"});
   expect_error([] { isocost::assess_profitability(2, 1, 0, {}, {}); }, {"t_avg = 2", "t_max = 1"});
   const std::vector<double> bad{1, std::numeric_limits<double>::quiet_NaN()};
   expect_error([&] { isocost::assess_profitability(1, 2, 0, bad, {}); },
                {"measured cost 1", "nan"});
   o = {};
-  o.comm.per_byte = -1;
+  o.cost.comm.per_byte = -1;
   expect_error([&] { isocost::assess_profitability(1, 2, 0, {}, o); }, {"comm.per_byte", "-1"});
 }
 
@@ -163,9 +163,9 @@ TEST(Profitability, BadInput) {
 //                = 4·(D_d + α) + 22.77734375.
 StrategyOptions two_rank_options() {
   StrategyOptions o;
-  o.steps = 10;
+  o.cost.steps_ahead = 10;
   o.element_bytes = 4;
-  o.comm = {0, 1.0 / 256};
+  o.cost.comm = {0, 1.0 / 256};
   o.simulation.gamma = 0.5;
   o.simulation.threshold = 0.05;
   return o;
@@ -198,7 +198,7 @@ TEST(Strategy, HandComputedPredictionGlobalWins) {
 
 TEST(Strategy, HandComputedPredictionDiffusionWins) {
   auto o = two_rank_options();
-  o.global_decision_seconds = 5;       // global: 26.5625
+  o.cost.decision_seconds = 5;         // global: 26.5625
   o.diffusion_decision_seconds = 0.1;  // diffusion: 0.4 + 22.77734375
   const auto c = choose(o);
   EXPECT_EQ(c.time_none, 30.0);
@@ -210,9 +210,9 @@ TEST(Strategy, HandComputedPredictionDiffusionWins) {
 
 TEST(Strategy, HandComputedPredictionNoneWins) {
   auto o = two_rank_options();
-  o.comm.latency = 2;              // every message costs 2 s
-  o.global_decision_seconds = 20;  // global: 20 + 2 + 1.5625 + 20 = 43.5625
-  const auto c = choose(o);        // diffusion: 4·2 + 22.77734375 = 30.77734375
+  o.cost.comm.latency = 2;       // every message costs 2 s
+  o.cost.decision_seconds = 20;  // global: 20 + 2 + 1.5625 + 20 = 43.5625
+  const auto c = choose(o);      // diffusion: 4·2 + 22.77734375 = 30.77734375
   EXPECT_EQ(c.time_none, 30.0);
   EXPECT_EQ(c.time_global, 43.5625);
   EXPECT_EQ(c.time_diffusion, 30.77734375);
@@ -228,9 +228,9 @@ TEST(Strategy, SimulationBudgetShorterThanTheHorizon) {
   EXPECT_TRUE(c.diffusion_truncated);
   // 0.78125 + 0.390625 + 2.5 + 2.25 + 8·2.25
   EXPECT_EQ(c.time_diffusion, 23.921875);
-  // A horizon shorter than convergence: only `steps` steps are simulated.
+  // A horizon shorter than convergence: only steps_ahead steps are simulated.
   o = two_rank_options();
-  o.steps = 2;
+  o.cost.steps_ahead = 2;
   const auto d = choose(o);
   EXPECT_EQ(d.diffusion_steps, 2);
   EXPECT_FALSE(d.diffusion_truncated);
@@ -242,7 +242,7 @@ TEST(Strategy, AlreadyBalancedChoosesNone) {
   // Within the threshold the simulator takes no step, so diffusion changes
   // nothing and ties with none; global costs α = 1 for a 0.5 s gain.
   auto o = two_rank_options();
-  o.comm.latency = 1;
+  o.cost.comm.latency = 1;
   const auto c = isocost::choose_strategy(isocost::edge_graph(2, {{0, 1}}),
                                           std::vector<double>{2.05, 1.95}, kElements, o);
   EXPECT_EQ(c.diffusion_steps, 0);
@@ -270,11 +270,11 @@ TEST(Strategy, EquationTenFromTheSimulationOnAMesh) {
   std::vector<double> loads(16, 1.0), elements(16, 100.0);
   loads[5] = 5;  // a hot spot
   StrategyOptions o;
-  o.steps = 200;
+  o.cost.steps_ahead = 200;
   o.element_bytes = 8;
-  o.comm = {1e-3, 1e-6};
+  o.cost.comm = {1e-3, 1e-6};
   o.diffusion_decision_seconds = 2e-3;
-  o.global_decision_seconds = 0.5;
+  o.cost.decision_seconds = 0.5;
   const auto c = isocost::choose_strategy(g, loads, elements, o);
   ASSERT_TRUE(c.diffusion_converged);
   ASSERT_GT(c.diffusion_steps, 1);
@@ -308,7 +308,7 @@ TEST(Strategy, ReportAndJson) {
 TEST(Strategy, BadInput) {
   const auto g = isocost::edge_graph(2, {{0, 1}});
   auto o = two_rank_options();
-  o.steps = 0;
+  o.cost.steps_ahead = 0;
   expect_error([&] { isocost::choose_strategy(g, kLoads, kElements, o); }, {"steps", "got 0"});
   o = two_rank_options();
   o.simulation.gamma = 0;
