@@ -449,8 +449,8 @@ DensityFitResult fit_density(const std::vector<BoxSample>& samples,
                                   (separable ? "Bernstein degree " + std::to_string(n) + " per axis"
                                              : "total degree " + std::to_string(n)) +
                                   ") on " + box_text(domain);
-  return {Density(std::make_shared<FittedDensityImpl>(fitted, description), domain),
-          std::move(out)};
+  return {Density(std::make_shared<FittedDensityImpl>(fitted, description), domain), std::move(out),
+          options};
 }
 
 }  // namespace isocost

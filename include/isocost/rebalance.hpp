@@ -28,6 +28,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "isocost/cost_model.hpp"
@@ -144,8 +145,9 @@ struct DiffusiveRebalanceOptions {
   void validate() const { validate_options(*this, "rebalance"); }
 };
 
-/// Which plan a rebalance computed (BlockRebalance, GridRebalance; none: no
-/// plan was computed, as in a balancer's event without one).
+/// Which plan a rebalance computed (BlockRebalance::method(),
+/// GridRebalance::method(); none: no plan was computed, as in a balancer's
+/// event without one).
 enum class PlanMethod {
   none,
   global,     ///< from per-rank loads (rebalance_global(), rebalance_grid_global())
@@ -156,13 +158,22 @@ enum class PlanMethod {
 /// "none", "global", "phases", "weights", "diffusion" ("?" for other values).
 std::string_view to_string(PlanMethod method);
 
+/// The settings a BlockRebalance was computed with (result.hpp's `options`):
+/// those of the function that made it, or std::monostate when none did. The
+/// alternatives are in PlanMethod's order.
+using BlockRebalanceOptions =
+    std::variant<std::monostate, GlobalRebalanceOptions, PhaseRebalanceOptions,
+                 WeightsRebalanceOptions, DiffusiveRebalanceOptions>;
+
 /// A new distribution and what moving to it costs.
 struct BlockRebalance {
-  PlanMethod method = PlanMethod::none;  ///< global, phases, weights or diffusion
-  std::vector<std::int64_t> offsets;     ///< P + 1 new offsets
-  std::vector<double> predicted_time;    ///< per rank: model cost of the new range / speed
-  double predicted_imbalance = 0;        ///< max/avg − 1 of predicted_time
-  double measured_imbalance = 0;         ///< max/avg − 1 of the input loads (per speed)
+  BlockRebalanceOptions options;  ///< the settings given; method() says whose
+  /// global, phases, weights or diffusion (none: no plan).
+  PlanMethod method() const noexcept { return static_cast<PlanMethod>(options.index()); }
+  std::vector<std::int64_t> offsets;   ///< P + 1 new offsets
+  std::vector<double> predicted_time;  ///< per rank: model cost of the new range / speed
+  double predicted_imbalance = 0;      ///< max/avg − 1 of predicted_time
+  double measured_imbalance = 0;       ///< max/avg − 1 of the input loads (per speed)
   /// Elements whose owner changes, Σ_r (count_r − |old_r ∩ new_r|): the least
   /// any migration between the two distributions must move.
   std::int64_t elements_moved = 0;

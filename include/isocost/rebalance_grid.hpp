@@ -88,9 +88,17 @@ struct GridWeightsRebalanceOptions {
 /// plan's (rebalance.hpp), applied at each level; min_width in box units.
 using GridDiffusiveRebalanceOptions = DiffusiveRebalanceOptions;
 
+/// The settings a GridRebalance was computed with (result.hpp's `options`):
+/// those of the function that made it, or std::monostate when none did.
+using GridRebalanceOptions =
+    std::variant<std::monostate, GridGlobalRebalanceOptions, GridWeightsRebalanceOptions,
+                 GridDiffusiveRebalanceOptions>;
+
 /// A new decomposition of a grid of cells and what moving to it costs.
 struct GridRebalance {
-  PlanMethod method = PlanMethod::none;  ///< global, weights or diffusion
+  GridRebalanceOptions options;  ///< the settings given; method() says whose
+  /// global, weights or diffusion (none: no plan).
+  PlanMethod method() const noexcept;
   /// The new parts, rank order, with cell ranges [cell_lo, cell_hi). Part
   /// cost is the estimated cost of the part, time its predicted time.
   Decomposition decomposition;

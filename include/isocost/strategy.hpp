@@ -95,6 +95,7 @@ struct CommFit {
   std::size_t samples = 0, distinct_sizes = 0;
   double rms_residual = 0;           ///< seconds, of `model`
   double max_relative_residual = 0;  ///< max |ŷ − y|/y over samples with y > 0
+  CommFitOptions options;            ///< the options given
 
   std::string brief_report() const;
 };

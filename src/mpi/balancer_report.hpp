@@ -28,8 +28,8 @@ template <class Plan>
 std::string plan_brief(const Plan& plan, const char* units) {
   std::string s = plan.Decision::brief_report();
   const auto& r = plan.rebalance;
-  if (r.method != isocost::PlanMethod::none)
-    s += "; plan " + std::string(to_string(r.method)) + ": imbalance " +
+  if (r.method() != isocost::PlanMethod::none)
+    s += "; plan " + std::string(to_string(r.method())) + ": imbalance " +
          isocost::detail::exact(r.measured_imbalance) + " -> " +
          isocost::detail::exact(r.predicted_imbalance) + ", " + std::to_string(r.elements_moved) +
          " " + units + " move" + (r.converged() ? "" : " (NOT converged)");
@@ -40,7 +40,7 @@ std::string plan_brief(const Plan& plan, const char* units) {
 template <class Plan>
 std::string plan_lines(const Plan& plan, const char* unit) {
   std::string s = decision_lines(plan);
-  if (plan.rebalance.method != isocost::PlanMethod::none)
+  if (plan.rebalance.method() != isocost::PlanMethod::none)
     s += "  plan: " + plan.rebalance.brief_report() +
          (plan.used_costs ? std::string(" (per-") + unit + " costs)" : std::string()) + "\n";
   return s;
@@ -52,8 +52,8 @@ template <class Event>
 std::string event_json(const Event& e, const nlohmann::ordered_json& layout = {}) {
   nlohmann::ordered_json j = decision_json(e);
   const auto& r = e.rebalance;
-  if (r.method != isocost::PlanMethod::none) {
-    nlohmann::ordered_json plan = {{"method", to_string(r.method)}, {"costs", e.used_costs}};
+  if (r.method() != isocost::PlanMethod::none) {
+    nlohmann::ordered_json plan = {{"method", to_string(r.method())}, {"costs", e.used_costs}};
     for (const auto& [key, value] : layout.items()) plan[key] = value;
     plan["elements_moved"] = r.elements_moved;
     plan["max_elements_received"] = r.max_elements_received;

@@ -106,6 +106,7 @@ TEST(FitDensity, SeparableExactProduct) {
   DensityFitOptions o;
   o.degree = 2;
   const auto f = fit_density(cells(truth_mass, kBox, {8, 6, 1}, 0), o);
+  EXPECT_EQ(f.options.degree, 2);  // the options given come back
   for (const Box& b : kProbes) expect_rel(f.density.mass(b), truth_mass(b), 1e-8);
   EXPECT_LT(f.summary.rmse, 1e-8);
   // Cross-section along y at y: ∫_0^4 (1 + x) dx · (2 + y²) = 12·(2 + y²).

@@ -50,7 +50,7 @@ TEST(BlockBalancer, PhaseSynchronisedPlans) {
     if (e.checked && e.check.fired) fired = e;
   }
   ASSERT_EQ(fired.action, Strategy::global);
-  EXPECT_EQ(fired.rebalance.method, isocost::PlanMethod::phases);
+  EXPECT_EQ(fired.rebalance.method(), isocost::PlanMethod::phases);
   EXPECT_LT(fired.rebalance.predicted_synchronised, fired.rebalance.measured_synchronised);
 }
 
@@ -97,7 +97,7 @@ TEST(BlockBalancer, PhaseTriggerFiresWhenOnlyThePhasesAreUnbalanced) {
               std::string::npos)
         << e.brief_report();
     EXPECT_EQ(e.action, Strategy::global) << e.reason << "; " << e.rebalance.brief_report();
-    EXPECT_EQ(e.rebalance.method, isocost::PlanMethod::phases);
+    EXPECT_EQ(e.rebalance.method(), isocost::PlanMethod::phases);
   }
 }
 

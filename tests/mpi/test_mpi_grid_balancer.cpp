@@ -106,8 +106,8 @@ TEST(GridBalancer, HotSpotIsFollowedAndNoCellIsLost) {
       break;
     }
   ASSERT_NE(e, nullptr);
-  EXPECT_EQ(e->rebalance.method, e->action == Strategy::global ? isocost::PlanMethod::global
-                                                               : isocost::PlanMethod::diffusion);
+  EXPECT_EQ(e->rebalance.method(), e->action == Strategy::global ? isocost::PlanMethod::global
+                                                                 : isocost::PlanMethod::diffusion);
   ASSERT_TRUE(e->migration.has_value());
   EXPECT_EQ(e->migration->global_elements_moved, e->rebalance.elements_moved);
 }

@@ -107,6 +107,7 @@ struct DensityFitResult {
   /// costs; iterations, the termination and Ceres' message. The L_E fields
   /// are unset.
   FitSummary summary;
+  DensityFitOptions options;  ///< the options given
 };
 
 /// Fits options.form to the samples. Throws Error for: no samples; boxes of

@@ -21,6 +21,17 @@ namespace isocost {
 
 using detail::exact;
 
+static_assert(
+    std::is_same_v<std::variant_alternative_t<static_cast<std::size_t>(PlanMethod::phases),
+                                              BlockRebalanceOptions>,
+                   PhaseRebalanceOptions>,
+    "BlockRebalanceOptions' alternatives are in PlanMethod's order");
+static_assert(
+    std::is_same_v<std::variant_alternative_t<static_cast<std::size_t>(PlanMethod::diffusion),
+                                              BlockRebalanceOptions>,
+                   DiffusiveRebalanceOptions>,
+    "BlockRebalanceOptions' alternatives are in PlanMethod's order");
+
 std::string_view to_string(PlanMethod method) {
   switch (method) {
     case PlanMethod::none:
@@ -39,7 +50,7 @@ std::string_view to_string(PlanMethod method) {
 
 std::string BlockRebalance::brief_report() const {
   std::ostringstream out;
-  out << to_string(method) << ": " << offsets.size() - 1 << " ranks, imbalance "
+  out << to_string(method()) << ": " << offsets.size() - 1 << " ranks, imbalance "
       << exact(measured_imbalance) << " measured -> " << exact(predicted_imbalance)
       << " predicted; " << elements_moved << " elements change owner (at most "
       << max_elements_received << " into one rank)"
@@ -94,15 +105,13 @@ void check_speeds(const Speeds& speeds, std::size_t P) {
 // Cuts `model` into P integer ranges, warm-started from the current offsets,
 // and fills the result's distribution and predictions.
 BlockRebalance cut_model(const CostModel& model, const Speeds& speeds,
-                         std::span<const std::int64_t> offsets, const CutOptions& cut,
-                         PlanMethod method) {
+                         std::span<const std::int64_t> offsets, const CutOptions& cut) {
   PartitionOptions po;
   po.cut = cut;
   po.integer = true;
   po.initial_cuts.assign(offsets.begin(), offsets.end());
   const Partition p = partition(model, speeds, po);
   BlockRebalance out;
-  out.method = method;
   out.offsets.resize(offsets.size());
   for (std::size_t k = 0; k < offsets.size(); ++k)
     out.offsets[k] = static_cast<std::int64_t>(std::llround(p.cuts[k]));
@@ -147,7 +156,7 @@ BlockRebalance rebalance_global(std::span<const std::int64_t> offsets,
   const double measured = imbalance(loads);
   if (offsets.back() == 0 || P == 1) {  // nothing to cut
     BlockRebalance out;
-    out.method = PlanMethod::global;
+    out.options = options;
     out.offsets.assign(offsets.begin(), offsets.end());
     out.predicted_time.assign(loads.begin(), loads.end());
     out.predicted_imbalance = out.measured_imbalance = measured;
@@ -183,7 +192,8 @@ BlockRebalance rebalance_global(std::span<const std::int64_t> offsets,
                              pipeline::newest(history, options.history), options.history_tolerance,
                              &used);
   }
-  BlockRebalance out = cut_model(*model, speeds, offsets, options.cut, PlanMethod::global);
+  BlockRebalance out = cut_model(*model, speeds, offsets, options.cut);
+  out.options = options;
   out.measured_imbalance = measured;
   out.history_used = used.rounds_used;
   out.history_dropped = used.rounds_dropped;
@@ -235,7 +245,7 @@ BlockRebalance rebalance_phases(std::span<const std::int64_t> offsets,
       for (std::size_t p = 0; p < F; ++p) mixed[r] += w[p] * loads[p][r];
     if (!(std::accumulate(mixed.begin(), mixed.end(), 0.0) > 0)) continue;
     BlockRebalance c = rebalance_global(offsets, mixed, speeds, global);
-    c.method = PlanMethod::phases;
+    c.options = options;
     c.phase_weights = w;
     c.measured_imbalance = imbalance(total);
     c.measured_synchronised = measured_sync;
@@ -290,7 +300,6 @@ BlockRebalance rebalance_weights(std::span<const std::int64_t> offsets,
     for (std::size_t k = 0; k < element_loads.size(); ++k)
       prefix[k + 1] = prefix[k] + element_loads[k];
     const std::int64_t min_cells = offsets.back() >= static_cast<std::int64_t>(P) ? 1 : 0;
-    out.method = PlanMethod::weights;
     out.offsets = bottleneck_cuts(prefix, capacity, min_cells);
     out.predicted_time.resize(P);
     for (std::size_t r = 0; r < P; ++r)
@@ -301,8 +310,9 @@ BlockRebalance rebalance_weights(std::span<const std::int64_t> offsets,
     std::tie(out.elements_moved, out.max_elements_received) =
         block_elements_moved(offsets, out.offsets);
   } else {
-    out = cut_model(model, speeds, offsets, CutOptions{}, PlanMethod::weights);
+    out = cut_model(model, speeds, offsets, CutOptions{});
   }
+  out.options = options;
   out.measured_imbalance = imbalance(now);
   return out;
 }
@@ -316,7 +326,7 @@ BlockRebalance rebalance_diffusive(std::span<const std::int64_t> offsets,
   const std::size_t P = offsets.size() - 1;
   const double total = check_loads(loads, "rebalance", P);
   BlockRebalance out;
-  out.method = PlanMethod::diffusion;
+  out.options = options;
   out.measured_imbalance = imbalance(loads);
   const std::int64_t N = offsets.back();
   if (N == 0 || P == 1) {

@@ -204,9 +204,15 @@ void set_geometry(Part& p, const Density& d) {
 
 }  // namespace
 
+PlanMethod GridRebalance::method() const noexcept {
+  constexpr PlanMethod kByIndex[] = {PlanMethod::none, PlanMethod::global, PlanMethod::weights,
+                                     PlanMethod::diffusion};
+  return kByIndex[options.index()];
+}
+
 std::string GridRebalance::brief_report() const {
   std::ostringstream out;
-  out << to_string(method) << ": " << decomposition.ranks() << " ranks ("
+  out << to_string(method()) << ": " << decomposition.ranks() << " ranks ("
       << decomposition.process_grid.name() << "), imbalance " << exact(measured_imbalance)
       << " measured -> " << exact(predicted_imbalance) << " predicted; " << elements_moved
       << " cells change owner (at most " << max_elements_received << " into one rank)"
@@ -280,10 +286,9 @@ namespace {
 // lighter.
 GridRebalance plan_on(const GridShape& shape, const Decomposition& current, const Density& density,
                       const std::vector<double>& now, const Speeds& speeds,
-                      const DecomposeOptions& options, PlanMethod method) {
+                      const DecomposeOptions& options) {
   const std::size_t P = current.parts.size();
   GridRebalance out;
-  out.method = method;
   out.decomposition = decompose(density, current.process_grid, speeds, options);
   const double now_max = *std::max_element(now.begin(), now.end());
   if (out.decomposition.max_time < now_max * (1 - 1e-12)) {
@@ -347,8 +352,8 @@ GridRebalance rebalance_grid_global(const GridShape& shape, const Decomposition&
       shape, current, loads, speeds, pipeline::newest(history, options.history),
       options.history_tolerance, t.owner);
   const Density density = grid_density(std::move(t.owner), shape, t.box);
-  GridRebalance out =
-      plan_on(shape, current, density, now, speeds, options.decompose, PlanMethod::global);
+  GridRebalance out = plan_on(shape, current, density, now, speeds, options.decompose);
+  out.options = options;
   out.measured_imbalance = imbalance(loads);
   out.history_used = use.rounds_used;
   out.history_dropped = use.rounds_dropped;
@@ -370,8 +375,8 @@ GridRebalance rebalance_grid_weights(const GridShape& shape, const Decomposition
   for (std::size_t r = 0; r < P; ++r) now[r] /= speeds.speed(static_cast<int>(r));
   const Density density =
       grid_density(std::vector<double>(cell_costs.begin(), cell_costs.end()), shape, t.box);
-  GridRebalance out =
-      plan_on(shape, current, density, now, speeds, options.decompose, PlanMethod::weights);
+  GridRebalance out = plan_on(shape, current, density, now, speeds, options.decompose);
+  out.options = options;
   out.measured_imbalance = imbalance(now);
   return out;
 }
@@ -406,7 +411,7 @@ GridRebalance rebalance_grid_diffusive(const GridShape& shape, const Decompositi
   for (std::size_t c = 0; c < t.owner.size(); ++c) t.owner[c] = w(c);
   const Density density = grid_density(std::move(t.owner), shape, t.box);
   GridRebalance out;
-  out.method = PlanMethod::diffusion;
+  out.options = options;
   out.measured_imbalance = imbalance(loads);
   out.decomposition = shift_jagged(density, current, loads, options.diffusion, options.shift);
   Decomposition& d = out.decomposition;

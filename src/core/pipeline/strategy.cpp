@@ -77,6 +77,7 @@ CommFit fit_comm_model(std::span<const CommSample> samples, const CommFitOptions
                 std::to_string(samples.size()) +
                 " samples; expected at least 2 to separate the latency from the per-byte cost");
   CommFit f;
+  f.options = o;
   f.samples = samples.size();
   f.distinct_sizes = sizes.size();
   const auto [a, b] = solve_comm(samples, o.relative, true, true, scale);

@@ -20,6 +20,7 @@
 #include <cmath>
 #include <numeric>
 #include <random>
+#include <variant>
 
 #include "support/expect_error.hpp"
 
@@ -37,7 +38,11 @@ TEST(RebalanceGlobal, LinearInterpolationClosedForm) {
   const auto r = isocost::rebalance_global(Offsets{0, 25, 50, 75, 100},
                                            std::vector<double>{1, 3, 5, 7}, Speeds::uniform(4), o);
   EXPECT_EQ(r.offsets, (Offsets{0, 50, 70, 86, 100}));
-  EXPECT_EQ(r.method, isocost::PlanMethod::global);
+  EXPECT_EQ(r.method(), isocost::PlanMethod::global);
+  // The options given come back, as the method's alternative.
+  ASSERT_TRUE(std::holds_alternative<GlobalRebalanceOptions>(r.options));
+  EXPECT_EQ(std::get<GlobalRebalanceOptions>(r.options).interpolation,
+            isocost::Interpolation::linear);
   EXPECT_TRUE(r.converged());
   EXPECT_NEAR(r.measured_imbalance, 7.0 / 4 - 1, 1e-15);
   // Predicted costs on the interpolant: 4, 4, 12.08 − 8, 16 − 12.08.
@@ -147,7 +152,7 @@ TEST(RebalancePhases, ChoosesTheLeastPhaseSynchronisedTime) {
   const auto r =
       isocost::rebalance_phases(Offsets{0, 50, 100}, std::vector<double>{1, 3, 3, 1}, two);
   EXPECT_EQ(r.offsets, (Offsets{0, 67, 100}));
-  EXPECT_EQ(r.method, isocost::PlanMethod::phases);
+  EXPECT_EQ(r.method(), isocost::PlanMethod::phases);
   EXPECT_EQ(r.phase_weights, (std::vector<double>{1, 0}));
   EXPECT_NEAR(r.measured_synchronised, 6, 1e-12);
   EXPECT_NEAR(r.predicted_synchronised, 5.36, 1e-12);
@@ -194,7 +199,7 @@ TEST(RebalanceWeights, EqualsTheDiscretePartition) {
   const double mean = (now[0] + now[1] + now[2]) / 3;
   EXPECT_NEAR(r.measured_imbalance, std::max({now[0], now[1], now[2]}) / mean - 1, 1e-12);
   EXPECT_GT(r.measured_imbalance, 0);
-  EXPECT_EQ(r.method, isocost::PlanMethod::weights);
+  EXPECT_EQ(r.method(), isocost::PlanMethod::weights);
   expect_error([&] { isocost::rebalance_weights(o, std::vector<double>(996, 1.0), speeds); },
                {"996 element loads", "997 elements"});
 }
@@ -263,7 +268,11 @@ TEST(RebalanceDiffusive, LeastSquaresOnTheChainClosedForm) {
   for (int i = 0; i < 5; ++i) EXPECT_NEAR(r.predicted_time[i], expect[i], 1e-12) << i;
   EXPECT_EQ(r.elements_moved, 55);
   EXPECT_EQ(r.max_elements_received, 21);
-  EXPECT_EQ(r.method, isocost::PlanMethod::diffusion);
+  EXPECT_EQ(r.method(), isocost::PlanMethod::diffusion);
+  ASSERT_TRUE(std::holds_alternative<DiffusiveRebalanceOptions>(r.options));
+  EXPECT_EQ(std::get<DiffusiveRebalanceOptions>(r.options).diffusion.scheme,
+            isocost::DiffusionScheme::least_squares);
+  EXPECT_EQ(isocost::BlockRebalance{}.method(), isocost::PlanMethod::none);
   EXPECT_TRUE(r.converged());
   EXPECT_EQ(r.diffusion.steps, 1);
 }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <variant>
 #include <vector>
 
 #include "isocost/rebalance.hpp"
@@ -117,7 +118,9 @@ TEST(RebalanceGridGlobal, RowsClosedForm) {
   ASSERT_EQ(range(now.parts[3], 1), (Range{6, 8}));
   const std::vector<double> loads{1, 1, 1, 5};
   const auto g = isocost::rebalance_grid_global(shape, now, loads, Speeds::uniform(now.ranks()));
-  EXPECT_EQ(g.method, isocost::PlanMethod::global);
+  EXPECT_EQ(g.method(), isocost::PlanMethod::global);
+  EXPECT_TRUE(std::holds_alternative<isocost::GridGlobalRebalanceOptions>(g.options));
+  EXPECT_EQ(isocost::GridRebalance{}.method(), isocost::PlanMethod::none);
   ASSERT_EQ(g.decomposition.ranks(), 4);
   const std::vector<Range> expect{{0, 5}, {5, 6}, {6, 7}, {7, 8}};
   for (int r = 0; r < 4; ++r) {
@@ -319,7 +322,7 @@ TEST(RebalanceGridDiffusive, RowsKeepOrderAndReduceImbalance) {
   const auto now = uniform(shape, {{4}, {1}});
   const std::vector<double> loads{1, 1, 1, 5};
   const auto d = isocost::rebalance_grid_diffusive(shape, now, loads);
-  EXPECT_EQ(d.method, isocost::PlanMethod::diffusion);
+  EXPECT_EQ(d.method(), isocost::PlanMethod::diffusion);
   ASSERT_EQ(d.decomposition.ranks(), 4);
   std::int64_t y = 0;
   for (int r = 0; r < 4; ++r) {
@@ -415,10 +418,10 @@ TEST(RebalanceGrid, OneRankKeepsTheWholeGrid) {
   for (const auto& g :
        {isocost::rebalance_grid_global(shape, now, load, Speeds::uniform(now.ranks())),
         isocost::rebalance_grid_diffusive(shape, now, load)}) {
-    EXPECT_EQ(g.elements_moved, 0) << to_string(g.method);
+    EXPECT_EQ(g.elements_moved, 0) << to_string(g.method());
     EXPECT_EQ(range(g.decomposition.parts[0], 0), (Range{0, 3}));
     EXPECT_EQ(range(g.decomposition.parts[0], 1), (Range{0, 5}));
-    EXPECT_NEAR(g.predicted_time[0], 4, 1e-12) << to_string(g.method);
+    EXPECT_NEAR(g.predicted_time[0], 4, 1e-12) << to_string(g.method());
     EXPECT_EQ(g.predicted_imbalance, 0);
   }
 }
@@ -476,7 +479,7 @@ TEST(RebalanceGridWeights, CutsTheGivenCellCosts) {
     EXPECT_EQ(w.decomposition.parts[r].cell_hi, direct.parts[r].cell_hi) << r;
     EXPECT_NEAR(w.predicted_time[r], direct.parts[r].time, 1e-12) << r;
   }
-  EXPECT_EQ(w.method, isocost::PlanMethod::weights);
+  EXPECT_EQ(w.method(), isocost::PlanMethod::weights);
   EXPECT_GT(w.measured_imbalance, w.predicted_imbalance);
   // Costs that are the estimate from per-rank loads: the global plan.
   const std::vector<double> loads{1, 2, 3, 4};

@@ -37,6 +37,7 @@ TEST(CommModel, RecoversLatencyAndPerByteCostFromExactData) {
     EXPECT_FALSE(f.per_byte_clamped);
     EXPECT_EQ(f.distinct_sizes, 5u);
     EXPECT_LT(f.max_relative_residual, 1e-9);
+    EXPECT_EQ(f.options.relative, relative);  // the options given come back
   }
   // Two sizes are enough.
   const std::vector<CommSample> two{{0, 1}, {10, 21}};
