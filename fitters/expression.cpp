@@ -228,8 +228,8 @@ CostModel expression_model(const std::string& formula, const std::map<std::strin
       continue;
     }
     if (!std::isfinite(it->second))
-      throw Error("expression model '" + formula + "': parameter " + name +
-                  " must be finite, got " + exact(it->second));
+      throw Error(detail::expected_got("expression model '" + formula + "': parameter " + name,
+                                       "a finite number", exact(it->second)));
     ordered.push_back(it->second);
     assigned += " " + name + "=" + exact(it->second);
   }

@@ -198,8 +198,9 @@ Box check_samples(const std::vector<BoxSample>& samples, const DensityFitOptions
     s.box.validate(name + " box");
     if (!std::isfinite(s.cost) || s.cost < 0 || (options.relative && s.cost == 0))
       throw Error(
-          name + " cost must be finite and " + (options.relative ? "> 0" : ">= 0") + ", got " +
-          exact(s.cost) +
+          detail::expected_got(name + " cost",
+                               options.relative ? "a finite number > 0" : "a finite number >= 0",
+                               exact(s.cost)) +
           (options.relative && s.cost == 0 ? " (relative residuals divide by the cost)" : ""));
     for (int a = 0; a < d; ++a) {
       domain.lo[a] = std::min(domain.lo[a], s.box.lo[a]);
@@ -290,8 +291,9 @@ bool DensityFitOptions::is_valid(std::string* why) const {
       form == DensityForm::separable ? kMaxSeparableDegree : kMaxPolynomialDegree;
   if (degree > max_degree) {
     if (why)
-      *why = std::string(to_string(form)) + " degree must be in [0, " + std::to_string(max_degree) +
-             "], got " + std::to_string(degree);
+      *why = detail::expected_got(std::string(to_string(form)) + " degree",
+                                  "an integer in [0, " + std::to_string(max_degree) + "]",
+                                  std::to_string(degree));
     return false;
   }
   return true;

@@ -229,7 +229,8 @@ std::vector<std::string> fit_parameter_names(const FitSpec& spec) {
 
 void validate_fit_spec(const FitSpec& spec) {
   if (spec.form == FitForm::polynomial && (spec.degree < 1 || spec.degree > 10))
-    throw Error("polynomial degree must be in [1, 10], got " + std::to_string(spec.degree));
+    throw Error(detail::expected_got("polynomial degree", "an integer in [1, 10]",
+                                     std::to_string(spec.degree)));
   const auto names = fit_parameter_names(spec);
   std::string list;
   for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
@@ -239,7 +240,7 @@ void validate_fit_spec(const FitSpec& spec) {
           "guess: unknown parameter '" + name + "' for model " + spec.name() +
           (names.empty() ? std::string(", which has no parameters") : "; expected " + list));
     if (!std::isfinite(value))
-      throw Error("guess: " + name + " must be finite, got " + exact(value));
+      throw Error(detail::expected_got("guess: " + name, "a finite number", exact(value)));
   }
 }
 

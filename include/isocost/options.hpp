@@ -165,7 +165,7 @@ struct FieldChecker {
   void fail(std::string_view name, const std::string& expected, const std::string& got) {
     if (!ok) return;
     ok = false;
-    if (why) *why = prefix + std::string(name) + " must be " + expected + ", got " + got;
+    if (why) *why = prefix + expected_got(name, expected, got);
   }
 
   template <class T>

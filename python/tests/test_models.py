@@ -53,7 +53,7 @@ def test_polynomial_and_tabulated_models():
 @pytest.mark.parametrize(
     "make, message",
     [
-        (lambda: isocost.sieve_model(6, 1e6, A=-1), "sieve model: A must be > 0, got -1"),
+        (lambda: isocost.sieve_model(6, 1e6, A=-1), "sieve model: A: expected > 0, got -1"),
         (lambda: isocost.power_model(1, 2, 5, 1),
          "power model: domain needs lo < hi, got lo=5, hi=1"),
         (lambda: isocost.polynomial_model([0, -1], 0, 1),

@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/isocost.h"
 
@@ -33,9 +34,9 @@ void require(const T* p, const char* name) {
 template <class I>
 void require_at_least(I n, I min, const char* name) {
   if (n < min)
-    throw Failure{ISOCOST_ERROR_INVALID_ARGUMENT,
-                  std::string(name) + ": expected an integer >= " + std::to_string(min) + ", got " +
-                      std::to_string(n)};
+    throw Failure{
+        ISOCOST_ERROR_INVALID_ARGUMENT,
+        detail::expected_got(name, "an integer >= " + std::to_string(min), std::to_string(n))};
 }
 
 /// Runs body() and returns ISOCOST_OK, or the status of what it threw, with

@@ -289,7 +289,7 @@ TEST(CApiErrors, BadDomains) {
   ExpectFailure(isocost_model_polynomial(c, 2, 1, 1, &out), ISOCOST_ERROR_INVALID_ARGUMENT,
                 {"isocost_model_polynomial"});
   ExpectFailure(isocost_model_power(1, 2, 0, 0, std::numeric_limits<double>::quiet_NaN(), &out),
-                ISOCOST_ERROR_INVALID_ARGUMENT, {"hi must be finite", "nan"});
+                ISOCOST_ERROR_INVALID_ARGUMENT, {"hi: expected a finite number", "nan"});
   EXPECT_EQ(out, nullptr);
   // x outside the domain.
   const Model m = Made(isocost_model_power(1, 1, 0, 0, 10, &out), out);

@@ -197,7 +197,7 @@ TEST_F(Cli, AVeryDeepJsonArrayIsACleanError) {
   ExpectRejected({"fit", "--model", "power", "deep_key.json"}, {"deep_key.json:1:", "(array)"});
   File("deep_value.json", "{\"cumulative\": [{\"x\": " + std::string(depth, '[') +
                               std::string(depth, ']') + ", \"t\": 0}]}\n");
-  ExpectRejected({"fit", "--model", "power", "deep_value.json"}, {"'x' must be a number"});
+  ExpectRejected({"fit", "--model", "power", "deep_value.json"}, {"'x': expected a number"});
   const Outcome r = Isocost({"fit", "--model", "power", "deep.json"});
   EXPECT_LE(r.err.size(), 300u) << r.err;
 }

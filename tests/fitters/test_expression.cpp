@@ -264,7 +264,7 @@ TEST(ExpressionModel, MissingAndUnknownParameters) {
       [] {
         isocost::expression_model("A*x", {{"A", std::numeric_limits<double>::quiet_NaN()}}, 1, 2);
       },
-      {"parameter A must be finite", "nan"});
+      {"parameter A: expected a finite number", "nan"});
 }
 
 TEST(ExpressionModel, SyntaxErrorsPropagate) {

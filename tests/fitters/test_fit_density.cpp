@@ -273,7 +273,7 @@ TEST(FitDensityErrors, BadSamples) {
   for (double bad : {-1.0, 0.0, std::numeric_limits<double>::quiet_NaN()}) {
     auto s = good;
     s[5].cost = bad;
-    expect_error([&] { fit_density(s); }, {"sample 5 cost must be finite and > 0"});
+    expect_error([&] { fit_density(s); }, {"sample 5 cost: expected a finite number > 0"});
   }
   {
     // Zero is a valid cost with absolute residuals.
@@ -326,17 +326,20 @@ TEST(FitDensityErrors, BadOptions) {
   const auto s = cells(truth_mass, kBox, {4, 4, 1}, 0);
   DensityFitOptions o;
   o.degree = 11;
-  expect_error([&] { fit_density(s, o); }, {"separable degree must be in [0, 10], got 11"});
+  expect_error([&] { fit_density(s, o); },
+               {"separable degree: expected an integer in [0, 10], got 11"});
   o = {};
   o.form = DensityForm::polynomial;
   o.degree = 7;
-  expect_error([&] { fit_density(s, o); }, {"polynomial degree must be in [0, 6], got 7"});
+  expect_error([&] { fit_density(s, o); },
+               {"polynomial degree: expected an integer in [0, 6], got 7"});
   o = {};
   o.loss_scale = 0;
   expect_error([&] { fit_density(s, o); }, {"loss_scale"});
   o = {};
   o.check_points = 1;
-  expect_error([&] { fit_density(s, o); }, {"check_points must be in [2, 1001], got 1"});
+  expect_error([&] { fit_density(s, o); },
+               {"check_points: expected an integer in [2, 1001], got 1"});
   o = {};
   o.density.tolerance = 2;
   expect_error([&] { fit_density(s, o); }, {"density.tolerance"});

@@ -351,7 +351,7 @@ TEST(MpiDiffusion, BadOptionsThrowTheSameErrorOnEveryRank) {
   o.alpha = 1.5;
   auto msg = error_of([&] { isocost::mpi::diffuse(cart, rank == 0 ? -2.0 : 1.0, o); });
   expect_has(msg, P == 1 ? "1 rank (" : std::to_string(P) + " ranks (");
-  expect_has(msg, "rank 0: alpha must be in (0, 1), got 1.5, load -2");
+  expect_has(msg, "rank 0: alpha: expected a number in (0, 1), got 1.5, load -2");
   expect_in_step(cart);
   // Alpha valid but different on the last rank.
   o.alpha = rank == P - 1 ? 0.1 : 0.05;

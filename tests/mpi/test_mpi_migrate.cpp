@@ -297,7 +297,7 @@ TEST(MigrateErrors, BadInputOnOneRankThrowsTheSameErrorAndCallsNoCallback) {
   o.max_mpi_count = P;
   msg = run(ids, moves, store.callbacks(), o);
   expect_agreed_error(
-      msg, P == 1 ? "options.max_mpi_count must be in [2, 2147483647], got 1"
+      msg, P == 1 ? "options.max_mpi_count: expected an integer in [2, 2147483647], got 1"
                   : "options.max_mpi_count = " + std::to_string(P) + ", expected more than P");
 
   // No callback ran, nothing moved.

@@ -246,7 +246,7 @@ TEST(PartitionPoints, BadInputFailsOnEveryRank) {
   o.buckets = 1;
   p = draw(2, 100, false);
   e = error_of([&] { partition_points(MPI_COMM_WORLD, 2, p.xyz, p.w, s, o); });
-  expect_has(e, "buckets must be in [2, 65536], got 1");
+  expect_has(e, "buckets: expected an integer in [2, 65536], got 1");
   expect_in_step();
   const std::vector<double> xy{0.5, 0.5}, zero{0.0};
   e = error_of([&] { partition_points(MPI_COMM_WORLD, 2, xy, zero, s); });

@@ -392,7 +392,7 @@ TEST(PartitionPointsJagged, BadInputFailsOnEveryRank) {
                       "parts, expected at most 10000000");
   isocost::mpi::JaggedPointsOptions o;
   o.buckets = 1;
-  expect_agreed_error(run(2, p, g, s, o), "buckets must be in [2, 65536], got 1");
+  expect_agreed_error(run(2, p, g, s, o), "buckets: expected an integer in [2, 65536], got 1");
   if (size_of() > 1) {
     o.buckets = rank_of() == last ? 512 : 256;
     expect_agreed_error(run(2, p, g, s, o),

@@ -460,7 +460,7 @@ TEST(RedistributeErrors, BadInputOnOneRankThrowsTheSameErrorEverywhere) {
   isocost::mpi::RedistributeOptions o;
   o.max_mpi_count = 1;
   msg = run(from, to, local, o);
-  expect_agreed_error(msg, "options.max_mpi_count must be in [2, 2147483647], got 1");
+  expect_agreed_error(msg, "options.max_mpi_count: expected an integer in [2, 2147483647], got 1");
   if (P > 1) {
     isocost::mpi::RedistributeOptions v;
     v.verify = rank == last;

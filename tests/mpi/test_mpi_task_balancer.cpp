@@ -492,11 +492,12 @@ TEST(BalanceTasks, BadInputOnOneRankThrowsTheSameErrorEverywhere) {
     TaskBalanceOptions bad;
     if (rank == last) bad.max_replans = -1;
     msg = run(graph, original, store.callbacks(), bad);
-    expect_agreed_error(msg, on_last + "options.max_replans must be >= 0, got -1");
+    expect_agreed_error(msg, on_last + "options.max_replans: expected an integer >= 0, got -1");
     TaskBalanceOptions alpha;
     if (rank == last) alpha.diffusion.alpha = 1.5;
     msg = run(graph, original, store.callbacks(), alpha);
-    expect_agreed_error(msg, on_last + "options.diffusion.alpha must be in (0, 1), got 1.5");
+    expect_agreed_error(msg,
+                        on_last + "options.diffusion.alpha: expected a number in (0, 1), got 1.5");
     TaskBalanceOptions count;
     count.migration.max_mpi_count = P;  // on every rank: must exceed P
     msg = run(graph, original, store.callbacks(), count);
@@ -539,12 +540,12 @@ TEST(TaskBalanceOptions, ValidatesEveryField) {
   EXPECT_TRUE(o.is_valid(&e)) << e;
   o.max_replans = -2;
   EXPECT_FALSE(o.is_valid(&e));
-  expect_has(e, "max_replans must be >= 0, got -2");
+  expect_has(e, "max_replans: expected an integer >= 0, got -2");
   EXPECT_THROW(o.validate(), isocost::Error);
   o = {};
   o.selection.exhaustive_limit = 41;
   EXPECT_FALSE(o.is_valid(&e));
-  expect_has(e, "selection.exhaustive_limit must be in [0, 40], got 41");
+  expect_has(e, "selection.exhaustive_limit: expected an integer in [0, 40], got 41");
   o = {};
   o.migration.max_mpi_count = 1;
   EXPECT_FALSE(o.is_valid(&e));

@@ -114,6 +114,6 @@ def test_errors_are_raised_on_every_rank(raises):
         isocost.mpi.decompose_grid(comm, (4, 4, 4, 4), (0,), (4, 4), np.ones((4, 4)), (2,))
     # Every rank has the same bad option: one line names them all.
     who = "1 rank (rank 0" if size == 1 else f"{size} ranks (ranks {', '.join(map(str, range(size)))}"
-    with raises(isocost.Error, f"partition_points: invalid input on {who}: options: buckets must "
-                               "be in [2, 65536], got 1)"):
+    with raises(isocost.Error, f"partition_points: invalid input on {who}: options: buckets: "
+                               "expected an integer in [2, 65536], got 1)"):
         isocost.mpi.partition_points(comm, np.ones((3, 2)), np.ones(3), buckets=1)

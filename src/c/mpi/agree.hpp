@@ -30,8 +30,7 @@ struct Problems {
   /// Adds "NAME: expected an integer >= MIN, got N" when n < min.
   void at_least(std::int64_t n, std::int64_t min, const char* name) {
     if (n < min)
-      add(std::string(name) + ": expected an integer >= " + std::to_string(min) + ", got " +
-          std::to_string(n));
+      add(detail::expected_got(name, "an integer >= " + std::to_string(min), std::to_string(n)));
   }
 };
 

@@ -12,10 +12,9 @@ namespace isocost::detail {
 
 inline bool finite_nonnegative(double x) { return std::isfinite(x) && x >= 0; }
 
-// Throws "<what> = <x>, expected a finite number >= 0" unless x is one.
+// Throws "<what>: expected a finite number >= 0, got <x>" unless x is one.
 inline void check_number(double x, const std::string& what) {
-  if (!finite_nonnegative(x))
-    throw Error(what + " = " + exact(x) + ", expected a finite number >= 0");
+  if (!finite_nonnegative(x)) throw Error(expected_got(what, "a finite number >= 0", exact(x)));
 }
 
 }  // namespace isocost::detail

@@ -24,7 +24,7 @@ std::string bound(double v, bool integer) {
 
 std::string Range::describe(bool integer) const {
   constexpr double inf = std::numeric_limits<double>::infinity();
-  const std::string kind = integer ? "" : "a finite number ";
+  const std::string kind = integer ? "an integer " : "a finite number ";
   std::string s;
   if (lo == -inf && hi == inf)
     s = integer ? "an integer" : "a finite number";
@@ -33,8 +33,8 @@ std::string Range::describe(bool integer) const {
   else if (lo == -inf)
     s = kind + (hi_open ? "< " : "<= ") + bound(hi, integer);
   else
-    s = "in " + std::string(lo_open ? "(" : "[") + bound(lo, integer) + ", " + bound(hi, integer) +
-        (hi_open ? ")" : "]");
+    s = (integer ? "an integer in " : "a number in ") + std::string(lo_open ? "(" : "[") +
+        bound(lo, integer) + ", " + bound(hi, integer) + (hi_open ? ")" : "]");
   return infinity ? "+inf or " + s : s;
 }
 

@@ -5,6 +5,13 @@
 
 namespace isocost::detail {
 
+std::string expected_got(std::string_view name, std::string_view expected, std::string_view got) {
+  std::string out;
+  out.reserve(name.size() + expected.size() + got.size() + 16);
+  out.append(name).append(": expected ").append(expected).append(", got ").append(got);
+  return out;
+}
+
 std::string exact(double value) {
   if (value == 0) value = 0.0;  // print −0 as 0
   char buffer[32];

@@ -398,12 +398,13 @@ class JsonReader {
     }
     const json& v = e[key];
     if (!v.is_number())
-      throw ParseError(name_, line(k, key),
-                       where + "'" + key + "' must be a number, got " + json_value_text(v));
+      throw ParseError(
+          name_, line(k, key),
+          detail::expected_got(where + "'" + key + "'", "a number", json_value_text(v)));
     const double d = v.get<double>();
     if (!std::isfinite(d))
       throw ParseError(name_, line(k, key),
-                       where + "'" + key + "' must be finite, got " + exact(d));
+                       detail::expected_got(where + "'" + key + "'", "a finite number", exact(d)));
     return d;
   }
 

@@ -26,7 +26,8 @@ namespace detail {
 void require_domain(double lo, double hi, const char* model) {
   for (const auto& [value, name] : {std::pair{lo, "lo"}, std::pair{hi, "hi"}})
     if (!std::isfinite(value))
-      throw Error(std::string(model) + ": domain " + name + " must be finite, got " + exact(value));
+      throw Error(
+          expected_got(std::string(model) + ": domain " + name, "a finite number", exact(value)));
   if (!(lo < hi))
     throw Error(std::string(model) + ": domain needs lo < hi, got lo=" + exact(lo) +
                 ", hi=" + exact(hi));
@@ -37,7 +38,8 @@ namespace {
 
 void require_finite(double value, const char* model, const char* name) {
   if (!std::isfinite(value))
-    throw Error(std::string(model) + ": " + name + " must be finite, got " + exact(value));
+    throw Error(
+        detail::expected_got(std::string(model) + ": " + name, "a finite number", exact(value)));
 }
 
 using detail::require_domain;
@@ -248,8 +250,8 @@ class LinearImpl final : public detail::CostModelImpl {
 CostModel::CostModel(std::shared_ptr<const detail::CostModelImpl> impl, double lo, double hi)
     : impl_(std::move(impl)), lo_(lo), hi_(hi), total_(impl_->cost(hi)) {
   if (!std::isfinite(total_) || !(total_ > 0))
-    throw Error(impl_->kind() + " model: total cost t(hi) - t(lo) must be finite and > 0, got " +
-                exact(total_));
+    throw Error(detail::expected_got(impl_->kind() + " model: total cost t(hi) - t(lo)",
+                                     "a finite number > 0", exact(total_)));
 }
 
 namespace {
@@ -292,9 +294,10 @@ CostModel sieve_model(const SieveParams& params, double lo, double hi) {
   require_finite(params.p, "sieve model", "p");
   require_finite(params.c, "sieve model", "c");
   require_finite(params.q, "sieve model", "q");
-  if (!(params.A > 0)) throw Error("sieve model: A must be > 0, got " + exact(params.A));
-  if (!(params.p > 0)) throw Error("sieve model: p must be > 0, got " + exact(params.p));
-  if (!(params.q >= 0)) throw Error("sieve model: q must be >= 0, got " + exact(params.q));
+  if (!(params.A > 0)) throw Error(detail::expected_got("sieve model: A", "> 0", exact(params.A)));
+  if (!(params.p > 0)) throw Error(detail::expected_got("sieve model: p", "> 0", exact(params.p)));
+  if (!(params.q >= 0))
+    throw Error(detail::expected_got("sieve model: q", ">= 0", exact(params.q)));
   require_domain(lo, hi, "sieve model");
   const double from = sieve_increasing_from(params);
   if (!(lo >= from))
@@ -312,25 +315,26 @@ CostModel power_model(double A, double p, double B, double lo, double hi) {
   if (!(A * p > 0))
     throw Error("power model: t(x) = A*x^p + B increases only when A*p > 0, got A=" + exact(A) +
                 ", p=" + exact(p));
-  if (!(lo >= 0)) throw Error("power model: domain lo must be >= 0, got " + exact(lo));
+  if (!(lo >= 0)) throw Error(detail::expected_got("power model: domain lo", ">= 0", exact(lo)));
   if (p < 0 && !(lo > 0))
-    throw Error("power model: with p=" + exact(p) + " < 0 the domain lo must be > 0, got " +
-                exact(lo));
+    throw Error(detail::expected_got("power model: with p=" + exact(p) + " < 0 the domain lo",
+                                     "> 0", exact(lo)));
   return CostModel(std::make_shared<PowerImpl>(A, p, B, lo), lo, hi);
 }
 
 CostModel polynomial_model(std::vector<double> c, double lo, double hi, double x0, double scale) {
   for (std::size_t k = 0; k < c.size(); ++k)
     if (!std::isfinite(c[k]))
-      throw Error("polynomial model: coefficient c" + std::to_string(k) + " must be finite, got " +
-                  exact(c[k]));
+      throw Error(detail::expected_got("polynomial model: coefficient c" + std::to_string(k),
+                                       "a finite number", exact(c[k])));
   while (c.size() > 1 && c.back() == 0.0) c.pop_back();
   if (c.size() < 2)
     throw Error("polynomial model: needs degree >= 1 (a nonzero coefficient c1 or higher)");
   require_domain(lo, hi, "polynomial model");
   require_finite(x0, "polynomial model", "offset x0");
   require_finite(scale, "polynomial model", "scale");
-  if (!(scale > 0)) throw Error("polynomial model: scale must be > 0, got " + exact(scale));
+  if (!(scale > 0))
+    throw Error(detail::expected_got("polynomial model: scale", "> 0", exact(scale)));
   // Monotonicity in u = (x − x0)/scale, which has the same sign as in x.
   const double ulo = (lo - x0) / scale, uhi = (hi - x0) / scale;
   const auto worst = detail::polynomial_min_derivative(c, ulo, uhi);

@@ -72,8 +72,8 @@ Density::Density(std::shared_ptr<const detail::DensityImpl> impl, Box box,
   box_.validate("density box");
   total_ = impl_->mass(box_);
   if (!std::isfinite(total_) || !(total_ > 0))
-    throw Error("density: the total cost over the box must be finite and > 0, got " +
-                exact(total_));
+    throw Error(detail::expected_got("density: the total cost over the box", "a finite number > 0",
+                                     exact(total_)));
 }
 
 namespace {

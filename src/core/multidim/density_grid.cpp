@@ -54,7 +54,8 @@ void validate_shape(const GridShape& shape, const std::string& what) {
   for (int a = 0; a < shape.dims; ++a) {
     const std::int64_t n = shape.cells[a];
     if (n < 1)
-      throw Error(what + ": cells along " + "xyz"[a] + " must be >= 1, got " + std::to_string(n));
+      throw Error(detail::expected_got(what + ": cells along " + detail::axis_name(a), ">= 1",
+                                       std::to_string(n)));
     if (n > kMaxCells / count)
       throw Error(what + ": shape " + shape_text(shape) + " has more than " +
                   std::to_string(kMaxCells) + " cells");

@@ -31,7 +31,8 @@ bool TriggerOptions::is_valid(std::string* why) const {
 
 bool is_check_step(long long step, int every) {
   if (every < 1)
-    throw Error("trigger: every (k) must be an integer >= 1, got " + std::to_string(every));
+    throw Error(
+        detail::expected_got("trigger: every (k)", "an integer >= 1", std::to_string(every)));
   if (step < 0) throw Error("trigger: step = " + std::to_string(step) + ", expected >= 0");
   return step > 0 && step % every == 0;
 }

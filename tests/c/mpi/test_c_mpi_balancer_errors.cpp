@@ -119,7 +119,8 @@ TEST(CBalancerErrors, CreateAgreesOnEveryArgument) {
   expect_agreed(outcome(isocost_balancer_create(MPI_COMM_WORLD, 10, nullptr, &bad, &b)), kInvalid,
                 "isocost_balancer_create: BlockBalancer: invalid input on " +
                     std::to_string(size_of()) + (size_of() == 1 ? " rank" : " ranks") + " (" +
-                    every_rank() + ": options.pipeline.steps_ahead must be >= 1, got 0)");
+                    every_rank() +
+                    ": options.pipeline.steps_ahead: expected an integer >= 1, got 0)");
   // Offsets that do not end at n.
   std::vector<std::int64_t> offsets(static_cast<std::size_t>(size_of()) + 1, 0);
   offsets.back() = 9;

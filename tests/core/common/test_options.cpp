@@ -166,44 +166,44 @@ TEST(Options, EachBadFieldIsNamedWithItsValueAndTheExpectation) {
   const double inf = std::numeric_limits<double>::infinity();
   sample::Options o;
   o.count = 0;
-  EXPECT_EQ(why_of(o), "count must be >= 1, got 0");
+  EXPECT_EQ(why_of(o), "count: expected an integer >= 1, got 0");
   o = {};
   o.rate = 0;
-  EXPECT_EQ(why_of(o), "rate must be in (0, 1], got 0");
+  EXPECT_EQ(why_of(o), "rate: expected a number in (0, 1], got 0");
   o.rate = nan;
-  EXPECT_EQ(why_of(o), "rate must be in (0, 1], got nan");
+  EXPECT_EQ(why_of(o), "rate: expected a number in (0, 1], got nan");
   o = {};
   o.cap = -inf;
-  EXPECT_EQ(why_of(o), "cap must be +inf or a finite number > 0, got -inf");
+  EXPECT_EQ(why_of(o), "cap: expected +inf or a finite number > 0, got -inf");
   o = {};
   o.limit = 10;
-  EXPECT_EQ(why_of(o), "limit must be in [0, 10), got 10");
+  EXPECT_EQ(why_of(o), "limit: expected a number in [0, 10), got 10");
   o = {};
   o.list = {1, 2, -3};
-  EXPECT_EQ(why_of(o), "list[2] must be a finite number > 0, got -3");
+  EXPECT_EQ(why_of(o), "list[2]: expected a finite number > 0, got -3");
   o = {};
   o.width[1] = inf;
-  EXPECT_EQ(why_of(o), "width[1] must be a finite number >= 0, got inf");
+  EXPECT_EQ(why_of(o), "width[1]: expected a finite number >= 0, got inf");
   o = {};
   o.color = static_cast<sample::Color>(7);
-  EXPECT_EQ(why_of(o), "color must be one of its named values, got 7");
+  EXPECT_EQ(why_of(o), "color: expected one of its named values, got 7");
   o = {};
   o.weights = sample::Weights::from_values({1, 0});
-  EXPECT_EQ(why_of(o), "weights[1] must be a finite number > 0, got 0");
+  EXPECT_EQ(why_of(o), "weights[1]: expected a finite number > 0, got 0");
   o = {};
   o.inner.x = 0;
-  EXPECT_EQ(why_of(o), "inner.x must be a finite number > 0, got 0");
+  EXPECT_EQ(why_of(o), "inner.x: expected a finite number > 0, got 0");
   o = {};
   o.inner.n = 101;  // the nested struct's own cross-field check
   EXPECT_EQ(why_of(o), "inner.n must be <= 100 when x is set, got 101");
   o = {};
   o.plain.y = 2;
-  EXPECT_EQ(why_of(o), "plain.y must be in [0, 1], got 2");
+  EXPECT_EQ(why_of(o), "plain.y: expected a number in [0, 1], got 2");
   // The first bad field is reported.
   o = {};
   o.count = -1;
   o.rate = 5;
-  EXPECT_EQ(why_of(o), "count must be >= 1, got -1");
+  EXPECT_EQ(why_of(o), "count: expected an integer >= 1, got -1");
 }
 
 TEST(Options, JsonListsEveryFieldInOrder) {
@@ -263,10 +263,10 @@ TEST(Options, HashIsOfTheValuesNotTheObject) {
 TEST(Options, RangeDescriptions) {
   using isocost::Range;
   EXPECT_EQ(isocost::at_least(0).describe(false), "a finite number >= 0");
-  EXPECT_EQ(isocost::at_least(1).describe(true), ">= 1");
+  EXPECT_EQ(isocost::at_least(1).describe(true), "an integer >= 1");
   EXPECT_EQ(isocost::above(0).describe(false), "a finite number > 0");
-  EXPECT_EQ(isocost::open(0, 1).describe(false), "in (0, 1)");
-  EXPECT_EQ(isocost::closed(0, 40).describe(true), "in [0, 40]");
+  EXPECT_EQ(isocost::open(0, 1).describe(false), "a number in (0, 1)");
+  EXPECT_EQ(isocost::closed(0, 40).describe(true), "an integer in [0, 40]");
   EXPECT_EQ(isocost::any_value.describe(false), "a finite number");
   EXPECT_EQ(isocost::any_value.describe(true), "an integer");
   EXPECT_EQ(isocost::above(0).or_infinity().describe(false), "+inf or a finite number > 0");

@@ -442,13 +442,13 @@ TEST(ReadJson, SemanticErrorsCarryTheLine) {
       head + "    {\"x\": 0, \"t\": 0},\n    {\"x\": 1},\n    {\"x\": 2, \"t\": 3}\n  ]\n}", 4,
       {"sample 1", "missing key 't'"});
   ExpectReadError(head + "    {\"x\": 0, \"t\": 0},\n    {\"x\": 1, \"t\": \"2\"}\n  ]\n}", 4,
-                  {"sample 1", "'t' must be a number", "\"2\"", "string"});
+                  {"sample 1", "'t': expected a number", "\"2\"", "string"});
   ExpectReadError(head + "    {\"x\": 0, \"t\": 0},\n    {\"x\": 1, \"t\": 2},\n    3\n  ]\n}", 5,
                   {"sample 2", "expected an object", "number"});
   // A multi-line object: the line of the offending member.
   ExpectReadError(
       head + "    {\"x\": 0, \"t\": 0},\n    {\n      \"x\": 1,\n      \"t\": null\n    }\n  ]\n}",
-      6, {"sample 1", "'t' must be a number", "null"});
+      6, {"sample 1", "'t': expected a number", "null"});
   // Non-monotone t without repair: the line of the first decreasing sample.
   const std::string noisy = head +
                             "    {\"x\": 0, \"t\": 0},\n    {\"x\": 1, \"t\": 2},\n"
@@ -487,7 +487,7 @@ TEST(ReadJson, LinesSurviveTrickyStrings) {
       "  {\"x\": 0, \"t\": 0, \"extra\": {\"deep\": [[1, {\"s\": \"]\\n\"}]]}},\n"
       "  {\"x\": 1, \"t\": \"oops\"}\n"
       " ]}";
-  ExpectReadError(text, 5, {"sample 1", "'t' must be a number"});
+  ExpectReadError(text, 5, {"sample 1", "'t': expected a number"});
   // Escaped key names are decoded.
   EXPECT_EQ(Triples(Read("{\"cumul\\u0061tive\": [{\"x\": 0, \"t\": 0}, {\"x\": 2, \"t\": 1}]}")),
             (std::vector<V>{{0, 2, 1}}));
@@ -621,7 +621,7 @@ TEST(ReadJson, ValuesInMessagesAreBounded) {
     Read("[{\"x\": \"" + huge + "\", \"t\": 0}, {\"x\": 1, \"t\": 1}]", false, "s.json");
   });
   ASSERT_TRUE(s.has_value());
-  EXPECT_TRUE(has(s->what(), "'x' must be a number, got \"zzzz")) << s->what();
+  EXPECT_TRUE(has(s->what(), "'x': expected a number, got \"zzzz")) << s->what();
   EXPECT_TRUE(has(s->what(), "... (string)")) << s->what();
   EXPECT_LE(std::string(s->what()).size(), 120u) << s->what();
   // A syntax error whose token is a whole long string (nlohmann quotes it).
@@ -630,7 +630,7 @@ TEST(ReadJson, ValuesInMessagesAreBounded) {
   EXPECT_TRUE(has(t->what(), "invalid JSON")) << t->what();
   EXPECT_LE(std::string(t->what()).size(), 300u) << t->what();
   // Small values are shown whole.
-  ExpectReadError("[{\"x\": [1, 2], \"t\": 0}]", 1, {"'x' must be a number, got [1,2] (array)"},
+  ExpectReadError("[{\"x\": [1, 2], \"t\": 0}]", 1, {"'x': expected a number, got [1,2] (array)"},
                   false, "s.json");
   ExpectReadError("[{\"x\": {\"a\": null}, \"t\": 0}]", 1, {"got {\"a\":null} (object)"}, false,
                   "s.json");

@@ -222,7 +222,7 @@ TEST(Diffusion, BudgetAndBadInput) {
                {"alpha=0.6", "stability limit 1/n = 0.5", "2^-d"});
   o = {};
   o.alpha = 1;
-  expect_error([&] { isocost::diffuse(g, u, o); }, {"alpha must be in (0, 1)", "1"});
+  expect_error([&] { isocost::diffuse(g, u, o); }, {"alpha: expected a number in (0, 1)", "1"});
   o.alpha = 0.05;
   std::vector<double> bad = u;
   bad[3] = -1;

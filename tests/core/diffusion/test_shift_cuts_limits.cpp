@@ -379,7 +379,7 @@ TEST(ShiftCuts, BadInput) {
       [&] {
         isocost::shift_cuts(t, cuts, v({1}), v({1, 1}), o);
       },
-      {"max_move must be +inf or a finite number > 0", "got 0"});
+      {"max_move: expected +inf or a finite number > 0", "got 0"});
   o.max_move = -0.5;
   expect_error([&] { isocost::shift_cuts(t, cuts, v({1}), v({1, 1}), o); }, {"max_move", "-0.5"});
   o.max_move = nan;

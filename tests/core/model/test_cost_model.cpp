@@ -75,13 +75,15 @@ TEST(SieveModel, DomainOutsideIncreasingRegionIsAnError) {
 }
 
 TEST(SieveModel, BadParametersAreErrors) {
-  expect_error([] { isocost::sieve_model({.A = 0}, 6, 100); }, {"A must be > 0", "0"});
-  expect_error([] { isocost::sieve_model({.A = 1, .p = -1}, 6, 100); }, {"p must be > 0", "-1"});
-  expect_error([] { isocost::sieve_model({.A = kNaN}, 6, 100); }, {"A must be finite", "nan"});
-  expect_error([] { isocost::sieve_model({.c = kInf}, 6, 100); }, {"c must be finite", "inf"});
+  expect_error([] { isocost::sieve_model({.A = 0}, 6, 100); }, {"A: expected > 0", "0"});
+  expect_error([] { isocost::sieve_model({.A = 1, .p = -1}, 6, 100); }, {"p: expected > 0", "-1"});
+  expect_error([] { isocost::sieve_model({.A = kNaN}, 6, 100); },
+               {"A: expected a finite number", "nan"});
+  expect_error([] { isocost::sieve_model({.c = kInf}, 6, 100); },
+               {"c: expected a finite number", "inf"});
   expect_error([] { isocost::sieve_model({}, 100, 100); }, {"lo < hi", "lo=100", "hi=100"});
   expect_error([] { isocost::sieve_model({}, 100, 50); }, {"lo < hi"});
-  expect_error([] { isocost::sieve_model({}, 6, kInf); }, {"domain hi must be finite"});
+  expect_error([] { isocost::sieve_model({}, 6, kInf); }, {"domain hi: expected a finite number"});
 }
 
 // ---------------------------------------------------------------------------
@@ -103,9 +105,9 @@ TEST(PowerModel, ClosedForm) {
 TEST(PowerModel, NonIncreasingParametersAreErrors) {
   expect_error([] { isocost::power_model(-1, 2, 0, 0, 1); }, {"A*p > 0", "A=-1", "p=2"});
   expect_error([] { isocost::power_model(1, 0, 0, 1, 2); }, {"A*p > 0"});
-  expect_error([] { isocost::power_model(1, 2, 0, -1, 1); }, {"lo must be >= 0", "-1"});
-  expect_error([] { isocost::power_model(-1, -1, 0, 0, 1); }, {"lo must be > 0"});
-  expect_error([] { isocost::power_model(1, kNaN, 0, 0, 1); }, {"p must be finite"});
+  expect_error([] { isocost::power_model(1, 2, 0, -1, 1); }, {"lo: expected >= 0", "-1"});
+  expect_error([] { isocost::power_model(-1, -1, 0, 0, 1); }, {"lo: expected > 0"});
+  expect_error([] { isocost::power_model(1, kNaN, 0, 0, 1); }, {"p: expected a finite number"});
 }
 
 // ---------------------------------------------------------------------------
@@ -146,7 +148,11 @@ TEST(PolynomialModel, DecreasingSomewhereIsAnErrorNamingWhere) {
 TEST(PolynomialModel, BadCoefficientsAreErrors) {
   expect_error([] { isocost::polynomial_model({5}, 0, 1); }, {"degree >= 1"});
   expect_error([] { isocost::polynomial_model({1, 0, 0}, 0, 1); }, {"degree >= 1"});
-  expect_error([] { isocost::polynomial_model({0, kNaN}, 0, 1); }, {"c1 must be finite", "nan"});
+  expect_error(
+      [] {
+        isocost::polynomial_model({0, kNaN}, 0, 1);
+      },
+      {"c1: expected a finite number", "nan"});
 }
 
 // ---------------------------------------------------------------------------
@@ -331,7 +337,7 @@ TEST(PolynomialModel, ScaledVariable) {
         isocost::polynomial_model({0, -1, 1}, 1e8, 3e8, 1e8, 1e8);
       },
       {"< 0 at x=1e+08"});
-  expect_error([] { isocost::polynomial_model({0, 1}, 0, 1, 0, 0); }, {"scale must be > 0"});
+  expect_error([] { isocost::polynomial_model({0, 1}, 0, 1, 0, 0); }, {"scale: expected > 0"});
 }
 
 TEST(ExponentialModel, ClosedForm) {

@@ -245,7 +245,7 @@ TEST(CutOptions, ValidationNamesTheField) {
   expect_error([&] { o.validate(); }, {"x_tolerance", "nan"});
   o = {};
   o.max_iterations = 0;
-  expect_error([&] { o.validate(); }, {"max_iterations must be >= 1, got 0"});
+  expect_error([&] { o.validate(); }, {"max_iterations: expected an integer >= 1, got 0"});
   o = {};
   o.initial_guess = std::numeric_limits<double>::infinity();
   expect_error([&] { o.validate(); }, {"initial_guess", "inf"});

@@ -461,7 +461,7 @@ TEST(Partition, InitialCutsWarmStartEachCut) {
   options.initial_cuts = first.cuts;
   options.initial_cuts[3] = std::nan("");
   expect_error([&] { isocost::partition(t, speeds, options); },
-               {"initial_cuts[3] must be a finite number, got nan"});
+               {"initial_cuts[3]: expected a finite number, got nan"});
 }
 
 }  // namespace

@@ -312,7 +312,7 @@ TEST(ProcessGrid, ParsingAndValidation) {
       [&] {
         isocost::decompose(swartz(true), {{2}, {0}}, Speeds::uniform(2), o);
       },
-      {"min_width[0] must be a finite number >= 0", "nan"});
+      {"min_width[0]: expected a finite number >= 0", "nan"});
 }
 
 }  // namespace

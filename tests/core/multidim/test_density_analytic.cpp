@@ -304,15 +304,15 @@ TEST(AnalyticDensityErrors, BadArguments) {
   DensityOptions o;
   o.tolerance = 0;
   expect_error([&] { analytic_density(one, Box::of({0}, {1}), o); },
-               {"tolerance must be in [1e-13, 1), got 0"});
+               {"tolerance: expected a number in [1e-13, 1), got 0"});
   o = {};
   o.max_depth = -1;
   expect_error([&] { analytic_density(one, Box::of({0}, {1}), o); },
-               {"max_depth must be in [0, 20], got -1"});
+               {"max_depth: expected an integer in [0, 20], got -1"});
   o = {};
   o.max_evaluations = 999;
   expect_error([&] { analytic_density(one, Box::of({0}, {1}), o); },
-               {"max_evaluations must be >= 1000", "got 999"});
+               {"max_evaluations: expected an integer >= 1000", "got 999"});
   // A box outside the density's.
   const Density d = analytic_density(one, Box::of({0, 0}, {1, 1}));
   expect_error([&] { d.mass(Box::of({0, 0}, {2, 1})); }, {"not inside"});

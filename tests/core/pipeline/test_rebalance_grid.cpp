@@ -542,12 +542,12 @@ TEST(RebalanceGrid, BadInput) {
       GridGlobalRebalanceOptions o;
       o.decompose.min_width[1] = -1;
       expect_error([&] { isocost::rebalance_grid_global(shape, now, ok, Speeds::uniform(4), o); },
-                   {"decompose.min_width[1] must be a finite number >= 0, got -1"});
+                   {"decompose.min_width[1]: expected a finite number >= 0, got -1"});
     } else {
       isocost::GridDiffusiveRebalanceOptions o;
       o.shift.min_width = -1;
       expect_error([&] { isocost::rebalance_grid_diffusive(shape, now, ok, o); },
-                   {"shift.min_width must be a finite number >= 0, got -1"});
+                   {"shift.min_width: expected a finite number >= 0, got -1"});
     }
     // Not a tiling of the grid: overlap, gap, outside, another shape.
     auto bad = now;

@@ -118,7 +118,7 @@ TEST(Trigger, ReducedNumbersAgreeWithLoads) {
 TEST(Trigger, BadInput) {
   const std::vector<double> loads{1, 2};
   expect_error([&] { isocost::check_trigger(1, loads, drift_every(0, 0.1)); },
-               {"trigger: every must be >= 1, got 0"});
+               {"trigger: every: expected an integer >= 1, got 0"});
   expect_error([&] { isocost::check_trigger(1, loads, drift_every(-2, 0.1)); }, {"got -2"});
   expect_error([&] { isocost::is_check_step(5, 0); }, {"every (k)", "got 0"});
   expect_error([&] { isocost::check_trigger(-1, loads, drift_every(1, 0.1)); }, {"step = -1"});
