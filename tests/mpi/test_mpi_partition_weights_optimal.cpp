@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "core/multidim/brute_bottleneck.hpp"
-#include "isocost/decompose.hpp"
+#include "core/model/brute_bottleneck.hpp"
 #include "isocost/mpi/partition_weights.hpp"
+#include "isocost/partition.hpp"
 #include "mpi_test_support.hpp"
 #include "weights_layouts.hpp"
 

@@ -1,4 +1,4 @@
-// Tests for bottleneck_cuts() (isocost/decompose.hpp): the chains-on-chains
+// Tests for bottleneck_cuts() (isocost/partition.hpp): the chains-on-chains
 // optimum against brute force over every contiguous split, with and without
 // minimum widths and speeds, and non-empty parts at scale.
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "brute_bottleneck.hpp"
-#include "isocost/decompose.hpp"
+#include "isocost/partition.hpp"
 #include "support/expect_error.hpp"
 
 namespace {
