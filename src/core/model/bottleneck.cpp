@@ -1,5 +1,6 @@
-// The chains-on-chains optimum of cell weights (partition.hpp,
-// bottleneck_cuts()): an exact bisection on the bottleneck over a greedy probe.
+// The chains-on-chains optimum of cell weights (partition.hpp:
+// bottleneck_cuts(), an exact bisection on the bottleneck over a greedy
+// probe, and partition_optimal(), its cuts of a discrete model).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -8,6 +9,7 @@
 
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
+#include "isocost/limits.hpp"
 #include "isocost/partition.hpp"
 #include "model/bottleneck_internal.hpp"
 #include "model/reach.hpp"
@@ -178,6 +180,27 @@ std::vector<std::int64_t> bottleneck_cuts(std::span<const double> P, std::span<c
     throw Error("bottleneck_cuts: no split of " + std::to_string(n) + " cells into " +
                 std::to_string(m) + " parts of >= " + std::to_string(min_cells) + " cells");
   return serial.best;
+}
+
+Partition partition_optimal(const CostModel& model, const Speeds& speeds,
+                            const PartitionOptions& options) {
+  options.validate();
+  if (!model.is_discrete())
+    throw Error(
+        "partition_optimal: expected a discrete model (per-cell weights, discrete_model()), "
+        "got a " +
+        model.kind() + " model");
+  const int P = speeds.ranks();
+  if (P > kMaxParts) throw Error("partition_optimal: " + above_limit(P, kMaxParts, "parts"));
+  const std::span<const double> prefix = model.prefix_sums();
+  const std::vector<double> capacity = speeds.values();
+  // Non-empty parts wherever the cells allow it: a rank with no cell is not
+  // a partition the caller can use.
+  const auto n = static_cast<std::int64_t>(prefix.size()) - 1;
+  const std::vector<std::int64_t> cuts = bottleneck_cuts(prefix, capacity, n >= P ? 1 : 0);
+  std::vector<double> t_at(cuts.size());
+  for (std::size_t i = 0; i < cuts.size(); ++i) t_at[i] = prefix[static_cast<std::size_t>(cuts[i])];
+  return partition_from_cuts(cuts, t_at, speeds, CutTermination::optimum, options, model.lo());
 }
 
 }  // namespace isocost
