@@ -23,6 +23,10 @@ namespace isocost::cli {
 
 namespace {
 
+// The solver's defaults are the library's (PartitionOptions), as text: the
+// help shows them and run() parses them like given values.
+const CutOptions kCutDefaults = PartitionOptions{}.cut;
+
 struct CutArgs {
   std::string model = "sieve";
   std::string params;
@@ -30,13 +34,13 @@ struct CutArgs {
   std::string ranks;
   std::string speeds;
   std::string node_types;
-  std::string method = "newton";
+  std::string method{to_string(kCutDefaults.method)};
   std::string samples;
   std::string weights;
   std::string output;
-  std::string cost_tolerance = "1e-12";
-  std::string x_tolerance = "0";
-  std::string max_iterations = "100";
+  std::string cost_tolerance = default_text(kCutDefaults.cost_tolerance);
+  std::string x_tolerance = default_text(kCutDefaults.x_tolerance);
+  std::string max_iterations = std::to_string(kCutDefaults.max_iterations);
   std::string fit_file;  // --fit FILE: fit --model to these samples first
   FitArgs fit;
   bool integer = false;
@@ -303,10 +307,13 @@ void add_cut_command(CLI::App& app) {
                   "fit --model to these samples (x,t or lo,hi,dt; CSV or JSON) and cut the "
                   "fitted model; the domain defaults to the samples' span");
   add_fit_options(cmd, args->fit);
+  const SieveParams sieve;  // Swartz eq. 4, the library's default
   cmd->add_option("--param", args->params,
                   "model parameters NAME=VALUE,…: sieve A,p,c,q (A*x^p/(ln x - c)^q; default "
-                  "Swartz eq. 4: A=3.9098e-7,p=1.43,c=1.08366,q=1); power A,p,B; polynomial "
-                  "c0,c1,…");
+                  "Swartz eq. 4: A=" +
+                      default_text(sieve.A) + ",p=" + default_text(sieve.p) +
+                      ",c=" + default_text(sieve.c) + ",q=" + default_text(sieve.q) +
+                      "); power A,p,B; polynomial c0,c1,…");
   cmd->add_option("--domain", args->domain,
                   "domain LO:HI (sieve, power, polynomial; with --fit: overrides the samples' "
                   "span)");
