@@ -59,7 +59,7 @@ enum class CutTermination : std::uint8_t {
                     ///< step fell below 4ε·|x|
   nearest_integer,  ///< discrete model: the integer boundary closest to the target
   optimum,          ///< discrete model: a boundary of the chains-on-chains optimum
-                    ///< (bottleneck_cuts(), --optimal), not the one nearest the target
+                    ///< (partition_optimal(), --optimal), not the one nearest the target
   iteration_limit,  ///< max_iterations used up: x is the best point seen, not converged
   failed,           ///< no tolerance could be confirmed at the best point seen (e.g.
                     ///< a discontinuous t); x is that point, not converged

@@ -148,30 +148,4 @@ std::vector<ProcessGrid> candidate_process_grids(int P, int dims);
 Decomposition choose_process_grid(const Density& density, const Speeds& speeds,
                                   const DecomposeOptions& options = {});
 
-/// Optimal contiguous split of per-cell weights w into parts with capacities
-/// s_j (the chains-on-chains problem): returns the P + 1 boundaries b (b_0 = 0,
-/// b_P = n) minimising max_j (w[b_j] + … + w[b_{j+1} − 1]) / s_j, each part at
-/// least `min_cells` long; of the optimal splits, the one whose boundaries are
-/// latest. An exact bisection on the bottleneck (its bounds move to attained
-/// values: about log2(heaviest cell) + 3 probes for integer weights and unit
-/// capacities; detail::search_bottleneck, shared with
-/// mpi::partition_weights()), each probe O(P log n) by the greedy split
-/// without widths and with min_cells = 1 (non-empty parts), O(P·n) for wider
-/// minimums. At unequal capacities with min_cells = 1, a probe the capped
-/// greedy split cannot decide (a part cannot hold the cell it is forced to
-/// take) is decided by the boundaries the parts can reach, kept as intervals
-/// over each part's useful window, with O(n/63) memory beyond them: O(P +
-/// their count), which is about the cells too heavy for a part within its
-/// window — up to P·n/100 for spikes every 100 cells that slow parts cannot
-/// hold while fast ones leave wide windows (bench_cut's
-/// BM_BottleneckCuts_SpikesUnequalSpeeds). Without widths, parts may be
-/// empty where the cells are fewer than the parts or a heavy cell sets the
-/// bottleneck; pass min_cells = 1 to keep every part non-empty when P <= n
-/// (10^6 spiky cells into 65 536 parts: BM_BottleneckCuts_Spikes). Throws
-/// Error if P·min_cells > n. Exposed for tests and for users with 1-D cell
-/// weights.
-std::vector<std::int64_t> bottleneck_cuts(std::span<const double> prefix_sums,
-                                          std::span<const double> capacities,
-                                          std::int64_t min_cells = 0);
-
 }  // namespace isocost

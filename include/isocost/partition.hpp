@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
@@ -153,5 +154,60 @@ struct Partition {
 /// cheap. Cuts are nondecreasing, cuts[0] = lo and cuts[P] = hi.
 Partition partition(const CostModel& model, const Speeds& speeds,
                     const PartitionOptions& options = {});
+
+/// The chains-on-chains optimum of a discrete model (per-cell weights) as a
+/// Partition: the least possible heaviest part max_k cost_k / s_k with the
+/// ranks in order, every part non-empty when P <= n cells — the cuts of
+/// bottleneck_cuts(prefix sums, speeds, P <= n ? 1 : 0) — instead of
+/// partition()'s cuts nearest the targets. Built by partition_from_cuts():
+/// each summary keeps its target TT·S_i/S and gets the residual at the
+/// optimal boundary, termination exact or optimum; no root is found, so
+/// options.cut is validated and kept but not used. Throws Error for a model
+/// that is not discrete or P above kMaxParts.
+Partition partition_optimal(const CostModel& model, const Speeds& speeds,
+                            const PartitionOptions& options = {});
+
+/// Optimal contiguous split of per-cell weights w into parts with capacities
+/// s_j (the chains-on-chains problem): returns the P + 1 boundaries b (b_0 = 0,
+/// b_P = n) minimising max_j (w[b_j] + … + w[b_{j+1} − 1]) / s_j, each part at
+/// least `min_cells` long; of the optimal splits, the one whose boundaries are
+/// latest. An exact bisection on the bottleneck (its bounds move to attained
+/// values: about log2(heaviest cell) + 3 probes for integer weights and unit
+/// capacities; detail::search_bottleneck, shared with
+/// mpi::partition_weights()), each probe O(P log n) by the greedy split
+/// without widths and with min_cells = 1 (non-empty parts), O(P·n) for wider
+/// minimums. At unequal capacities with min_cells = 1, a probe the capped
+/// greedy split cannot decide (a part cannot hold the cell it is forced to
+/// take) is decided by the boundaries the parts can reach, kept as intervals
+/// over each part's useful window, with O(n/63) memory beyond them: O(P +
+/// their count), which is about the cells too heavy for a part within its
+/// window — up to P·n/100 for spikes every 100 cells that slow parts cannot
+/// hold while fast ones leave wide windows (bench_cut's
+/// BM_BottleneckCuts_SpikesUnequalSpeeds). Without widths, parts may be
+/// empty where the cells are fewer than the parts or a heavy cell sets the
+/// bottleneck; pass min_cells = 1 to keep every part non-empty when P <= n
+/// (10^6 spiky cells into 65 536 parts: BM_BottleneckCuts_Spikes). Throws
+/// Error if P·min_cells > n. partition_optimal() gives its cuts of a
+/// discrete model as a Partition; decompose() cuts each level of a grid with
+/// it (decompose.hpp).
+std::vector<std::int64_t> bottleneck_cuts(std::span<const double> prefix_sums,
+                                          std::span<const double> capacities,
+                                          std::int64_t min_cells = 0);
+
+/// The Partition of integer cuts placed without root finding (by
+/// bottleneck_cuts(), a search in prefix sums, or mpi::partition_weights()),
+/// so that every such partition is reported the one way: cut i is cell
+/// boundary cuts[i] (x_i = lo + cuts[i]) where t = t_at_cuts[i], part i costs
+/// t_at_cuts[i+1] − t_at_cuts[i] and takes that / s_i. Cut i's summary holds
+/// the target TT·S_i/S (TT = t_at_cuts[P], as partition() sets it), the
+/// residual t(x_i) − target and the termination: exact where the residual is
+/// 0, else `placed` (nearest_integer or optimum); iterations 0, method
+/// binary_search. The result is integer, converged, with `options` kept.
+/// Throws Error unless there are P + 1 cuts and values (P = speeds.ranks()
+/// <= kMaxParts), the cuts nondecreasing, the values finite, nondecreasing
+/// and t_at_cuts[0] = 0, and `placed` is nearest_integer or optimum.
+Partition partition_from_cuts(std::span<const std::int64_t> cuts, std::span<const double> t_at_cuts,
+                              const Speeds& speeds, CutTermination placed,
+                              const PartitionOptions& options = {}, double lo = 0);
 
 }  // namespace isocost

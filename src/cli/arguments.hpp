@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -46,5 +47,14 @@ std::pair<double, double> parse_domain(const std::string& text);
 
 /// Splits "a,b,c" on commas.
 std::vector<std::string> split(const std::string& text, char separator);
+
+/// A library default as the help shows it: the shortest text that reads back
+/// to `value`, its exponent without leading zeros ("0.05", "3.9098e-7").
+std::string default_text(double value);
+/// Help text of a choice whose default is the library's: `names` in order,
+/// `chosen` marked "(default)", the last joined by `last` ("none (default),
+/// huber or cauchy"), so that the help follows the options structs.
+std::string choices_text(const std::vector<std::string_view>& names, std::string_view chosen,
+                         std::string_view last = " or ");
 
 }  // namespace isocost::cli

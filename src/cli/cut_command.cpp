@@ -1,16 +1,15 @@
 // isocost cut: one-dimensional partition of a cost model over P ranks.
-#include <algorithm>
-#include <cmath>
 #include <memory>
 #include <new>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "arguments.hpp"
 #include "cli.hpp"
 #include "distributed.hpp"
 #include "fit_args.hpp"
 #include "isocost/cost_model.hpp"
-#include "isocost/decompose.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/io.hpp"
@@ -24,6 +23,10 @@ namespace isocost::cli {
 
 namespace {
 
+// The solver's defaults are the library's (PartitionOptions), as text: the
+// help shows them and run() parses them like given values.
+const CutOptions kCutDefaults = PartitionOptions{}.cut;
+
 struct CutArgs {
   std::string model = "sieve";
   std::string params;
@@ -31,13 +34,13 @@ struct CutArgs {
   std::string ranks;
   std::string speeds;
   std::string node_types;
-  std::string method = "newton";
+  std::string method{to_string(kCutDefaults.method)};
   std::string samples;
   std::string weights;
   std::string output;
-  std::string cost_tolerance = "1e-12";
-  std::string x_tolerance = "0";
-  std::string max_iterations = "100";
+  std::string cost_tolerance = default_text(kCutDefaults.cost_tolerance);
+  std::string x_tolerance = default_text(kCutDefaults.x_tolerance);
+  std::string max_iterations = std::to_string(kCutDefaults.max_iterations);
   std::string fit_file;  // --fit FILE: fit --model to these samples first
   FitArgs fit;
   bool integer = false;
@@ -114,40 +117,6 @@ void reject_fit_options(const CutArgs& a) {
                       : f.repair              ? "--repair"
                                               : nullptr;
   if (given) throw Error(std::string(given) + " is for fitting: use it with --fit FILE");
-}
-
-// --optimal: the smallest possible heaviest part cost / speed, processor
-// order fixed (bottleneck_cuts(), every part non-empty when P <= n), in place
-// of the nearest-target cuts; each cut's summary keeps its target and gets
-// the residual at the optimal boundary, and no root-finding iterations.
-void make_optimal(const CostModel& model, const Speeds& speeds, Partition& part) {
-  const std::span<const double> prefix = model.prefix_sums();
-  const auto n = static_cast<std::int64_t>(prefix.size()) - 1;
-  const int P = speeds.ranks();
-  const std::vector<double> capacity = speeds.values();
-  const std::vector<std::int64_t> b =
-      bottleneck_cuts(prefix, capacity, n >= static_cast<std::int64_t>(P) ? 1 : 0);
-  for (int i = 0; i <= P; ++i) {
-    const auto k = static_cast<std::size_t>(b[static_cast<std::size_t>(i)]);
-    part.cuts[static_cast<std::size_t>(i)] = model.lo() + static_cast<double>(k);
-    CutSummary& s = part.summaries[static_cast<std::size_t>(i)];
-    s.x = part.cuts[static_cast<std::size_t>(i)];
-    s.residual = prefix[k] - s.target;
-    s.termination = s.residual == 0 ? CutTermination::exact : CutTermination::optimum;
-    // Not a root find: the bisection on the bottleneck placed it.
-    s.iterations = s.evaluations = s.bisection_steps = 0;
-  }
-  part.max_abs_residual = 0;
-  for (int i = 0; i < P; ++i) {
-    const auto lo = static_cast<std::size_t>(b[static_cast<std::size_t>(i)]);
-    const auto hi = static_cast<std::size_t>(b[static_cast<std::size_t>(i) + 1]);
-    part.cost[static_cast<std::size_t>(i)] = prefix[hi] - prefix[lo];
-    part.time[static_cast<std::size_t>(i)] =
-        part.cost[static_cast<std::size_t>(i)] / speeds.speed(i);
-  }
-  for (const CutSummary& s : part.summaries)
-    part.max_abs_residual = std::max(part.max_abs_residual, std::abs(s.residual));
-  part.predicted_le = load_stats(part.time).le;
 }
 
 void write_result(const CutArgs& a, const ModelInfo& model, const Fitted* fitted,
@@ -312,9 +281,10 @@ void run(const CutArgs& a) {
                 model.kind());
   const Partition part = [&] {
     try {
-      Partition p = partition(model, speeds, options);
-      if (a.optimal) make_optimal(model, speeds, p);
-      return p;
+      // --optimal: the least possible heaviest part in place of the
+      // nearest-target cuts.
+      return a.optimal ? partition_optimal(model, speeds, options)
+                       : partition(model, speeds, options);
     } catch (const std::bad_alloc&) {
       throw Error("out of memory for a partition into " + std::to_string(speeds.ranks()) +
                   " parts (--ranks/--speeds/--node-types)");
@@ -337,10 +307,13 @@ void add_cut_command(CLI::App& app) {
                   "fit --model to these samples (x,t or lo,hi,dt; CSV or JSON) and cut the "
                   "fitted model; the domain defaults to the samples' span");
   add_fit_options(cmd, args->fit);
+  const SieveParams sieve;  // Swartz eq. 4, the library's default
   cmd->add_option("--param", args->params,
                   "model parameters NAME=VALUE,…: sieve A,p,c,q (A*x^p/(ln x - c)^q; default "
-                  "Swartz eq. 4: A=3.9098e-7,p=1.43,c=1.08366,q=1); power A,p,B; polynomial "
-                  "c0,c1,…");
+                  "Swartz eq. 4: A=" +
+                      default_text(sieve.A) + ",p=" + default_text(sieve.p) +
+                      ",c=" + default_text(sieve.c) + ",q=" + default_text(sieve.q) +
+                      "); power A,p,B; polynomial c0,c1,…");
   cmd->add_option("--domain", args->domain,
                   "domain LO:HI (sieve, power, polynomial; with --fit: overrides the samples' "
                   "span)");

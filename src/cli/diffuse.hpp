@@ -21,8 +21,8 @@ struct Args {
   std::string mesh;              // --mesh 8x8
   std::string graph;             // --graph FILE
   std::string loads;             // --loads FILE
-  std::string alpha;             // --alpha (default 0.05)
-  std::string scheme;            // --scheme (default cn)
+  std::string alpha;             // --alpha (default: DiffusionOptions)
+  std::string scheme;            // --scheme (default: DiffusionOptions)
   std::string max_steps;         // --max-steps
   std::string sweeps;            // --sweeps
   std::string gamma;             // --gamma (--simulate)

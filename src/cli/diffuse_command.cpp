@@ -12,6 +12,7 @@
 #include "isocost/detail/text.hpp"
 #include "isocost/io.hpp"
 #include "isocost/metrics.hpp"
+#include "isocost/tasks.hpp"
 #include "output.hpp"
 
 namespace isocost::cli {
@@ -94,7 +95,8 @@ void run(const Args& a) {
       reject(!a.elements.empty(), "--elements", "is for --simulate");
     }
   }
-  const double alpha = a.alpha.empty() ? 0.05 : parse_double(a.alpha, "--alpha");
+  const double alpha =
+      a.alpha.empty() ? DiffusionOptions{}.alpha : parse_double(a.alpha, "--alpha");
   if (!(alpha > 0 && alpha < 1))
     throw Error("--alpha: expected a number in (0, 1), got '" + a.alpha + "'");
   DiffusionOptions options;
@@ -170,20 +172,32 @@ void add_diffuse_command(CLI::App& app) {
   cmd->add_option("--graph", args->graph,
                   "process graph: an edge list 'i j' per line (# comments), nodes 0..P-1 for "
                   "the P loads");
+  // The defaults in [] are the library's (the options structs).
+  const DiffusionOptions diffusion;
+  const SimulationOptions simulation;
+  const ShiftOptions shift;
+  const TaskSelectionOptions selection;
   cmd->add_option("--alpha", args->alpha,
-                  "time step and accuracy in (0, 1): stop when u_max <= (1 + alpha) u_avg "
-                  "[0.05]");
+                  "time step and accuracy in (0, 1): stop when u_max <= (1 + alpha) u_avg [" +
+                      default_text(diffusion.alpha) + "]");
   cmd->add_option("--scheme", args->scheme,
-                  "cn (Crank-Nicolson) | implicit | explicit | lsq (least squares) [cn]");
-  cmd->add_option("--max-steps", args->max_steps, "step budget [100000; 10000 for --simulate]");
+                  "cn (Crank-Nicolson) | implicit | explicit | lsq (least squares) [" +
+                      std::string(to_string(diffusion.scheme)) + "]");
+  cmd->add_option("--max-steps", args->max_steps,
+                  "step budget [" + std::to_string(diffusion.max_steps) + "; " +
+                      std::to_string(simulation.max_steps) + " for --simulate]");
   cmd->add_option("--sweeps", args->sweeps,
-                  "Jacobi sweeps per step for cn/implicit [0: Watts's nu]");
+                  "Jacobi sweeps per step for cn/implicit [" +
+                      (diffusion.sweeps == 0 ? std::string("0: Watts's nu")
+                                             : std::to_string(diffusion.sweeps)) +
+                      "]");
   cmd->add_flag("--simulate", args->simulate,
                 "run Pearce's diffusion simulator (Alg. 2) instead: steps to converge, L_max and "
                 "elements moved per step");
   cmd->add_option("--gamma", args->gamma,
-                  "--simulate: Pearce's gamma, the fraction of the flux moved per step, in (0, 1] "
-                  "[1]");
+                  "--simulate: Pearce's gamma, the fraction of the flux moved per step, in "
+                  "(0, 1] [" +
+                      default_text(simulation.gamma) + "]");
   cmd->add_option("--elements", args->elements,
                   "--simulate: elements per rank, one per line [one per unit of load]");
   cmd->add_option("--cuts", args->cuts,
@@ -198,23 +212,30 @@ void add_diffuse_command(CLI::App& app) {
                   "--cuts: cumulative samples x,t (pchip, makima, linear)");
   cmd->add_option("--weights", args->model.weights,
                   "--cuts: per-cell weights, one per line (discrete)");
-  cmd->add_option("--max-move", args->max_move,
-                  "--cuts: cap how far a boundary may move, as a fraction of the old width of "
-                  "the range it moves into, > 0 [no cap]");
   cmd->add_option(
-      "--min-width", args->min_width,
-      "--cuts: smallest width of a new range (a range already narrower keeps its width) [0]");
+      "--max-move", args->max_move,
+      "--cuts: cap how far a boundary may move, as a fraction of the old width of "
+      "the range it moves into, > 0 [" +
+          (std::isinf(shift.max_move) ? std::string("no cap") : default_text(shift.max_move)) +
+          "]");
+  cmd->add_option("--min-width", args->min_width,
+                  "--cuts: smallest width of a new range (a range already narrower keeps "
+                  "its width) [" +
+                      default_text(shift.min_width) + "]");
   cmd->add_option("--tasks", args->tasks,
                   "tasks instead of --loads: 'rank,id,load[,immobile]' rows; diffuse the ranks' "
                   "sums on --mesh/--graph and choose the tasks that move");
   cmd->add_option("--selection", args->selection,
-                  "--tasks: first-fit | trimming, for edges with at least --exhaustive-limit "
-                  "tasks [first-fit]");
+                  "--tasks: first-fit | trimming, for edges with at least "
+                  "--exhaustive-limit tasks [" +
+                      std::string(to_string(selection.method)) + "]");
   cmd->add_option("--exhaustive-limit", args->exhaustive_limit,
-                  "--tasks: exhaustive exchange search below this many tasks on an edge, 0..40 "
-                  "[20]");
+                  "--tasks: exhaustive exchange search below this many tasks on an edge, "
+                  "0..40 [" +
+                      std::to_string(selection.exhaustive_limit) + "]");
   cmd->add_option("--trim-epsilon", args->trim_epsilon,
-                  "--tasks: the trimming method's epsilon in (0, 1] [0.01]");
+                  "--tasks: the trimming method's epsilon in (0, 1] [" +
+                      default_text(selection.trim_epsilon) + "]");
   cmd->add_flag("--json", args->json, "print JSON instead of tables");
   add_output_and_run(cmd, args->output, [args] { diffuse::run(*args); });
 }

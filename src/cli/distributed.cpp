@@ -1,10 +1,7 @@
 // The forms of the command that run on every rank (distributed.hpp).
 #include "distributed.hpp"
 
-#include <cmath>
-
 #include "isocost/error.hpp"
-#include "isocost/metrics.hpp"
 #include "mpi_world.hpp"
 
 #if ISOCOST_CLI_MPI
@@ -30,35 +27,7 @@ DistributedCut distributed_cut(const std::string& path, const Speeds& speeds, bo
       throw Error(path + ": " + e.what());
     }
   }();
-  const int P = speeds.ranks();
-  DistributedCut out;
-  out.cells = wp.cells;
-  Partition& part = out.part;
-  part.integer = true;
-  part.total_cost = wp.total;
-  part.speed_total = speeds.total();
-  part.time = wp.time;
-  part.cost.resize(part.time.size());
-  part.cuts.resize(static_cast<std::size_t>(P) + 1);
-  part.summaries.resize(part.cuts.size());
-  for (int i = 0; i <= P; ++i) {
-    const auto u = static_cast<std::size_t>(i);
-    if (i < P) part.cost[u] = wp.prefix[u + 1] - wp.prefix[u];
-    part.cuts[u] = static_cast<double>(wp.cuts[u]);
-    // Each cut is the exact nearest cell boundary (or the optimum's), not a
-    // root find: its summary keeps the target and the residual there.
-    CutSummary& s = part.summaries[u];
-    s.x = part.cuts[u];
-    s.target = i == P ? wp.total : wp.total * speeds.fraction_before(i);
-    s.residual = i == 0 || i == P ? 0 : wp.prefix[u] - s.target;
-    s.used = s.requested = CutMethod::binary_search;
-    s.termination = s.residual == 0 ? CutTermination::exact
-                    : optimal       ? CutTermination::optimum
-                                    : CutTermination::nearest_integer;
-    part.max_abs_residual = std::max(part.max_abs_residual, std::abs(s.residual));
-  }
-  part.predicted_le = load_stats(part.time).le;
-  return out;
+  return {mpi::to_partition(wp, speeds), wp.cells};
 }
 
 Decomposition distributed_decompose(const std::string& path, const GridShape& shape,

@@ -12,9 +12,8 @@
 namespace isocost::cli {
 
 /// `cut --model discrete --weights FILE` on every rank: the cuts of
-/// mpi::partition_weights() (exact optimum with `optimal`) as a Partition
-/// whose summaries hold each cut's target and residual (no root-finding
-/// iterations: the cut is the exact nearest cell boundary).
+/// mpi::partition_weights() (exact optimum with `optimal`) as the Partition
+/// mpi::to_partition() makes of them.
 struct DistributedCut {
   Partition part;
   std::int64_t cells = 0;

@@ -25,7 +25,6 @@ const char* kModels =
     "sieve, sieve+c, sieve+q, sieve+c+q, power, poly:N, exp, expr:FORMULA, pchip, makima or auto";
 
 FitLoss parse_loss(const std::string& text) {
-  if (text.empty()) return FitLoss::none;
   try {
     return parse_fit_loss(text);
   } catch (const Error& e) {
@@ -33,19 +32,7 @@ FitLoss parse_loss(const std::string& text) {
   }
 }
 
-std::string loss_name(FitLoss loss) {
-  switch (loss) {
-    case FitLoss::huber:
-      return "huber";
-    case FitLoss::cauchy:
-      return "cauchy";
-    case FitLoss::none:
-      break;
-  }
-  return "none";
-}
-
-std::string criterion_name(SelectBy c) { return c == SelectBy::aicc ? "aicc" : "cv"; }
+std::string loss_name(FitLoss loss) { return std::string(to_string(loss)); }
 
 // "A=1e-7,p=1.4" → {A: 1e-7, p: 1.4}; names are checked against the model by fit().
 std::map<std::string, double> parse_guess(const std::string& text) {
@@ -159,17 +146,33 @@ void add_fit_options(CLI::App* cmd, FitArgs& args) {
       "--param-guess", args.param_guess,
       "starting values NAME=VALUE,… (sieve A,p,c, and q to fix it; power A,p; exp A,b; poly:N "
       "c1..cN; expr: the formula's parameters)");
-  cmd->add_option("--loss", args.loss, "robust loss: none (default), huber or cauchy");
+  // The defaults shown are the library's (FitOptions, SelectOptions).
+  const FitOptions fit_defaults;
+  const SelectOptions select_defaults;
+  cmd->add_option(
+      "--loss", args.loss,
+      "robust loss: " + choices_text({"none", "huber", "cauchy"}, to_string(fit_defaults.loss)));
   cmd->add_flag("--absolute", args.absolute,
                 "absolute residuals (in units of the mean dt) instead of relative ones");
   cmd->add_flag("--repair", args.repair,
                 "repair decreasing cumulative samples by isotonic regression instead of failing");
   cmd->add_option("--fit-iterations", args.iterations,
-                  "Ceres iteration budget of each fit (default 200)");
+                  "Ceres iteration budget of each fit (default " +
+                      std::to_string(fit_defaults.max_iterations) + ")");
+  const auto criterion = [&](SelectBy c, const std::string& what) {
+    return std::string(to_string(c)) + " (" + (c == select_defaults.criterion ? "default: " : "") +
+           what + ")";
+  };
   cmd->add_option("--select", args.select,
-                  "how --model auto ranks candidates: cv (default: 5-fold cross-validation "
-                  "of how each merged pair of samples splits; pchip and makima compete) or "
-                  "aicc (parametric forms by AICc, the winner then meets pchip and makima)");
+                  "how --model auto ranks candidates: " +
+                      criterion(SelectBy::cross_validation,
+                                std::to_string(select_defaults.folds) +
+                                    "-fold cross-validation of how each merged pair of samples "
+                                    "splits; pchip and makima compete") +
+                      " or " +
+                      criterion(SelectBy::aicc,
+                                "parametric forms by AICc, the winner then meets pchip and "
+                                "makima"));
 }
 
 Fitted fit_samples(const std::string& file, const std::string& model, const FitArgs& args,
@@ -203,11 +206,11 @@ Fitted fit_samples(const std::string& file, const std::string& model, const FitA
       throw Error("--param-" + std::string(e.what()));
     }
   }
-  options.loss = parse_loss(args.loss);
+  if (!args.loss.empty()) options.loss = parse_loss(args.loss);
   if (!args.iterations.empty())
     options.max_iterations = parse_int(args.iterations, "--fit-iterations", 1);
   options.relative = !args.absolute;
-  SelectBy criterion = SelectBy::cross_validation;
+  SelectBy criterion = SelectOptions{}.criterion;
   if (!args.select.empty()) {
     if (!automatic)
       throw Error("--select " + args.select + ": only used with --model auto, not " + model);
@@ -341,7 +344,7 @@ nlohmann::ordered_json fit_json(const Fitted& f) {
       row["error"] = c.error;
       list.push_back(row);
     }
-    j["selection"] = {{"criterion", criterion_name(f.criterion)},
+    j["selection"] = {{"criterion", to_string(f.criterion)},
                       {"winner", s.model},
                       {"reason", f.selection_reason},
                       {"candidates", list}};

@@ -143,6 +143,27 @@ std::vector<std::string> split(const std::string& text, char separator) {
   return parts;
 }
 
+std::string default_text(double value) {
+  std::string text = detail::exact(value);
+  const auto e = text.find('e');
+  if (e == std::string::npos) return text;
+  auto digits = e + 1;
+  if (digits < text.size() && (text[digits] == '-' || text[digits] == '+')) ++digits;
+  while (digits + 1 < text.size() && text[digits] == '0') text.erase(digits, 1);
+  return text;
+}
+
+std::string choices_text(const std::vector<std::string_view>& names, std::string_view chosen,
+                         std::string_view last) {
+  std::string text;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) text += i + 1 == names.size() ? last : ", ";
+    text += names[i];
+    if (names[i] == chosen) text += " (default)";
+  }
+  return text;
+}
+
 }  // namespace isocost::cli
 
 namespace isocost::cli {

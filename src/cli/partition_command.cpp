@@ -301,13 +301,18 @@ void add_density_options(CLI::App* cmd, DensityArgs& args, const std::string& ra
   cmd->add_option("--min-width", args.min_width,
                   "smallest part width W (every axis) or W,W[,W] (one per axis), in box units "
                   "(cells for --weights)");
+  // The defaults shown are the library's (DensityOptions, DecomposeOptions).
+  const DensityOptions density;
   cmd->add_option("--quadrature", args.quadrature,
-                  "integration of --density: gauss_kronrod (default) or tanh_sinh");
+                  "integration of --density: " +
+                      choices_text({"gauss_kronrod", "tanh_sinh"}, to_string(density.quadrature)));
   cmd->add_option("--tolerance", args.tolerance,
-                  "relative tolerance of each 1-D integral of --density (default 1e-10)");
+                  "relative tolerance of each 1-D integral of --density (default " +
+                      default_text(density.tolerance) + ")");
   cmd->add_option("--method", args.method,
-                  "root finder for the cuts of --density: newton (default), secant, bisection, "
-                  "toms748");
+                  "root finder for the cuts of --density: " +
+                      choices_text({"newton", "secant", "bisection", "toms748"},
+                                   to_string(DecomposeOptions{}.cut.method), ", "));
 }
 
 bool density_given(const DensityArgs& a) { return !a.formula.empty() || !a.weights.empty(); }

@@ -33,6 +33,17 @@ std::string WeightsPartition::brief_report() const {
   return out.str();
 }
 
+Partition to_partition(const WeightsPartition& p, const Speeds& speeds) {
+  const auto P = static_cast<std::size_t>(speeds.ranks());
+  if (p.cuts.size() != P + 1 || p.prefix.size() != P + 1)
+    throw Error("to_partition: expected the " + std::to_string(P + 1) + " cuts of " +
+                std::to_string(P) + " parts (speeds), got " + std::to_string(p.cuts.size()) +
+                (p.options.all_cuts ? "" : " (options.all_cuts was false)"));
+  return isocost::partition_from_cuts(
+      p.cuts, p.prefix, speeds,
+      p.options.optimal ? CutTermination::optimum : CutTermination::nearest_integer);
+}
+
 namespace {
 
 // A slice's compensated sum and cell count: what the scans carry.

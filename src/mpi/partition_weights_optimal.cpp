@@ -12,8 +12,8 @@
 #include <optional>
 #include <string>
 
-#include "core/multidim/decompose_internal.hpp"
-#include "core/multidim/reach.hpp"
+#include "core/model/bottleneck_internal.hpp"
+#include "core/model/reach.hpp"
 #include "isocost/error.hpp"
 
 namespace isocost::mpi::internal {

@@ -3,7 +3,7 @@
 // "the prefix sum closest to TT·i/P, ties to the smaller index", searched
 // exhaustively here.
 #include "cli_test.hpp"
-#include "core/multidim/brute_bottleneck.hpp"
+#include "core/model/brute_bottleneck.hpp"
 
 namespace {
 

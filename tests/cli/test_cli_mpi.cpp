@@ -11,7 +11,8 @@
 #include <string>
 #include "cli_test.hpp"
 
-#include "isocost/decompose.hpp"
+#include "isocost/density.hpp"
+#include "isocost/partition.hpp"
 #include "isocost/points.hpp"
 
 #if !defined(ISOCOST_MPIEXEC) || !defined(ISOCOST_MPI_TEST_ENV)

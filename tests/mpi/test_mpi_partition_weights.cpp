@@ -3,7 +3,7 @@
 // slice of them; integer sums are exact in double, so the distributed cuts
 // must equal the serial partition() of discrete_model() of all the weights,
 // cut for cut and time for time, whatever the slices — including empty ones
-// and more parts than cells.
+// and more parts than cells — and so must to_partition() of them.
 #include "isocost/mpi/partition_weights.hpp"
 
 #include <gtest/gtest.h>
@@ -60,6 +60,7 @@ void expect_same(const WeightsPartition& got, const isocost::Partition& want, co
   EXPECT_EQ(got.prefix.back(), want.total_cost);
   EXPECT_EQ(got.total, want.total_cost);
   EXPECT_EQ(got.max_time, *std::max_element(want.time.begin(), want.time.end()));
+  isocost::testing::expect_same_partition(got, want, s);
 }
 
 TEST(PartitionWeights, EqualsTheSerialPartitionCutForCut) {
@@ -100,6 +101,9 @@ TEST(PartitionWeights, OwnPartOnlyGivesThisRanksEnds) {
       const isocost::Partition want = serial(all, s);
       const WeightsPartition got = partition_weights(MPI_COMM_WORLD, mine(all, layout), s, own);
       EXPECT_TRUE(got.cuts.empty());
+      if (layout == 0)  // no cuts to convert
+        expect_has(error_of([&] { isocost::mpi::to_partition(got, s); }),
+                   "(options.all_cuts was false)");
       EXPECT_EQ(got.begin, std::llround(want.cuts[static_cast<std::size_t>(r)]));
       EXPECT_EQ(got.end, std::llround(want.cuts[static_cast<std::size_t>(r) + 1]));
       EXPECT_EQ(got.max_time, *std::max_element(want.time.begin(), want.time.end()));

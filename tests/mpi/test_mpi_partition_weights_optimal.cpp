@@ -2,7 +2,8 @@
 // 2, 3, 4, 5, 8): the exact chains-on-chains optimum must be serial
 // bottleneck_cuts() of the gathered prefix sums, cut for cut, whatever the
 // slices (integer weights: exact sums), in both all_cuts modes, and its
-// bottleneck the brute-force optimum on small inputs.
+// bottleneck the brute-force optimum on small inputs; to_partition() of it
+// the serial partition_optimal().
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -11,9 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "core/multidim/brute_bottleneck.hpp"
-#include "isocost/decompose.hpp"
+#include "core/model/brute_bottleneck.hpp"
+#include "isocost/cost_model.hpp"
 #include "isocost/mpi/partition_weights.hpp"
+#include "isocost/partition.hpp"
 #include "mpi_test_support.hpp"
 #include "weights_layouts.hpp"
 
@@ -87,6 +89,13 @@ void expect_same(const WeightsPartition& got, const std::vector<std::int64_t>& w
   EXPECT_TRUE(got.converged());
 }
 
+// to_partition() of `got` against the serial partition_optimal() of `w`.
+void expect_serial_partition(const WeightsPartition& got, const std::vector<double>& w,
+                             const Speeds& s) {
+  isocost::testing::expect_same_partition(
+      got, isocost::partition_optimal(isocost::discrete_model(w), s), s);
+}
+
 TEST(PartitionWeightsOptimal, EqualsSerialBottleneckCutsCutForCut) {
   const int R = size_of();
   int compared = 0, nonempty_uneven = 0;
@@ -104,6 +113,8 @@ TEST(PartitionWeightsOptimal, EqualsSerialBottleneckCutsCutForCut) {
             const WeightsPartition got =
                 partition_weights(MPI_COMM_WORLD, mine(all, layout), s, optimal());
             ASSERT_NO_FATAL_FAILURE(expect_same(got, want, all, s));
+            // The conversion is local: one layout's result stands for all.
+            if (layout == 0) expect_serial_partition(got, all, s);
             ++compared;
           }
   EXPECT_EQ(compared, 5 * 2 * 4 * 2 * 4);
@@ -129,8 +140,10 @@ TEST(PartitionWeightsOptimal, MorePartsThanCells) {
         const Speeds s = speeds_for(8, uneven);
         const auto want = serial_cuts(all, s);
         ASSERT_FALSE(want.empty());
-        expect_same(partition_weights(MPI_COMM_WORLD, mine(all, layout), s, optimal()), want, all,
-                    s);
+        const WeightsPartition got =
+            partition_weights(MPI_COMM_WORLD, mine(all, layout), s, optimal());
+        expect_same(got, want, all, s);
+        expect_serial_partition(got, all, s);
       }
 }
 
@@ -170,6 +183,7 @@ TEST(PartitionWeightsOptimal, MatchesBruteForce) {
         partition_weights(MPI_COMM_WORLD, mine(w, trial % 4), s, optimal());
     SCOPED_TRACE("trial " + std::to_string(trial));
     EXPECT_EQ(got.max_time, isocost::testing::brute_bottleneck(w, capacities(s), n >= P ? 1 : 0));
+    expect_serial_partition(got, w, s);
     if (n >= P) {
       for (int k = 0; k < P; ++k) {
         EXPECT_LT(got.cuts[static_cast<std::size_t>(k)], got.cuts[static_cast<std::size_t>(k) + 1]);

@@ -1,6 +1,7 @@
 // Shared by the partition_weights tests: the weight patterns
-// (integer-valued, so prefix sums are exact) and four layouts of the cells
-// over the ranks, some with empty ranks.
+// (integer-valued, so prefix sums are exact), four layouts of the cells
+// over the ranks, some with empty ranks, and the comparison of to_partition()
+// with the serial Partition.
 #pragma once
 
 #include <cmath>
@@ -12,6 +13,9 @@
 
 #include "mpi_test_support.hpp"
 
+#include <gtest/gtest.h>
+
+#include "isocost/mpi/partition_weights.hpp"
 #include "isocost/partition.hpp"
 
 namespace isocost::testing {
@@ -74,6 +78,33 @@ inline Speeds speeds_for(int P, bool uneven) {
   std::vector<double> sv;
   for (int k = 0; k < P; ++k) sv.push_back(1 + k % 3);
   return uneven ? Speeds::from_values(sv) : Speeds::uniform(P);
+}
+
+/// to_partition(got, s) against the serial Partition `want` (partition() or
+/// partition_optimal() of the gathered weights), field for field but for how
+/// the cuts were found (the serial search counts its iterations).
+inline void expect_same_partition(const mpi::WeightsPartition& got, const Partition& want,
+                                  const Speeds& s) {
+  const Partition p = mpi::to_partition(got, s);
+  ASSERT_EQ(p.cuts, want.cuts);
+  EXPECT_EQ(p.cost, want.cost);
+  EXPECT_EQ(p.time, want.time);
+  EXPECT_EQ(p.total_cost, want.total_cost);
+  EXPECT_EQ(p.speed_total, want.speed_total);
+  EXPECT_EQ(p.max_abs_residual, want.max_abs_residual);
+  EXPECT_EQ(p.predicted_le, want.predicted_le);
+  EXPECT_TRUE(p.integer && p.converged());
+  ASSERT_EQ(p.summaries.size(), want.summaries.size());
+  for (std::size_t k = 0; k < p.summaries.size(); ++k) {
+    EXPECT_EQ(p.summaries[k].target, want.summaries[k].target) << "cut " << k;
+    EXPECT_EQ(p.summaries[k].residual, want.summaries[k].residual) << "cut " << k;
+    // partition() copies the summary of an earlier cut that already meets
+    // this target: nearest_integer even where the residual is 0.
+    EXPECT_EQ(p.summaries[k].termination, want.summaries[k].residual == 0
+                                              ? CutTermination::exact
+                                              : want.summaries[k].termination)
+        << "cut " << k;
+  }
 }
 
 }  // namespace isocost::testing

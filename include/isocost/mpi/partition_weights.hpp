@@ -125,4 +125,15 @@ WeightsPartition partition_weights(MPI_Comm comm, std::span<const double> weight
                                    const Speeds& speeds,
                                    const WeightsPartitionOptions& options = {});
 
+/// `p` (computed with all_cuts for `speeds`) as the Partition the serial
+/// functions give: partition_from_cuts() of its cuts and prefix sums, each
+/// summary with its target TT·S_k/S, the residual there and the termination
+/// (exact, else nearest_integer, or with options.optimal optimum). When the
+/// prefix sums are exact, as partition() of discrete_model() of the gathered
+/// weights (its cuts, costs, times, targets, residuals and terminations) or,
+/// with options.optimal, as partition_optimal() of it. Local: no
+/// communication. Throws Error unless p holds the P + 1 cuts of
+/// P = speeds.ranks() parts.
+Partition to_partition(const WeightsPartition& p, const Speeds& speeds);
+
 }  // namespace isocost::mpi

@@ -309,6 +309,66 @@ Partition partition(const CostModel& model, const Speeds& speeds, const Partitio
   return part;
 }
 
+Partition partition_from_cuts(std::span<const std::int64_t> cuts, std::span<const double> t_at_cuts,
+                              const Speeds& speeds, CutTermination placed,
+                              const PartitionOptions& options, double lo) {
+  const char* what = "partition_from_cuts: ";
+  options.validate();
+  const int P = speeds.ranks();
+  if (P > kMaxParts) throw Error(what + above_limit(P, kMaxParts, "parts"));
+  const auto n = static_cast<std::size_t>(P) + 1;
+  if (cuts.size() != n || t_at_cuts.size() != n)
+    throw Error(what + std::string("expected P + 1 = ") + std::to_string(n) +
+                " cuts and values for " + std::to_string(P) + " ranks, got " +
+                std::to_string(cuts.size()) + " cuts and " + std::to_string(t_at_cuts.size()) +
+                " values");
+  if (placed != CutTermination::nearest_integer && placed != CutTermination::optimum)
+    throw Error(what + std::string("expected the cuts placed as nearest_integer or optimum, got ") +
+                std::string(to_string(placed)));
+  if (t_at_cuts[0] != 0)
+    throw Error(what + std::string("t at the first cut must be 0 (t counts from lo), got ") +
+                exact(t_at_cuts[0]));
+  for (std::size_t i = 1; i < n; ++i) {
+    if (cuts[i] < cuts[i - 1])
+      throw Error(what + std::string("cut ") + std::to_string(i) + " = " + std::to_string(cuts[i]) +
+                  " is below cut " + std::to_string(i - 1) + " = " + std::to_string(cuts[i - 1]) +
+                  "; expected nondecreasing cuts");
+    if (!std::isfinite(t_at_cuts[i]) || t_at_cuts[i] < t_at_cuts[i - 1])
+      throw Error(what + std::string("t at cut ") + std::to_string(i) + " is " +
+                  exact(t_at_cuts[i]) + ", expected a finite value >= " + exact(t_at_cuts[i - 1]) +
+                  " (t at cut " + std::to_string(i - 1) + ")");
+  }
+  const double TT = t_at_cuts[n - 1];
+  Partition part;
+  part.total_cost = TT;
+  part.speed_total = speeds.total();
+  part.integer = true;
+  part.options = options;
+  part.cuts.resize(n);
+  part.summaries.resize(n);
+  part.cost.resize(n - 1);
+  part.time.resize(n - 1);
+  for (int i = 0; i <= P; ++i) {
+    const auto u = static_cast<std::size_t>(i);
+    part.cuts[u] = lo + static_cast<double>(cuts[u]);
+    // Not a root find: the cut is a cell boundary with its target and the
+    // residual there (iterations, evaluations and fallback stay 0 / none).
+    CutSummary& c = part.summaries[u];
+    c.x = part.cuts[u];
+    c.target = TT * speeds.fraction_before(i);
+    c.residual = t_at_cuts[u] - c.target;
+    c.requested = c.used = CutMethod::binary_search;
+    c.termination = c.residual == 0 ? CutTermination::exact : placed;
+    part.max_abs_residual = std::max(part.max_abs_residual, std::abs(c.residual));
+    if (i < P) {
+      part.cost[u] = t_at_cuts[u + 1] - t_at_cuts[u];
+      part.time[u] = part.cost[u] / speeds.speed(i);
+    }
+  }
+  part.predicted_le = load_stats(part.time).le;
+  return part;
+}
+
 std::string Partition::brief_report() const {
   return std::to_string(ranks()) + " ranks, total cost " + exact(total_cost) + ", predicted L_E " +
          detail::fixed_digits(predicted_le, 8) + " %, max |residual| " +

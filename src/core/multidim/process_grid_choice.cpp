@@ -12,6 +12,7 @@
 #include "isocost/decompose.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
+#include "model/bottleneck_internal.hpp"
 #include "multidim/decompose_internal.hpp"
 
 namespace isocost {

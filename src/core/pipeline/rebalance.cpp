@@ -9,10 +9,10 @@
 #include <optional>
 #include <sstream>
 
-#include "isocost/decompose.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/metrics.hpp"
+#include "isocost/partition.hpp"
 #include "pipeline/cumulative_points.hpp"
 #include "pipeline/newest.hpp"
 #include "pipeline/phase_weightings.hpp"

@@ -1,6 +1,7 @@
 // Tests for isocost/partition.hpp: Swartz's worked examples, the sieve over
-// P = 1…1024, a randomized property test over many monotone models, and
-// discrete/integer cuts against brute force.
+// P = 1…1024, a randomized property test over many monotone models,
+// discrete/integer cuts against brute force, and partition_from_cuts().
+// bottleneck_cuts() and partition_optimal(): test_bottleneck_cuts.cpp.
 #include "isocost/partition.hpp"
 
 #include <gtest/gtest.h>
@@ -346,6 +347,88 @@ TEST(DiscretePartition, MoreRanksThanCellsLeavesEmptyRangesButCoversAll) {
     sum += part.cost[i];
   }
   EXPECT_EQ(sum, 11);
+}
+
+TEST(DiscretePartition, FromItsCutsIsThePartitionWithoutRootFinding) {
+  // partition_from_cuts() of partition()'s own cuts of a discrete model
+  // (the form of mpi::partition_weights()) reports what partition() does,
+  // field for field, except how the cuts were found.
+  std::mt19937_64 rng(17);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<double> w(1 + rng() % 12);
+    for (auto& v : w) v = static_cast<double>(rng() % 10);
+    w[0] += 1;  // a total > 0
+    const int P = 1 + static_cast<int>(rng() % 8);
+    std::vector<double> s(static_cast<std::size_t>(P), 1.0);
+    if (trial % 2)
+      for (auto& v : s) v = static_cast<double>(1 + rng() % 3);
+    const auto speeds = Speeds::from_values(s);
+    const auto model = isocost::discrete_model(w, trial % 3);
+    const auto want = isocost::partition(model, speeds);
+    std::vector<std::int64_t> cells;
+    std::vector<double> t;
+    for (const double x : want.cuts) {
+      cells.push_back(std::llround(x - model.lo()));
+      t.push_back(model.prefix_sums()[static_cast<std::size_t>(cells.back())]);
+    }
+    const auto got = isocost::partition_from_cuts(
+        cells, t, speeds, isocost::CutTermination::nearest_integer, {}, model.lo());
+    ASSERT_EQ(got.cuts, want.cuts) << "trial " << trial;
+    EXPECT_EQ(got.cost, want.cost) << "trial " << trial;
+    EXPECT_EQ(got.time, want.time) << "trial " << trial;
+    EXPECT_EQ(got.total_cost, want.total_cost);
+    EXPECT_EQ(got.speed_total, want.speed_total);
+    EXPECT_EQ(got.max_abs_residual, want.max_abs_residual);
+    EXPECT_EQ(got.predicted_le, want.predicted_le);
+    EXPECT_TRUE(got.integer && got.converged());
+    EXPECT_EQ(got.max_iterations, 0);
+    for (int i = 0; i <= P; ++i) {
+      const auto &g = got.summaries[i], &e = want.summaries[i];
+      EXPECT_EQ(g.x, e.x) << "trial " << trial << " cut " << i;
+      EXPECT_EQ(g.target, e.target) << "trial " << trial << " cut " << i;
+      EXPECT_EQ(g.residual, e.residual) << "trial " << trial << " cut " << i;
+      // Where an earlier cut already meets this target, partition() copies
+      // that cut's summary, nearest_integer even where the residual is 0.
+      EXPECT_EQ(g.termination, e.residual == 0 ? isocost::CutTermination::exact : e.termination)
+          << "trial " << trial << " cut " << i;
+      EXPECT_EQ(g.used, CutMethod::binary_search);
+      EXPECT_EQ(g.iterations, 0);
+    }
+  }
+}
+
+TEST(DiscretePartition, FromCutsChecksItsInput) {
+  using isocost::CutTermination;
+  using V = std::vector<double>;
+  using C = std::vector<std::int64_t>;
+  const auto two = Speeds::uniform(2);
+  const auto near = CutTermination::nearest_integer;
+  expect_error(
+      [&] {
+        isocost::partition_from_cuts(C{0, 4}, V{0, 10}, two, near);
+      },
+      {"partition_from_cuts", "expected P + 1 = 3 cuts and values for 2 ranks",
+       "got 2 cuts and 2 values"});
+  expect_error(
+      [&] {
+        isocost::partition_from_cuts(C{0, 3, 2}, V{0, 6, 10}, two, near);
+      },
+      {"cut 2 = 2 is below cut 1 = 3", "nondecreasing"});
+  expect_error(
+      [&] {
+        isocost::partition_from_cuts(C{0, 3, 4}, V{0, 6, 5}, two, near);
+      },
+      {"t at cut 2 is 5", "expected a finite value >= 6"});
+  expect_error(
+      [&] {
+        isocost::partition_from_cuts(C{0, 3, 4}, V{1, 6, 10}, two, near);
+      },
+      {"t at the first cut must be 0", "got 1"});
+  expect_error(
+      [&] {
+        isocost::partition_from_cuts(C{0, 3, 4}, V{0, 6, 10}, two, CutTermination::exact);
+      },
+      {"nearest_integer or optimum", "got exact"});
 }
 
 // ---------------------------------------------------------------------------

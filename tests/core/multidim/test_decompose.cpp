@@ -15,7 +15,7 @@
 #include <span>
 #include <vector>
 
-#include "brute_bottleneck.hpp"
+#include "core/model/brute_bottleneck.hpp"
 #include "isocost/error.hpp"
 #include "support/expect_error.hpp"
 

@@ -1,6 +1,6 @@
-// Shared by the multidim tests: the chains-on-chains optimum by brute force,
-// the independent value bottleneck_cuts() and the grid levels are checked
-// against.
+// Shared by the model, multidim, mpi and cli tests: the chains-on-chains
+// optimum by brute force, the independent value bottleneck_cuts(), the grid
+// levels and the distributed optimum are checked against.
 #pragma once
 
 #include <algorithm>
