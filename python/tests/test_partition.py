@@ -43,9 +43,9 @@ def test_sieve_partition_is_equal_cost():
         (dict(), "ranks: expected an integer >= 1 or a list of speeds, got neither"),
         (dict(ranks=3, speeds=[1, 2]), "speeds: 2 values for 3 ranks; expected one per rank"),
         (dict(ranks=3, speeds=[1, -2, 1]),
-         "speeds: speed of rank 1 must be a finite number > 0, got -2"),
+         "speeds: speed of rank 1: expected a finite number > 0, got -2"),
         (dict(speeds=[1, float("nan"), 1]),
-         "speeds: speed of rank 1 must be a finite number > 0, got nan"),
+         "speeds: speed of rank 1: expected a finite number > 0, got nan"),
         (dict(speeds=[[1, 2]]), "speeds: expected a 1-D array, got 2 dimensions"),
     ],
 )
@@ -65,7 +65,7 @@ def test_partition_type_errors(raises):
 
 def test_integer_partition_needs_integer_ends(raises):
     with raises(isocost.Error,
-                "integer partition: the domain ends must be integers with |x| <= 2^53, got 0.5"):
+                "integer partition: the domain ends: expected integers with |x| <= 2^53, got 0.5"):
         isocost.partition(isocost.power_model(1, 2, 0.5, 3.5), 3, integer=True)
 
 

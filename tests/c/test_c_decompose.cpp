@@ -280,11 +280,12 @@ TEST(CDecompose, EveryBadArgumentNamesItself) {
   // Bad speeds.
   const double speeds[] = {1, 2, 0, 1, 1, 1, 1, 1};
   const int c4[] = {4}, a1[] = {1};
-  ExpectFailure(isocost_decompose(g.get(), 1, c4, a1, speeds, parts.data(), &info), bad,
-                {"isocost_decompose: speeds: speed of rank 2 must be a finite number > 0, got 0"});
+  ExpectFailure(
+      isocost_decompose(g.get(), 1, c4, a1, speeds, parts.data(), &info), bad,
+      {"isocost_decompose: speeds: speed of rank 2: expected a finite number > 0, got 0"});
   const double nan_speeds[] = {1, std::numeric_limits<double>::quiet_NaN(), 1, 1};
   ExpectFailure(isocost_decompose_auto(g.get(), 4, nan_speeds, parts.data(), &info), bad,
-                {"isocost_decompose_auto: speeds: speed of rank 1 must be a finite number > 0"});
+                {"isocost_decompose_auto: speeds: speed of rank 1: expected a finite number > 0"});
   ExpectFailure(isocost_decompose_auto(nullptr, 4, nullptr, parts.data(), &info), bad,
                 {"isocost_decompose_auto: density is NULL"});
   ExpectFailure(isocost_decompose_auto(g.get(), 4, nullptr, nullptr, &info), bad,

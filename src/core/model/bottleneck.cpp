@@ -143,13 +143,16 @@ std::vector<std::int64_t> bottleneck_cuts(std::span<const double> P, std::span<c
   if (s.empty()) throw Error("bottleneck_cuts: expected at least one part");
   const auto n = static_cast<std::int64_t>(P.size()) - 1;
   const auto m = static_cast<std::int64_t>(s.size());
-  if (min_cells < 0) throw Error("bottleneck_cuts: min_cells must be >= 0");
+  if (min_cells < 0)
+    throw Error(detail::expected_got("bottleneck_cuts: min_cells", "an integer >= 0",
+                                     std::to_string(min_cells)));
   if (m * min_cells > n)
     throw Error(std::to_string(m) + " parts of at least " + std::to_string(min_cells) +
                 " cells do not fit in " + std::to_string(n) + " cells");
   for (double v : s)
     if (!(v > 0) || !std::isfinite(v))
-      throw Error("bottleneck_cuts: capacities must be finite and > 0, got " + exact(v));
+      throw Error(
+          detail::expected_got("bottleneck_cuts: capacities", "finite numbers > 0", exact(v)));
   if (min_cells > 0) {
     // The unconstrained optimum is also optimal under the widths when it
     // happens to respect them — the usual case, at O(m log n) a probe.

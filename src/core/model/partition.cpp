@@ -32,8 +32,8 @@ Speeds Speeds::from_values(std::vector<double> speeds) {
   long double sum = 0;
   for (std::size_t k = 0; k < speeds.size(); ++k) {
     if (!std::isfinite(speeds[k]) || !(speeds[k] > 0))
-      throw Error("speeds: speed of rank " + std::to_string(k) +
-                  " must be a finite number > 0, got " + exact(speeds[k]));
+      throw Error(detail::expected_got("speeds: speed of rank " + std::to_string(k),
+                                       "a finite number > 0", exact(speeds[k])));
     sum += speeds[k];
     s.prefix_[k + 1] = static_cast<double>(sum);
   }
@@ -47,11 +47,11 @@ Speeds Speeds::from_node_types(const std::vector<NodeType>& types) {
   for (std::size_t j = 0; j < types.size(); ++j) {
     const auto& t = types[j];
     if (t.count < 1)
-      throw Error("node type " + std::to_string(j + 1) + ": count must be >= 1, got " +
-                  std::to_string(t.count));
+      throw Error(detail::expected_got("node type " + std::to_string(j + 1) + ": count",
+                                       "an integer >= 1", std::to_string(t.count)));
     if (!std::isfinite(t.time_ratio) || !(t.time_ratio > 0))
-      throw Error("node type " + std::to_string(j + 1) +
-                  ": time ratio R must be a finite number > 0, got " + exact(t.time_ratio));
+      throw Error(detail::expected_got("node type " + std::to_string(j + 1) + ": time ratio R",
+                                       "a finite number > 0", exact(t.time_ratio)));
     // Bounded before the speeds are allocated (limits.hpp).
     const auto total = static_cast<std::int64_t>(speeds.size()) + t.count;
     if (total > kMaxParts)
@@ -104,8 +104,8 @@ void check_integer_domain(const CostModel& model, const PartitionOptions& option
   constexpr double limit = 9007199254740992.0;  // 2^53: integers stay exact
   for (double v : {model.lo(), model.hi()})
     if (v != std::floor(v) || std::abs(v) > limit)
-      throw Error("integer partition: the domain ends must be integers with |x| <= 2^53, got " +
-                  exact(v));
+      throw Error(detail::expected_got("integer partition: the domain ends",
+                                       "integers with |x| <= 2^53", exact(v)));
 }
 
 // Integer boundary for a continuous cut: of floor(x) and floor(x) + 1 (within
@@ -326,8 +326,8 @@ Partition partition_from_cuts(std::span<const std::int64_t> cuts, std::span<cons
     throw Error(what + std::string("expected the cuts placed as nearest_integer or optimum, got ") +
                 std::string(to_string(placed)));
   if (t_at_cuts[0] != 0)
-    throw Error(what + std::string("t at the first cut must be 0 (t counts from lo), got ") +
-                exact(t_at_cuts[0]));
+    throw Error(detail::expected_got(what + std::string("t at the first cut"),
+                                     "0 (t counts from lo)", exact(t_at_cuts[0])));
   for (std::size_t i = 1; i < n; ++i) {
     if (cuts[i] < cuts[i - 1])
       throw Error(what + std::string("cut ") + std::to_string(i) + " = " + std::to_string(cuts[i]) +

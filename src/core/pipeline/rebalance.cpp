@@ -102,15 +102,9 @@ void check_speeds(const Speeds& speeds, std::size_t P) {
                 std::to_string(P) + " ranks");
 }
 
-// Cuts `model` into P integer ranges, warm-started from the current offsets,
-// and fills the result's distribution and predictions.
-BlockRebalance cut_model(const CostModel& model, const Speeds& speeds,
-                         std::span<const std::int64_t> offsets, const CutOptions& cut) {
-  PartitionOptions po;
-  po.cut = cut;
-  po.integer = true;
-  po.initial_cuts.assign(offsets.begin(), offsets.end());
-  const Partition p = partition(model, speeds, po);
+// The rebalance to the integer cuts of `p` from the current offsets: the
+// new distribution, its predictions and what moving to it costs.
+BlockRebalance to_rebalance(const Partition& p, std::span<const std::int64_t> offsets) {
   BlockRebalance out;
   out.offsets.resize(offsets.size());
   for (std::size_t k = 0; k < offsets.size(); ++k)
@@ -123,6 +117,16 @@ BlockRebalance cut_model(const CostModel& model, const Speeds& speeds,
   std::tie(out.elements_moved, out.max_elements_received) =
       block_elements_moved(offsets, out.offsets);
   return out;
+}
+
+// Cuts `model` into P integer ranges, warm-started from the current offsets.
+BlockRebalance cut_model(const CostModel& model, const Speeds& speeds,
+                         std::span<const std::int64_t> offsets, const CutOptions& cut) {
+  PartitionOptions po;
+  po.cut = cut;
+  po.integer = true;
+  po.initial_cuts.assign(offsets.begin(), offsets.end());
+  return to_rebalance(partition(model, speeds, po), offsets);
 }
 
 // The interpolated cumulative cost of the current round, with the points of
@@ -292,26 +296,11 @@ BlockRebalance rebalance_weights(std::span<const std::int64_t> offsets,
   }
   const CostModel model =
       discrete_model(std::vector<double>(element_loads.begin(), element_loads.end()));
-  BlockRebalance out;
-  if (options.optimal && offsets.back() > 0) {
-    // The exact chains-on-chains optimum on the prefix sums, every rank at
-    // least one element where there are enough.
-    std::vector<double> prefix(element_loads.size() + 1, 0.0), capacity = speeds.values();
-    for (std::size_t k = 0; k < element_loads.size(); ++k)
-      prefix[k + 1] = prefix[k] + element_loads[k];
-    const std::int64_t min_cells = offsets.back() >= static_cast<std::int64_t>(P) ? 1 : 0;
-    out.offsets = bottleneck_cuts(prefix, capacity, min_cells);
-    out.predicted_time.resize(P);
-    for (std::size_t r = 0; r < P; ++r)
-      out.predicted_time[r] = (prefix[static_cast<std::size_t>(out.offsets[r + 1])] -
-                               prefix[static_cast<std::size_t>(out.offsets[r])]) /
-                              speeds.speed(static_cast<int>(r));
-    out.predicted_imbalance = imbalance(out.predicted_time);
-    std::tie(out.elements_moved, out.max_elements_received) =
-        block_elements_moved(offsets, out.offsets);
-  } else {
-    out = cut_model(model, speeds, offsets, CutOptions{});
-  }
+  // The exact chains-on-chains optimum (every rank at least one element
+  // where there are enough), or the cuts nearest the cost shares.
+  BlockRebalance out = options.optimal && offsets.back() > 0
+                           ? to_rebalance(partition_optimal(model, speeds), offsets)
+                           : cut_model(model, speeds, offsets, CutOptions{});
   out.options = options;
   out.measured_imbalance = imbalance(now);
   return out;

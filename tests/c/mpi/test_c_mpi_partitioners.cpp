@@ -186,7 +186,8 @@ TEST(CPartitionersErrors, Weights) {
   expect_agreed(
       outcome(isocost_partition_weights(MPI_COMM_WORLD, w.data(), 3, 2,
                                         odd() ? bad_speeds : nullptr, 0, cuts.data(), nullptr)),
-      kInvalid, head + odd_name() + "speeds: speed of rank 1 must be a finite number > 0, got -2)");
+      kInvalid,
+      head + odd_name() + "speeds: speed of rank 1: expected a finite number > 0, got -2)");
   const std::vector<double> zeros(3, 0.0);
   expect_agreed(
       outcome(isocost_partition_weights(MPI_COMM_WORLD, zeros.data(), 3, 2, nullptr, 0, cuts.data(),

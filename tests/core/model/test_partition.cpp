@@ -423,7 +423,7 @@ TEST(DiscretePartition, FromCutsChecksItsInput) {
       [&] {
         isocost::partition_from_cuts(C{0, 3, 4}, V{1, 6, 10}, two, near);
       },
-      {"t at the first cut must be 0", "got 1"});
+      {"t at the first cut: expected 0", "got 1"});
   expect_error(
       [&] {
         isocost::partition_from_cuts(C{0, 3, 4}, V{0, 6, 10}, two, CutTermination::exact);
