@@ -10,6 +10,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "common/eigen_real.hpp"
 #include "common/scaling.hpp"
 #include "diffusion/diffusion_internal.hpp"
 #include "isocost/detail/text.hpp"
@@ -262,7 +263,14 @@ void least_squares(const ProcessGraph& g, std::span<const double> u0, double avg
   const int N = g.nodes;
   out.transfers.assign(g.edges.size(), 0.0);
   if (N == 1) return;
-  std::vector<Eigen::Triplet<double>> entries;
+  // Eigen on the core's own scalar and index types, not double and int:
+  // Ceres's static library carries copies of these templates on those, built
+  // with other allocation settings, and the linker keeps one copy of each
+  // (issue #23; common/eigen_real.hpp).
+  using detail::Real;
+  using Sparse = Eigen::SparseMatrix<Real, Eigen::ColMajor, std::ptrdiff_t>;
+  using Vector = Eigen::Matrix<Real, Eigen::Dynamic, 1>;
+  std::vector<Eigen::Triplet<Real, std::ptrdiff_t>> entries;
   for (const auto& e : g.edges) {
     if (e.i > 0) entries.emplace_back(e.i - 1, e.i - 1, e.weight);
     if (e.j > 0) entries.emplace_back(e.j - 1, e.j - 1, e.weight);
@@ -271,28 +279,28 @@ void least_squares(const ProcessGraph& g, std::span<const double> u0, double avg
       entries.emplace_back(e.j - 1, e.i - 1, -e.weight);
     }
   }
-  Eigen::SparseMatrix<double> L(N - 1, N - 1);
+  Sparse L(N - 1, N - 1);
   L.setFromTriplets(entries.begin(), entries.end());
-  Eigen::VectorXd rhs(N - 1);
+  Vector rhs(N - 1);
   for (int v = 1; v < N; ++v) rhs[v - 1] = u0[v] - avg;
-  Eigen::VectorXd phi;
+  Vector phi;
   if (N - 1 <= o.direct_limit) {
-    Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> solver(L);
+    Eigen::SimplicialLDLT<Sparse> solver(L);
     if (solver.info() != Eigen::Success)
       throw Error("least squares: Cholesky factorisation failed");
     phi = solver.solve(rhs);
   } else {
-    Eigen::ConjugateGradient<Eigen::SparseMatrix<double>, Eigen::Lower | Eigen::Upper> cg(L);
+    Eigen::ConjugateGradient<Sparse, Eigen::Lower | Eigen::Upper> cg(L);
     cg.setTolerance(1e-13);
     cg.setMaxIterations(std::max(1000, 10 * N));
     phi = cg.solve(rhs);
     out.jacobi_sweeps = cg.iterations();
     if (cg.info() != Eigen::Success)
       throw Error("least squares: conjugate gradients did not converge in " +
-                  std::to_string(cg.iterations()) + " iterations (error " + exact(cg.error()) +
-                  ")");
+                  std::to_string(cg.iterations()) + " iterations (error " +
+                  exact(double(cg.error())) + ")");
   }
-  auto potential = [&](int v) { return v == 0 ? 0.0 : phi[v - 1]; };
+  auto potential = [&](int v) { return v == 0 ? 0.0 : double(phi[v - 1]); };
   for (std::size_t k = 0; k < g.edges.size(); ++k) {
     const auto& e = g.edges[k];
     out.transfers[k] = e.weight * (potential(e.i) - potential(e.j));
