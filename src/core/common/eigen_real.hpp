@@ -10,9 +10,12 @@
 // of an unnamed namespace have internal linkage: each file keeps its own
 // copies, whatever the link order. (Index vectors depend on the index type
 // alone: the core's sparse indices are std::ptrdiff_t, not Ceres's int.)
-// The price: Eigen does not vectorise this type, so conjugate gradients take
-// about twice as long as on double; the sparse Cholesky, scalar code either
-// way, about 7 % longer (a 128x128 mesh).
+// The price: Eigen does not vectorise this type. The sparse Cholesky, scalar
+// code either way, takes about 7 % longer than on double (a 128x128 mesh);
+// conjugate gradients took twice as long, so diffusion's are written out on
+// plain double instead, without Eigen. Double with Eigen's other vector
+// options (DontAlign) or index types would not do: Eigen's solvers keep their
+// work vectors as Matrix<Scalar, Dynamic, 1>, VectorXd on double.
 #pragma once
 
 #include <Eigen/Core>
