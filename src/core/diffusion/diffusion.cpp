@@ -2,14 +2,16 @@
 // Pearce's diffusion simulator (Alg. 2).
 #include "isocost/diffusion.hpp"
 
-#include <Eigen/IterativeLinearSolvers>
 #include <Eigen/SparseCholesky>
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
+#include <limits>
 #include <numeric>
 #include <sstream>
 
+#include "common/eigen_real.hpp"
 #include "common/scaling.hpp"
 #include "diffusion/diffusion_internal.hpp"
 #include "isocost/detail/text.hpp"
@@ -254,6 +256,109 @@ std::vector<double> applied(const ProcessGraph& g, std::span<const double> u0,
   return u;
 }
 
+// The Laplacian L = A·Aᵀ (weighted) grounded at node 0, node v >= 1 as row
+// and column v − 1, for conjugate gradients: the diagonal (the weighted
+// degrees) apart, the off-diagonal −w of row r in compressed rows,
+// [start[r], start[r + 1]) of column and value.
+struct GroundedLaplacian {
+  std::vector<double> diagonal;
+  std::vector<std::size_t> start;
+  std::vector<int> column;
+  std::vector<double> value;
+
+  explicit GroundedLaplacian(const ProcessGraph& g)
+      : diagonal(static_cast<std::size_t>(g.nodes - 1), 0.0),
+        start(static_cast<std::size_t>(g.nodes), 0) {
+    for (const auto& e : g.edges) {
+      if (e.i > 0) diagonal[e.i - 1] += e.weight;
+      if (e.j > 0) diagonal[e.j - 1] += e.weight;
+      if (e.i > 0 && e.j > 0) {  // row r counted at r + 1
+        ++start[e.i];
+        ++start[e.j];
+      }
+    }
+    std::partial_sum(start.begin(), start.end(), start.begin());
+    column.resize(start.back());
+    value.resize(start.back());
+    std::vector<std::size_t> next(start.begin(), start.end() - 1);
+    auto put = [&](int row, int col, double w) {
+      column[next[row]] = col;
+      value[next[row]++] = -w;
+    };
+    for (const auto& e : g.edges) {
+      if (e.i > 0 && e.j > 0) {
+        put(e.i - 1, e.j - 1, e.weight);
+        put(e.j - 1, e.i - 1, e.weight);
+      }
+    }
+  }
+
+  // y = L·x; returns x·y.
+  double apply(const std::vector<double>& x, std::vector<double>& y) const {
+    double xy = 0;
+    for (std::size_t r = 0; r < diagonal.size(); ++r) {
+      double sum = diagonal[r] * x[r];
+      for (std::size_t k = start[r]; k < start[r + 1]; ++k) sum += value[k] * x[column[k]];
+      y[r] = sum;
+      xy += x[r] * sum;
+    }
+    return xy;
+  }
+};
+
+struct CgOutcome {
+  long long iterations = 0;  // products by L
+  double error = 0;          // ‖r‖/‖b‖ at the end
+};
+
+// L·x = b by conjugate gradients from x = 0 with the Jacobi preconditioner
+// M = diag(L) (Saad, Iterative Methods for Sparse Linear Systems, 2nd ed.,
+// Alg. 9.1, preconditioned CG). Written out, not Eigen's ConjugateGradient:
+// on double, Eigen's keeps its work vectors in VectorXd, whose code Ceres's
+// static library also carries (issue #23), and on the core's own scalar
+// (common/eigen_real.hpp) Eigen does not vectorise it, which made it twice
+// as slow. Stops as Eigen's did: once ‖r‖² < max(tol²·‖b‖², DBL_MIN), or
+// after max_iterations; b = 0 gives x = 0 at once. Three passes over the
+// vectors per iteration, where Eigen's made eight. The iterations counted
+// are the products by L (Eigen's count left out the last one when it
+// converged).
+CgOutcome conjugate_gradients(const GroundedLaplacian& L, const std::vector<double>& b, double tol,
+                              long long max_iterations, std::vector<double>& x) {
+  const std::size_t n = b.size();
+  x.assign(n, 0.0);
+  CgOutcome out;
+  double bb = 0;
+  for (double v : b) bb += v * v;
+  if (bb == 0) return out;
+  const double threshold = std::max(tol * tol * bb, std::numeric_limits<double>::min());
+  std::vector<double> inverse(n), r(b), p(n), q(n);
+  double rz = 0;  // rᵀM⁻¹r
+  for (std::size_t k = 0; k < n; ++k) {
+    inverse[k] = 1 / L.diagonal[k];
+    p[k] = inverse[k] * r[k];
+    rz += r[k] * p[k];
+  }
+  double rr = bb;
+  while (rr >= threshold && out.iterations < max_iterations) {
+    const double alpha = rz / L.apply(p, q);
+    double rz_next = 0;
+    rr = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+      x[k] += alpha * p[k];
+      r[k] -= alpha * q[k];
+      rr += r[k] * r[k];
+      rz_next += r[k] * inverse[k] * r[k];
+    }
+    ++out.iterations;
+    if (rr < threshold) break;
+    const double beta = rz_next / rz;
+    rz = rz_next;
+    for (std::size_t k = 0; k < n; ++k) p[k] = inverse[k] * r[k] + beta * p[k];
+  }
+  out.error = std::sqrt(rr / bb);
+  return out;
+}
+
 void least_squares(const ProcessGraph& g, std::span<const double> u0, double avg,
                    const DiffusionOptions& o, DiffusionSummary& out) {
   // Laplacian L = A·Aᵀ (weighted) grounded at node 0, which makes it positive
@@ -262,35 +367,45 @@ void least_squares(const ProcessGraph& g, std::span<const double> u0, double avg
   const int N = g.nodes;
   out.transfers.assign(g.edges.size(), 0.0);
   if (N == 1) return;
-  std::vector<Eigen::Triplet<double>> entries;
-  for (const auto& e : g.edges) {
-    if (e.i > 0) entries.emplace_back(e.i - 1, e.i - 1, e.weight);
-    if (e.j > 0) entries.emplace_back(e.j - 1, e.j - 1, e.weight);
-    if (e.i > 0 && e.j > 0) {
-      entries.emplace_back(e.i - 1, e.j - 1, -e.weight);
-      entries.emplace_back(e.j - 1, e.i - 1, -e.weight);
-    }
-  }
-  Eigen::SparseMatrix<double> L(N - 1, N - 1);
-  L.setFromTriplets(entries.begin(), entries.end());
-  Eigen::VectorXd rhs(N - 1);
-  for (int v = 1; v < N; ++v) rhs[v - 1] = u0[v] - avg;
-  Eigen::VectorXd phi;
+  std::vector<double> phi(static_cast<std::size_t>(N - 1));
   if (N - 1 <= o.direct_limit) {
-    Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> solver(L);
+    // Eigen on the core's own scalar and index types, not double and int:
+    // Ceres's static library carries copies of these templates on those,
+    // built with other allocation settings, and the linker keeps one copy of
+    // each (issue #23; common/eigen_real.hpp). Eigen's Cholesky internals
+    // hold vectors of the plain scalar (Matrix<Scalar, Dynamic, 1>), so a
+    // double with other vector or index types would still share those.
+    using detail::Real;
+    using Sparse = Eigen::SparseMatrix<Real, Eigen::ColMajor, std::ptrdiff_t>;
+    using Vector = Eigen::Matrix<Real, Eigen::Dynamic, 1>;
+    std::vector<Eigen::Triplet<Real, std::ptrdiff_t>> entries;
+    for (const auto& e : g.edges) {
+      if (e.i > 0) entries.emplace_back(e.i - 1, e.i - 1, e.weight);
+      if (e.j > 0) entries.emplace_back(e.j - 1, e.j - 1, e.weight);
+      if (e.i > 0 && e.j > 0) {
+        entries.emplace_back(e.i - 1, e.j - 1, -e.weight);
+        entries.emplace_back(e.j - 1, e.i - 1, -e.weight);
+      }
+    }
+    Sparse L(N - 1, N - 1);
+    L.setFromTriplets(entries.begin(), entries.end());
+    Vector rhs(N - 1);
+    for (int v = 1; v < N; ++v) rhs[v - 1] = u0[v] - avg;
+    Eigen::SimplicialLDLT<Sparse> solver(L);
     if (solver.info() != Eigen::Success)
       throw Error("least squares: Cholesky factorisation failed");
-    phi = solver.solve(rhs);
+    const Vector solution = solver.solve(rhs);
+    for (int v = 1; v < N; ++v) phi[v - 1] = double(solution[v - 1]);
   } else {
-    Eigen::ConjugateGradient<Eigen::SparseMatrix<double>, Eigen::Lower | Eigen::Upper> cg(L);
-    cg.setTolerance(1e-13);
-    cg.setMaxIterations(std::max(1000, 10 * N));
-    phi = cg.solve(rhs);
-    out.jacobi_sweeps = cg.iterations();
-    if (cg.info() != Eigen::Success)
+    std::vector<double> rhs(static_cast<std::size_t>(N - 1));
+    for (int v = 1; v < N; ++v) rhs[v - 1] = u0[v] - avg;
+    const double tol = 1e-13;
+    const auto cg =
+        conjugate_gradients(GroundedLaplacian(g), rhs, tol, std::max(1000LL, 10LL * N), phi);
+    out.jacobi_sweeps = cg.iterations;
+    if (!(cg.error <= tol))
       throw Error("least squares: conjugate gradients did not converge in " +
-                  std::to_string(cg.iterations()) + " iterations (error " + exact(cg.error()) +
-                  ")");
+                  std::to_string(cg.iterations) + " iterations (error " + exact(cg.error) + ")");
   }
   auto potential = [&](int v) { return v == 0 ? 0.0 : phi[v - 1]; };
   for (std::size_t k = 0; k < g.edges.size(); ++k) {

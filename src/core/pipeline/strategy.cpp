@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "common/check_number.hpp"
+#include "common/eigen_real.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/metrics.hpp"
@@ -28,8 +29,12 @@ std::pair<double, double> solve_comm(std::span<const CommSample> s, bool relativ
                                      bool use_per_byte, double scale) {
   const int n = static_cast<int>(s.size());
   const int cols = (use_latency ? 1 : 0) + (use_per_byte ? 1 : 0);
-  Eigen::MatrixXd A(n, cols);
-  Eigen::VectorXd y(n);
+  // Eigen on the core's own scalar, not double: Ceres's static library
+  // carries its own copies of this QR and of VectorXd, and the linker keeps
+  // one copy of each (issue #23; common/eigen_real.hpp).
+  using detail::Real;
+  Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic> A(n, cols);
+  Eigen::Matrix<Real, Eigen::Dynamic, 1> y(n);
   for (int i = 0; i < n; ++i) {
     const double w = relative ? 1 / s[i].seconds : 1.0;
     int c = 0;
@@ -37,11 +42,11 @@ std::pair<double, double> solve_comm(std::span<const CommSample> s, bool relativ
     if (use_per_byte) A(i, c++) = w * s[i].bytes / scale;
     y(i) = w * s[i].seconds;
   }
-  const Eigen::VectorXd x = A.colPivHouseholderQr().solve(y);
+  const Eigen::Matrix<Real, Eigen::Dynamic, 1> x = A.colPivHouseholderQr().solve(y);
   double latency = 0, per_byte = 0;
   int c = 0;
-  if (use_latency) latency = x(c++);
-  if (use_per_byte) per_byte = x(c++) / scale;
+  if (use_latency) latency = double(x(c++));
+  if (use_per_byte) per_byte = double(x(c++)) / scale;
   return {latency, per_byte};
 }
 

@@ -191,6 +191,34 @@ TEST(Diffusion, LeastSquaresSatisfiesATEqualsLbarWithMinimumNorm) {
     EXPECT_NEAR(cg.transfers[k], direct.transfers[k], 1e-9);
 }
 
+TEST(Diffusion, LeastSquaresConjugateGradientsOnWeightedGraphs) {
+  // The conjugate gradients (written out, issue #23) agree with the Cholesky
+  // on weighted Laplacians: parallel edges merged (weight 3 on 0-4, 2 on
+  // 2-5), a torus axis of length 2 (weight 2), node 0 of high degree; and
+  // balanced loads take no iteration.
+  const std::vector<ProcessGraph> graphs{
+      isocost::edge_graph(
+          7, {{0, 4}, {4, 0}, {0, 4}, {0, 1}, {0, 6}, {1, 2}, {2, 5}, {5, 2}, {3, 5}, {6, 3}}),
+      isocost::mesh_graph({2, 5}, true), isocost::mesh_graph({3, 2, 4}, true)};
+  for (std::size_t k = 0; k < graphs.size(); ++k) {
+    const auto& g = graphs[k];
+    const auto u = loads_for(g, 1, 7);
+    DiffusionOptions o;
+    o.scheme = DiffusionScheme::least_squares;
+    const auto direct = isocost::diffuse(g, u, o);
+    o.direct_limit = 0;
+    const auto cg = isocost::diffuse(g, u, o);
+    EXPECT_GT(cg.jacobi_sweeps, 0) << k;
+    EXPECT_LE(cg.jacobi_sweeps, 2 * g.nodes) << k;
+    EXPECT_TRUE(cg.converged()) << k;
+    for (std::size_t e = 0; e < direct.transfers.size(); ++e)
+      EXPECT_NEAR(cg.transfers[e], direct.transfers[e], 1e-12) << k << " edge " << e;
+    const auto flat = isocost::diffuse(g, std::vector<double>(g.nodes, 2.5), o);
+    EXPECT_EQ(flat.jacobi_sweeps, 0) << k;
+    for (double t : flat.transfers) EXPECT_EQ(t, 0) << k;
+  }
+}
+
 TEST(Diffusion, SecondOrderNeedsFewerSweepsThanFirstOrderHere) {
   // Watts's claim, on one case: a hot spot on a 16x16 mesh. (The benchmark
   // reports it across sizes.)
