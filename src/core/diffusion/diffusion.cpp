@@ -97,8 +97,8 @@ ProcessGraph mesh_graph(const std::vector<int>& dims, bool torus) {
   long long n = 1;
   for (std::size_t a = 0; a < dims.size(); ++a) {
     if (dims[a] < 1)
-      throw Error("mesh: dimension " + std::to_string(a) + " must be >= 1, got " +
-                  std::to_string(dims[a]));
+      throw Error(detail::expected_got("mesh: dimension " + std::to_string(a), "an integer >= 1",
+                                       std::to_string(dims[a])));
     n *= dims[a];
     if (n > 100000000) throw Error("mesh: more than 10^8 nodes");
   }
