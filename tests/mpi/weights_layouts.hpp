@@ -98,12 +98,7 @@ inline void expect_same_partition(const mpi::WeightsPartition& got, const Partit
   for (std::size_t k = 0; k < p.summaries.size(); ++k) {
     EXPECT_EQ(p.summaries[k].target, want.summaries[k].target) << "cut " << k;
     EXPECT_EQ(p.summaries[k].residual, want.summaries[k].residual) << "cut " << k;
-    // partition() copies the summary of an earlier cut that already meets
-    // this target: nearest_integer even where the residual is 0.
-    EXPECT_EQ(p.summaries[k].termination, want.summaries[k].residual == 0
-                                              ? CutTermination::exact
-                                              : want.summaries[k].termination)
-        << "cut " << k;
+    EXPECT_EQ(p.summaries[k].termination, want.summaries[k].termination) << "cut " << k;
   }
 }
 

@@ -248,6 +248,11 @@ Partition partition(const CostModel& model, const Speeds& speeds, const Partitio
         s.residual = fa;
         s.iterations = s.evaluations = s.bisection_steps = 0;
         s.fallback = CutFallback::none;
+        // The verdict is this target's: a boundary that met the previous
+        // target exactly may miss this one, and one that missed it may meet it.
+        if (s.termination == CutTermination::exact ||
+            s.termination == CutTermination::nearest_integer)
+          s.termination = fa == 0 ? CutTermination::exact : CutTermination::nearest_integer;
       } else {
         CutOptions opt = with_guess(options, i);
         if (i >= 2 && options.initial_cuts.empty()) {

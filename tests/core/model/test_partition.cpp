@@ -349,6 +349,21 @@ TEST(DiscretePartition, MoreRanksThanCellsLeavesEmptyRangesButCoversAll) {
   EXPECT_EQ(sum, 11);
 }
 
+TEST(DiscretePartition, EveryCutsVerdictIsForItsOwnTarget) {
+  // Weights {3, 1} on 4 ranks: targets 1, 2, 3, boundaries at t = 0, 3, 4.
+  // Cut 1 is the boundary t = 0 (residual -1), cut 2 the boundary t = 3
+  // (residual 1), and cut 3 is that same boundary, which meets its target 3
+  // exactly: exact, not the nearest_integer of the cut it repeats.
+  const auto part = isocost::partition(isocost::discrete_model({3, 1}), Speeds::uniform(4));
+  ASSERT_EQ(part.cuts, (std::vector<double>{0, 0, 1, 1, 2}));
+  EXPECT_EQ(part.summaries[1].residual, -1);
+  EXPECT_EQ(part.summaries[1].termination, isocost::CutTermination::nearest_integer);
+  EXPECT_EQ(part.summaries[2].residual, 1);
+  EXPECT_EQ(part.summaries[2].termination, isocost::CutTermination::nearest_integer);
+  EXPECT_EQ(part.summaries[3].residual, 0);
+  EXPECT_EQ(part.summaries[3].termination, isocost::CutTermination::exact);
+}
+
 TEST(DiscretePartition, FromItsCutsIsThePartitionWithoutRootFinding) {
   // partition_from_cuts() of partition()'s own cuts of a discrete model
   // (the form of mpi::partition_weights()) reports what partition() does,
