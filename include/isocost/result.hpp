@@ -6,7 +6,10 @@
 // its own detailed reason), `converged()`, a `brief_report()` of one line and
 // a `full_report()` for the rest, and the settings given (`options`) next to
 // any the computation chose itself (named `…_used`). Not converging is a
-// result, reported there; only invalid input throws.
+// result, reported there; only invalid input throws. One exception, for size:
+// a CutSummary, of which a Partition holds P + 1, keeps only the method it was
+// asked for (`requested`); its options are Partition::options.cut, or those
+// the caller gave solve_cut().
 #pragma once
 
 #include <cstdint>
