@@ -62,7 +62,11 @@ TEST(ProcessGraph, EdgeListsAndErrors) {
       },
       {"disconnected", "3 components", "{0, 1}", "{2, 3}", "{4}"});
   expect_error([] { isocost::edge_graph(2, {{0, 5}}); }, {"outside [0, 2)"});
-  expect_error([] { isocost::mesh_graph({0, 3}, false); }, {"dimension 0: expected an integer >= 1"});
+  expect_error(
+      [] {
+        isocost::mesh_graph({0, 3}, false);
+      },
+      {"dimension 0: expected an integer >= 1"});
 }
 
 TEST(Diffusion, WattsSweepCounts) {
