@@ -12,7 +12,7 @@
 #include <span>
 #include <string>
 
-#include "c/error.hpp"
+#include "c/status.hpp"
 #include "isocost/limits.hpp"
 #include "isocost/partition.hpp"
 #include "mpi/agreement.hpp"
