@@ -1,5 +1,5 @@
 // Collective error agreement (agreement.hpp).
-#include "agreement.hpp"
+#include "mpi/agreement.hpp"
 
 #include <algorithm>
 #include <utility>

@@ -6,7 +6,7 @@
 
 #include "isocost/detail/text.hpp"
 #include "isocost/mpi/balancer.hpp"
-#include "pipeline.hpp"
+#include "mpi/pipeline.hpp"
 
 namespace isocost::mpi {
 

@@ -1,5 +1,5 @@
 // What a decision says, as JSON for the log and as text (balancer.hpp).
-#include "balancer_report.hpp"
+#include "mpi/balancer_report.hpp"
 
 #include <sstream>
 

@@ -6,10 +6,10 @@
 #include <new>
 #include <numeric>
 
-#include "balancer_report.hpp"
 #include "isocost/error.hpp"
-#include "migrate_internal.hpp"
-#include "pipeline.hpp"
+#include "mpi/balancer_report.hpp"
+#include "mpi/migrate_internal.hpp"
+#include "mpi/pipeline.hpp"
 
 namespace isocost::mpi {
 

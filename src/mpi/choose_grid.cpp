@@ -3,9 +3,9 @@
 // decompose_grid().
 #include <limits>
 
-#include "agreement.hpp"
 #include "core/multidim/decompose_internal.hpp"
 #include "isocost/mpi/decompose_grid.hpp"
+#include "mpi/agreement.hpp"
 
 namespace isocost::mpi {
 

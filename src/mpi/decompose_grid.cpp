@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "agreement.hpp"
 #include "core/multidim/decompose_internal.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/limits.hpp"
-#include "tiling.hpp"
+#include "mpi/agreement.hpp"
+#include "mpi/tiling.hpp"
 
 namespace isocost::mpi {
 

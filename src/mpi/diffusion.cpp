@@ -31,11 +31,11 @@
 #include <string>
 #include <vector>
 
-#include "agreement.hpp"
 #include "core/common/scaling.hpp"
 #include "core/diffusion/diffusion_internal.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
+#include "mpi/agreement.hpp"
 
 namespace isocost::mpi {
 

@@ -10,7 +10,7 @@
 
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
-#include "transfer.hpp"
+#include "mpi/transfer.hpp"
 
 namespace isocost::mpi {
 

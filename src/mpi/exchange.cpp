@@ -8,9 +8,9 @@
 #include <new>
 #include <sstream>
 
-#include "agreement.hpp"
 #include "isocost/error.hpp"
-#include "transfer.hpp"
+#include "mpi/agreement.hpp"
+#include "mpi/transfer.hpp"
 
 namespace isocost::mpi {
 

@@ -11,10 +11,10 @@
 #include <fstream>
 #include <limits>
 
-#include "agreement.hpp"
 #include "isocost/detail/file.hpp"
 #include "isocost/error.hpp"
 #include "isocost/points.hpp"
+#include "mpi/agreement.hpp"
 
 namespace isocost::mpi {
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "balancer_report.hpp"
 #include "isocost/error.hpp"
-#include "pipeline.hpp"
+#include "mpi/balancer_report.hpp"
+#include "mpi/pipeline.hpp"
 
 namespace isocost::mpi {
 

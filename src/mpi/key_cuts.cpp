@@ -1,5 +1,5 @@
 // Weighted cuts of distributed 64-bit keys (key_cuts.hpp).
-#include "key_cuts.hpp"
+#include "mpi/key_cuts.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +10,7 @@
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 
-#include "nearest.hpp"
+#include "mpi/nearest.hpp"
 
 namespace isocost::mpi::internal {
 

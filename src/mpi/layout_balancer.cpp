@@ -12,7 +12,7 @@
 #include "isocost/error.hpp"
 #include "isocost/mpi/block_balancer.hpp"
 #include "isocost/mpi/grid_balancer.hpp"
-#include "pipeline.hpp"
+#include "mpi/pipeline.hpp"
 
 namespace isocost::mpi {
 

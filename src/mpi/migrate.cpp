@@ -16,11 +16,11 @@
 #include <utility>
 #include <vector>
 
-#include "agreement.hpp"
 #include "isocost/error.hpp"
 #include "isocost/mpi/redistribute.hpp"
-#include "migrate_internal.hpp"
-#include "transfer.hpp"
+#include "mpi/agreement.hpp"
+#include "mpi/migrate_internal.hpp"
+#include "mpi/transfer.hpp"
 
 namespace isocost::mpi {
 

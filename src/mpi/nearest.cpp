@@ -1,5 +1,5 @@
 // The nearest-boundary reduction (nearest.hpp).
-#include "nearest.hpp"
+#include "mpi/nearest.hpp"
 
 namespace isocost::mpi::internal {
 

@@ -8,12 +8,12 @@
 #include <sstream>
 #include <utility>
 
-#include "agreement.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/limits.hpp"
 #include "isocost/sfc.hpp"
-#include "key_cuts.hpp"
+#include "mpi/agreement.hpp"
+#include "mpi/key_cuts.hpp"
 
 namespace isocost::mpi {
 

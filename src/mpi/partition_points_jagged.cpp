@@ -11,12 +11,12 @@
 #include <utility>
 #include <vector>
 
-#include "agreement.hpp"
 #include "core/multidim/decompose_internal.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/limits.hpp"
-#include "key_cuts.hpp"
+#include "mpi/agreement.hpp"
+#include "mpi/key_cuts.hpp"
 
 namespace isocost::mpi {
 

@@ -8,13 +8,13 @@
 #include <limits>
 #include <sstream>
 
-#include "agreement.hpp"
 #include "core/model/compensated_sum.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/limits.hpp"
-#include "nearest.hpp"
-#include "partition_weights_optimal.hpp"
+#include "mpi/agreement.hpp"
+#include "mpi/nearest.hpp"
+#include "mpi/partition_weights_optimal.hpp"
 
 namespace isocost::mpi {
 

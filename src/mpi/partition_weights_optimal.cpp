@@ -4,7 +4,7 @@
 // binary searches in its local prefix sums; where that cannot decide
 // (unequal speeds, non-empty parts), the reachable boundaries of reach.hpp,
 // rank to rank too.
-#include "partition_weights_optimal.hpp"
+#include "mpi/partition_weights_optimal.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -9,7 +9,7 @@
 #include <span>
 #include <vector>
 
-#include "nearest.hpp"
+#include "mpi/nearest.hpp"
 
 namespace isocost::mpi::internal {
 

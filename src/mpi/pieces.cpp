@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "agreement.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/limits.hpp"
+#include "mpi/agreement.hpp"
 
 namespace isocost::mpi {
 

@@ -1,6 +1,6 @@
 // The pipeline the balancers share (pipeline.hpp): the check, the choice,
 // profitability, the measured costs and gains, the log.
-#include "pipeline.hpp"
+#include "mpi/pipeline.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "agreement.hpp"
 #include "isocost/mpi/balancer.hpp"
+#include "mpi/agreement.hpp"
 
 namespace isocost::mpi::internal {
 

@@ -23,9 +23,9 @@
 #include <utility>
 #include <vector>
 
-#include "agreement.hpp"
 #include "isocost/error.hpp"
-#include "transfer.hpp"
+#include "mpi/agreement.hpp"
+#include "mpi/transfer.hpp"
 
 namespace isocost::mpi {
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "agreement.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
+#include "mpi/agreement.hpp"
 
 namespace isocost::mpi {
 

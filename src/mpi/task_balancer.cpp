@@ -12,10 +12,10 @@
 #include <unordered_map>
 #include <utility>
 
-#include "agreement.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/metrics.hpp"
+#include "mpi/agreement.hpp"
 
 namespace isocost::mpi {
 

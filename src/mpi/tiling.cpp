@@ -1,5 +1,5 @@
 // Whether the ranks' boxes tile a grid (mpi/tiling.hpp).
-#include "tiling.hpp"
+#include "mpi/tiling.hpp"
 
 #include <cstdint>
 

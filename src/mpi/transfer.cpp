@@ -1,5 +1,5 @@
 // Pieces both data movers share (transfer.hpp).
-#include "transfer.hpp"
+#include "mpi/transfer.hpp"
 
 #include <algorithm>
 #include <climits>

@@ -1,6 +1,6 @@
 // The cumulative measured cost of a block distribution, and the accumulated
 // points of earlier rounds with drifted rounds aged out (cumulative_points.hpp).
-#include "pipeline/cumulative_points.hpp"
+#include "core/pipeline/cumulative_points.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
 // Iterative proportional fitting of a grid's per-cell costs to the per-part
 // loads of several rounds (grid_history.hpp).
-#include "pipeline/grid_history.hpp"
+#include "core/pipeline/grid_history.hpp"
 
 #include <algorithm>
 #include <array>

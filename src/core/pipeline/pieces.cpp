@@ -7,10 +7,10 @@
 #include <numeric>
 #include <sstream>
 
+#include "core/pipeline/phase_weightings.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/rebalance.hpp"
-#include "pipeline/phase_weightings.hpp"
 
 namespace isocost {
 

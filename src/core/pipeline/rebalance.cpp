@@ -9,13 +9,13 @@
 #include <optional>
 #include <sstream>
 
+#include "core/pipeline/cumulative_points.hpp"
+#include "core/pipeline/newest.hpp"
+#include "core/pipeline/phase_weightings.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/metrics.hpp"
 #include "isocost/partition.hpp"
-#include "pipeline/cumulative_points.hpp"
-#include "pipeline/newest.hpp"
-#include "pipeline/phase_weightings.hpp"
 
 namespace isocost {
 

@@ -3,8 +3,8 @@
 // decompose()) and diffusive (shift_jagged() on a uniform-cost grid).
 #include "isocost/rebalance_grid.hpp"
 
-#include "pipeline/grid_history.hpp"
-#include "pipeline/newest.hpp"
+#include "core/pipeline/grid_history.hpp"
+#include "core/pipeline/newest.hpp"
 
 #include <algorithm>
 #include <array>
