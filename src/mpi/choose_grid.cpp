@@ -3,7 +3,7 @@
 // decompose_grid().
 #include <limits>
 
-#include "core/multidim/decompose_internal.hpp"
+#include "core/shared/decompose_internal.hpp"
 #include "isocost/mpi/decompose_grid.hpp"
 #include "mpi/agreement.hpp"
 

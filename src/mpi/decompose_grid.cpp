@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/multidim/decompose_internal.hpp"
+#include "core/shared/decompose_internal.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/limits.hpp"

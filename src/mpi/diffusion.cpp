@@ -31,8 +31,8 @@
 #include <string>
 #include <vector>
 
-#include "core/common/scaling.hpp"
-#include "core/diffusion/diffusion_internal.hpp"
+#include "core/shared/diffusion_internal.hpp"
+#include "core/shared/scaling.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "mpi/agreement.hpp"

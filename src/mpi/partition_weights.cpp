@@ -8,7 +8,7 @@
 #include <limits>
 #include <sstream>
 
-#include "core/model/compensated_sum.hpp"
+#include "core/shared/compensated_sum.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/limits.hpp"

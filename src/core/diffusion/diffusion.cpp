@@ -12,8 +12,8 @@
 #include <sstream>
 
 #include "core/common/eigen_real.hpp"
-#include "core/common/scaling.hpp"
-#include "core/diffusion/diffusion_internal.hpp"
+#include "core/shared/diffusion_internal.hpp"
+#include "core/shared/scaling.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/metrics.hpp"

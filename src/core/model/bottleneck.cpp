@@ -7,8 +7,8 @@
 #include <optional>
 #include <string>
 
-#include "core/model/bottleneck_internal.hpp"
-#include "core/model/reach.hpp"
+#include "core/shared/bottleneck_internal.hpp"
+#include "core/shared/reach.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/limits.hpp"

@@ -7,8 +7,8 @@
 #include <sstream>
 #include <utility>
 
-#include "core/common/scaling.hpp"
 #include "core/model/polynomial.hpp"
+#include "core/shared/scaling.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 

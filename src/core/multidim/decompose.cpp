@@ -11,7 +11,7 @@
 #include <set>
 
 #include "core/model/cut_internal.hpp"
-#include "core/multidim/decompose_internal.hpp"
+#include "core/shared/decompose_internal.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/limits.hpp"

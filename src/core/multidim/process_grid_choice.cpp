@@ -9,8 +9,8 @@
 #include <optional>
 #include <set>
 
-#include "core/model/bottleneck_internal.hpp"
-#include "core/multidim/decompose_internal.hpp"
+#include "core/shared/bottleneck_internal.hpp"
+#include "core/shared/decompose_internal.hpp"
 #include "isocost/decompose.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
