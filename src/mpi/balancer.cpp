@@ -11,7 +11,7 @@
 namespace isocost::mpi {
 
 BalancerBase::BalancerBase(const BalancerOptions& options)
-    : pipeline_(std::make_unique<internal::Pipeline>(options)) {}
+    : pipeline_(std::make_unique<detail::Pipeline>(options)) {}
 BalancerBase::~BalancerBase() = default;
 
 StepScope BalancerBase::step() { return StepScope(pipeline_->monitor()); }

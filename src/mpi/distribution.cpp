@@ -14,11 +14,11 @@
 
 namespace isocost::mpi {
 
-using internal::box_text;
-using internal::Hasher;
-using internal::i64;
-using internal::mix;
-using internal::u64;
+using detail::box_text;
+using detail::Hasher;
+using detail::i64;
+using detail::mix;
+using detail::u64;
 
 // ---------------------------------------------------------------------------
 // BlockDistribution

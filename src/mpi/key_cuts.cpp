@@ -12,7 +12,7 @@
 
 #include "mpi/nearest.hpp"
 
-namespace isocost::mpi::internal {
+namespace isocost::mpi::detail {
 
 namespace {
 // Key ranges reach 2^64: one more bit than uint64_t.
@@ -114,7 +114,7 @@ KeyCuts key_cuts(MPI_Comm comm, const KeyCutInput& in) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  const internal::NearestReduction near;
+  const detail::NearestReduction near;
   const std::span<const std::uint64_t> sk = in.keys;
   const std::span<const double> pw = in.prefix;
   // The first of sk[from, to) with key >= k (k up to 2^64).
@@ -316,4 +316,4 @@ PointsSummary summarise_points(MPI_Comm comm, const char* what, int dims,
   return out;
 }
 
-}  // namespace isocost::mpi::internal
+}  // namespace isocost::mpi::detail

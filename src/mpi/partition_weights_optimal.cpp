@@ -16,7 +16,7 @@
 #include "core/shared/reach.hpp"
 #include "isocost/error.hpp"
 
-namespace isocost::mpi::internal {
+namespace isocost::mpi::detail {
 
 namespace {
 
@@ -246,4 +246,4 @@ std::vector<Nearest> optimal_cuts(MPI_Comm comm, std::span<const double> pre, st
   return out;
 }
 
-}  // namespace isocost::mpi::internal
+}  // namespace isocost::mpi::detail

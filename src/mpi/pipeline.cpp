@@ -8,7 +8,7 @@
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 
-namespace isocost::mpi::internal {
+namespace isocost::mpi::detail {
 
 using isocost::detail::exact;
 
@@ -252,4 +252,4 @@ void Pipeline::log(const std::string& json) {
   }
 }
 
-}  // namespace isocost::mpi::internal
+}  // namespace isocost::mpi::detail

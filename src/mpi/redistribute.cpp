@@ -31,9 +31,9 @@ namespace isocost::mpi {
 
 namespace {
 
-using namespace internal;  // i64, u64, hashing, units, buffers (transfer.hpp)
-using internal::agree;     // collective error agreement (agreement.hpp)
-using internal::check_comm;
+using namespace detail;  // i64, u64, hashing, units, buffers (transfer.hpp)
+using detail::agree;     // collective error agreement (agreement.hpp)
+using detail::check_comm;
 
 // ---------------------------------------------------------------------------
 // Copying boxes of cells

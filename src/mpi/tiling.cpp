@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-namespace isocost::mpi::internal {
+namespace isocost::mpi::detail {
 
 namespace {
 
@@ -72,4 +72,4 @@ std::string check_tiling(MPI_Comm comm, const std::array<std::int64_t, kMaxDims>
          "another in none";
 }
 
-}  // namespace isocost::mpi::internal
+}  // namespace isocost::mpi::detail

@@ -7,7 +7,7 @@
 
 #include "isocost/samples.hpp"
 
-namespace isocost::pipeline {
+namespace isocost::detail {
 
 void cumulative_points(std::span<const std::int64_t> offsets, std::span<const double> loads,
                        const Speeds& speeds, std::vector<double>& x, std::vector<double>& t) {
@@ -92,4 +92,4 @@ Accumulated accumulate_rounds(std::span<const std::int64_t> offsets, std::span<c
   return out;
 }
 
-}  // namespace isocost::pipeline
+}  // namespace isocost::detail

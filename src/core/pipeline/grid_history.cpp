@@ -11,7 +11,7 @@
 
 #include "isocost/error.hpp"
 
-namespace isocost::pipeline {
+namespace isocost::detail {
 
 namespace {
 
@@ -195,4 +195,4 @@ GridHistoryUse refine_with_history(const GridShape& shape, const Decomposition& 
   return use;
 }
 
-}  // namespace isocost::pipeline
+}  // namespace isocost::detail
