@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "c/error.hpp"
+#include "c/status.hpp"
 #include "isocost/decompose.hpp"
 #include "isocost/density.hpp"
 #include "isocost/metrics.hpp"

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "c/error.hpp"
 #include "c/model.hpp"
+#include "c/status.hpp"
 #include "isocost/fitters/fit.hpp"
 #include "isocost/samples.hpp"
 

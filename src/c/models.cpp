@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "c/error.hpp"
 #include "c/model.hpp"
+#include "c/status.hpp"
 #include "isocost/cost_model.hpp"
 
 namespace {

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "c/error.hpp"
 #include "c/model.hpp"
+#include "c/status.hpp"
 #include "isocost/metrics.hpp"
 #include "isocost/partition.hpp"
 

@@ -1,5 +1,5 @@
 // Collective error agreement (agreement.hpp).
-#include "agreement.hpp"
+#include "mpi/agreement.hpp"
 
 #include <algorithm>
 #include <utility>
@@ -8,7 +8,7 @@
 #include "isocost/error.hpp"
 #include "isocost/mpi/migrate.hpp"
 
-namespace isocost::mpi::internal {
+namespace isocost::mpi::detail {
 
 void check_comm(MPI_Comm comm, const char* what) {
   if (comm == MPI_COMM_NULL)
@@ -142,4 +142,4 @@ void agree(MPI_Comm comm, const std::string& what, std::string problem, std::spa
   throw_agreed(comm, what, problem, kind);
 }
 
-}  // namespace isocost::mpi::internal
+}  // namespace isocost::mpi::detail

@@ -20,7 +20,7 @@ namespace isocost::mpi {
 struct MigrationCallbacks;
 }
 
-namespace isocost::mpi::internal {
+namespace isocost::mpi::detail {
 
 /// Throws (locally: there is nothing to agree over) "what: expected a valid
 /// communicator, got MPI_COMM_NULL" if `comm` is MPI_COMM_NULL.
@@ -75,4 +75,4 @@ void agree(MPI_Comm comm, const std::string& what, std::string problem,
 /// "0, 2-5, 7": sorted ranks with runs collapsed.
 std::string rank_list(std::span<const int> ranks);
 
-}  // namespace isocost::mpi::internal
+}  // namespace isocost::mpi::detail

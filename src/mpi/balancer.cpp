@@ -6,12 +6,12 @@
 
 #include "isocost/detail/text.hpp"
 #include "isocost/mpi/balancer.hpp"
-#include "pipeline.hpp"
+#include "mpi/pipeline.hpp"
 
 namespace isocost::mpi {
 
 BalancerBase::BalancerBase(const BalancerOptions& options)
-    : pipeline_(std::make_unique<internal::Pipeline>(options)) {}
+    : pipeline_(std::make_unique<detail::Pipeline>(options)) {}
 BalancerBase::~BalancerBase() = default;
 
 StepScope BalancerBase::step() { return StepScope(pipeline_->monitor()); }

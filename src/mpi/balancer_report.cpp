@@ -1,5 +1,5 @@
 // What a decision says, as JSON for the log and as text (balancer.hpp).
-#include "balancer_report.hpp"
+#include "mpi/balancer_report.hpp"
 
 #include <sstream>
 
@@ -37,7 +37,7 @@ std::string Decision::brief_report() const {
   return out.str();
 }
 
-namespace internal {
+namespace detail {
 
 nlohmann::ordered_json decision_json(const Decision& d) {
   nlohmann::ordered_json j;
@@ -102,6 +102,6 @@ std::string decision_lines(const Decision& d) {
   return s;
 }
 
-}  // namespace internal
+}  // namespace detail
 
 }  // namespace isocost::mpi

@@ -10,7 +10,7 @@
 #include "isocost/mpi/redistribute.hpp"
 #include "isocost/rebalance.hpp"
 
-namespace isocost::mpi::internal {
+namespace isocost::mpi::detail {
 
 /// The decision's log fields: step, checked, check, gain, profit, choice,
 /// action, reason (and decision_seconds when it moves data).
@@ -68,4 +68,4 @@ std::string event_json(const Event& e, const nlohmann::ordered_json& layout = {}
   return j.dump();
 }
 
-}  // namespace isocost::mpi::internal
+}  // namespace isocost::mpi::detail

@@ -6,18 +6,18 @@
 #include <new>
 #include <numeric>
 
-#include "balancer_report.hpp"
 #include "isocost/error.hpp"
-#include "migrate_internal.hpp"
-#include "pipeline.hpp"
+#include "mpi/balancer_report.hpp"
+#include "mpi/migrate_internal.hpp"
+#include "mpi/pipeline.hpp"
 
 namespace isocost::mpi {
 
-std::string BlockPlan::brief_report() const { return internal::plan_brief(*this, "elements"); }
+std::string BlockPlan::brief_report() const { return detail::plan_brief(*this, "elements"); }
 
-std::string BlockPlan::full_report() const { return internal::plan_lines(*this, "element"); }
+std::string BlockPlan::full_report() const { return detail::plan_lines(*this, "element"); }
 
-std::string BlockEvent::to_json() const { return internal::event_json(*this); }
+std::string BlockEvent::to_json() const { return detail::event_json(*this); }
 
 BlockBalancer::BlockBalancer(MPI_Comm comm, BlockDistribution distribution,
                              BlockBalancerOptions options)
@@ -37,8 +37,8 @@ BlockBalancer::BlockBalancer(MPI_Comm comm, BlockDistribution distribution,
       problem = std::to_string(options_.speeds->ranks()) + " speeds for " + std::to_string(size) +
                 " ranks";
   }
-  const internal::Same same[] = {{distribution_.hash(), "the distribution"},
-                                 internal::same_options(options_)};
+  const detail::Same same[] = {{distribution_.hash(), "the distribution"},
+                               detail::same_options(options_)};
   pipeline_->start(comm, "BlockBalancer", problem, same);
 }
 
@@ -129,9 +129,9 @@ MigrateSummary BlockBalancer::apply(const BlockPlan& plan, const MigrationCallba
   o.verify = verify();
   // All or nothing: a block distribution cannot leave an element behind, so
   // one failure rolls every move back and the plan stays pending.
-  internal::RollBack rb;
+  detail::RollBack rb;
   const MigrateSummary m =
-      internal::migrate_elements(comm(), held, moves, callbacks, o, "BlockBalancer::apply", &rb);
+      detail::migrate_elements(comm(), held, moves, callbacks, o, "BlockBalancer::apply", &rb);
   if (rb.rolled_back)  // the same list and counts on every rank
     throw Error("BlockBalancer::apply: " + std::to_string(m.failed.size()) +
                 " elements could not move (first: element " + std::to_string(m.failed[0].id) +

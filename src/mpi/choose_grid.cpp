@@ -3,9 +3,9 @@
 // decompose_grid().
 #include <limits>
 
-#include "agreement.hpp"
-#include "core/multidim/decompose_internal.hpp"
+#include "core/shared/decompose_internal.hpp"
 #include "isocost/mpi/decompose_grid.hpp"
+#include "mpi/agreement.hpp"
 
 namespace isocost::mpi {
 
@@ -14,9 +14,9 @@ Decomposition choose_process_grid(MPI_Comm comm, const GridShape& shape,
                                   const std::array<std::int64_t, kMaxDims>& hi,
                                   std::span<const double> weights, const Speeds& speeds,
                                   const DecomposeOptions& options) {
-  internal::check_comm(comm, "choose_process_grid");
-  internal::Same same[] = {internal::same_speeds(speeds)};
-  internal::agree(comm, "choose_process_grid", "", same);
+  detail::check_comm(comm, "choose_process_grid");
+  detail::Same same[] = {detail::same_speeds(speeds)};
+  detail::agree(comm, "choose_process_grid", "", same);
   const auto candidates = candidate_process_grids(speeds.ranks(), shape.dims);
   Box box;
   box.dims = shape.dims;

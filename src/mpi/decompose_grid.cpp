@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "agreement.hpp"
-#include "core/multidim/decompose_internal.hpp"
+#include "core/shared/decompose_internal.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/limits.hpp"
-#include "tiling.hpp"
+#include "mpi/agreement.hpp"
+#include "mpi/tiling.hpp"
 
 namespace isocost::mpi {
 
@@ -128,12 +128,12 @@ Decomposition decompose_grid(MPI_Comm comm, const GridShape& shape, const Cells&
                              const ProcessGrid& process_grid, const Speeds& speeds,
                              const DecomposeOptions& options) {
   const char* what = "decompose_grid";
-  internal::check_comm(comm, what);
-  const internal::Same same[] = {
-      internal::same_text("shape and process grid", layout_text(shape, process_grid)),
-      internal::same_speeds(speeds), internal::same_options(options)};
-  internal::agree(comm, what, check_input(shape, lo, hi, weights, process_grid, speeds, options),
-                  same);
+  detail::check_comm(comm, what);
+  const detail::Same same[] = {
+      detail::same_text("shape and process grid", layout_text(shape, process_grid)),
+      detail::same_speeds(speeds), detail::same_options(options)};
+  detail::agree(comm, what, check_input(shape, lo, hi, weights, process_grid, speeds, options),
+                same);
   const int D = shape.dims;
   // Unused axes are one cell wide, so that boxes are always 3-D.
   Cells blo = lo, bhi = hi, n{1, 1, 1};
@@ -150,7 +150,7 @@ Decomposition decompose_grid(MPI_Comm comm, const GridShape& shape, const Cells&
     throw Error(std::string(what) + ": the ranks' boxes hold " + std::to_string(all) +
                 " cells, the grid " + std::to_string(shape.count()) +
                 "; expected boxes that tile the grid");
-  if (const std::string why = internal::check_tiling(comm, n, blo, bhi); !why.empty())
+  if (const std::string why = detail::check_tiling(comm, n, blo, bhi); !why.empty())
     throw Error(std::string(what) + ": " + why + "; expected boxes that tile the grid");
   const auto local = [&](std::int64_t i, std::int64_t j, std::int64_t k) -> const double& {
     const std::int64_t nx = bhi[0] - blo[0], ny = bhi[1] - blo[1];

@@ -31,17 +31,17 @@
 #include <string>
 #include <vector>
 
-#include "agreement.hpp"
-#include "core/common/scaling.hpp"
-#include "core/diffusion/diffusion_internal.hpp"
+#include "core/shared/diffusion_internal.hpp"
+#include "core/shared/scaling.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
+#include "mpi/agreement.hpp"
 
 namespace isocost::mpi {
 
 namespace {
 
-using internal::check_comm;
+using detail::check_comm;
 using isocost::detail::exact;
 
 std::string dims_text(const std::vector<int>& dims) {
@@ -52,8 +52,8 @@ std::string dims_text(const std::vector<int>& dims) {
 
 void agree(MPI_Comm comm, const std::string& what, const std::string& problem,
            long long& allreduces, const char* kind = "invalid input on",
-           std::span<const internal::Same> same = {}) {
-  internal::agree(comm, what, problem, same, kind, &allreduces);
+           std::span<const detail::Same> same = {}) {
+  detail::agree(comm, what, problem, same, kind, &allreduces);
 }
 
 // This rank's node of the mesh: its neighbours as the serial stencil orders
@@ -332,7 +332,7 @@ RankDiffusionSummary diffuse(MPI_Comm cart, double my_load, const DiffusionOptio
   if (!std::isfinite(my_load) || my_load < 0)
     problem += (problem.empty() ? "" : ", ") + std::string("load ") + exact(my_load) +
                ", expected a finite number >= 0";
-  const internal::Same same[] = {internal::same_options(options)};
+  const detail::Same same[] = {detail::same_options(options)};
   agree(cart, what, problem, out.allreduces, "invalid input on", same);
 
   // The average exactly as the serial code sums it: in node (= rank) order,

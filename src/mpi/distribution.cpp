@@ -10,15 +10,15 @@
 
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
-#include "transfer.hpp"
+#include "mpi/transfer.hpp"
 
 namespace isocost::mpi {
 
-using internal::box_text;
-using internal::Hasher;
-using internal::i64;
-using internal::mix;
-using internal::u64;
+using detail::box_text;
+using detail::Hasher;
+using detail::i64;
+using detail::mix;
+using detail::u64;
 
 // ---------------------------------------------------------------------------
 // BlockDistribution

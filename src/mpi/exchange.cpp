@@ -8,14 +8,14 @@
 #include <new>
 #include <sstream>
 
-#include "agreement.hpp"
 #include "isocost/error.hpp"
-#include "transfer.hpp"
+#include "mpi/agreement.hpp"
+#include "mpi/transfer.hpp"
 
 namespace isocost::mpi {
 
-using internal::i64;
-using internal::u64;
+using detail::i64;
+using detail::u64;
 
 std::string ExchangeSummary::brief_report() const {
   std::ostringstream out;
@@ -106,8 +106,7 @@ std::string pack(std::span<const int> destination, std::span<ExchangeArray> arra
 // Order-independent checksum of records: Σ hash(bytes).
 u64 checksum(const std::byte* records, std::size_t n, std::size_t record) {
   u64 sum = 0;
-  for (std::size_t i = 0; i < n; ++i)
-    sum += internal::element_hash(0, records + i * record, record);
+  for (std::size_t i = 0; i < n; ++i) sum += detail::element_hash(0, records + i * record, record);
   return sum;
 }
 
@@ -117,7 +116,7 @@ ExchangeSummary exchange_bytes(MPI_Comm comm, std::span<const int> destination,
                                std::span<ExchangeArray> arrays, const ExchangeOptions& options,
                                std::string problem, const ExchangeOwners* owners) {
   const char* what = "exchange";
-  internal::check_comm(comm, what);
+  detail::check_comm(comm, what);
   const double t0 = MPI_Wtime();
   ExchangeSummary s;
   MPI_Comm_rank(comm, &s.rank);
@@ -125,7 +124,7 @@ ExchangeSummary exchange_bytes(MPI_Comm comm, std::span<const int> destination,
   const int P = s.ranks;
   std::size_t record = 0;
   std::string sizes;
-  internal::Hasher size_hash;
+  detail::Hasher size_hash;
   for (const auto& a : arrays) {
     record += a.element_size;
     sizes += (sizes.empty() ? "" : " ") + std::to_string(a.element_size);
@@ -155,11 +154,11 @@ ExchangeSummary exchange_bytes(MPI_Comm comm, std::span<const int> destination,
       problem = std::to_string(out.count[q]) + " records for rank " + std::to_string(q) +
                 ", expected at most INT_MAX";
   // Without a distribution its slot compares a constant: equal everywhere.
-  const internal::Same same[] = {
-      internal::same_options(options),
+  const detail::Same same[] = {
+      detail::same_options(options),
       {size_hash.h, "element sizes", [&sizes] { return "element_sizes\t" + sizes + "\n"; }},
       {owners ? owners->hash : 0, "the distribution"}};
-  internal::agree(comm, what, problem, same);
+  detail::agree(comm, what, problem, same);
 
   // Counts, then every allocation, agreed before the records move.
   std::vector<i64> in_count(static_cast<std::size_t>(P));
@@ -185,7 +184,7 @@ ExchangeSummary exchange_bytes(MPI_Comm comm, std::span<const int> destination,
   // failed is unchanged (std::vector::resize's strong guarantee).
   if (!memory.empty())
     for (std::size_t k = 0; k < grown; ++k) arrays[k].resize(arrays[k].vector, n);
-  internal::agree(comm, what, memory, {}, "out of memory (nothing moved) on");
+  detail::agree(comm, what, memory, {}, "out of memory (nothing moved) on");
 
   u64 before = 0;
   if (options.verify) {
@@ -198,7 +197,7 @@ ExchangeSummary exchange_bytes(MPI_Comm comm, std::span<const int> destination,
         std::memcpy(p, a.data(a.vector) + i * a.element_size, a.element_size);
         p += a.element_size;
       }
-      before += internal::element_hash(0, one.data(), record);
+      before += detail::element_hash(0, one.data(), record);
     }
   }
   {
@@ -246,7 +245,7 @@ ExchangeSummary exchange_bytes(MPI_Comm comm, std::span<const int> destination,
         std::memcpy(p, a.data(a.vector) + k * a.element_size, a.element_size);
         p += a.element_size;
       }
-      after += internal::element_hash(0, one.data(), record);
+      after += detail::element_hash(0, one.data(), record);
     }
   }
   s.elements_kept = static_cast<i64>(out.kept.size());

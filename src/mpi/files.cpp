@@ -11,10 +11,10 @@
 #include <fstream>
 #include <limits>
 
-#include "agreement.hpp"
 #include "isocost/detail/file.hpp"
 #include "isocost/error.hpp"
 #include "isocost/points.hpp"
+#include "mpi/agreement.hpp"
 
 namespace isocost::mpi {
 
@@ -77,9 +77,9 @@ struct Probe {
 // The first bytes and size of the file, on every rank (a clear "cannot open
 // 'PATH': reason" from the serial opener, agreed).
 Probe probe(MPI_Comm comm, const std::string& path, const char* what) {
-  internal::check_comm(comm, what);
-  internal::Same same[] = {internal::same_text("path", path)};
-  internal::agree(comm, what, "", same);
+  detail::check_comm(comm, what);
+  detail::Same same[] = {detail::same_text("path", path)};
+  detail::agree(comm, what, "", same);
   return on_every_rank(comm, [&] {
     auto in = isocost::detail::open_for_reading(path);
     Probe p;
@@ -170,14 +170,14 @@ WeightsSlice read_weights(MPI_Comm comm, const std::string& path) {
 }
 
 GridBox read_grid(MPI_Comm comm, const std::string& path, const GridShape& shape) {
-  internal::check_comm(comm, "read_grid");
+  detail::check_comm(comm, "read_grid");
   GridBox box;
   box.shape = shape;
   for (int a = shape.dims; a < kMaxDims; ++a) box.shape.cells[a] = 1;
   std::string text;
   for (int a = 0; a < kMaxDims; ++a) text += std::to_string(box.shape.cells[a]) + " ";
-  internal::Same same[] = {internal::same_text("shape", std::to_string(shape.dims) + ": " + text)};
-  internal::agree(comm, "read_grid", "", same);
+  detail::Same same[] = {detail::same_text("shape", std::to_string(shape.dims) + ": " + text)};
+  detail::agree(comm, "read_grid", "", same);
   const Probe p = probe(comm, path, "read_grid");
   const int last = shape.dims - 1;
   const std::int64_t plane = box.shape.count() / box.shape.cells[last];
@@ -265,7 +265,7 @@ PointsSlice read_points(MPI_Comm comm, const std::string& path) {
 
 void write_parts(MPI_Comm comm, const std::string& path, std::int64_t first,
                  std::span<const int> part) {
-  internal::check_comm(comm, "write_parts");
+  detail::check_comm(comm, "write_parts");
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   namespace fs = std::filesystem;
@@ -286,8 +286,8 @@ void write_parts(MPI_Comm comm, const std::string& path, std::int64_t first,
   if (problem.empty() && first != before)
     problem = "first point " + std::to_string(first) + ", expected " + std::to_string(before) +
               " (the points of the ranks before, in rank order)";
-  internal::Same same[] = {internal::same_text("path", path)};
-  internal::agree(comm, "write_parts", problem, same);
+  detail::Same same[] = {detail::same_text("path", path)};
+  detail::agree(comm, "write_parts", problem, same);
   // Rank 0 names the temporary, beside the file so that the rename stays on
   // one file system.
   std::string temp;

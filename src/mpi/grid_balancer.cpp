@@ -6,19 +6,18 @@
 #include <string>
 #include <vector>
 
-#include "balancer_report.hpp"
 #include "isocost/error.hpp"
-#include "pipeline.hpp"
+#include "mpi/balancer_report.hpp"
+#include "mpi/pipeline.hpp"
 
 namespace isocost::mpi {
 
-std::string GridPlan::brief_report() const { return internal::plan_brief(*this, "cells"); }
+std::string GridPlan::brief_report() const { return detail::plan_brief(*this, "cells"); }
 
-std::string GridPlan::full_report() const { return internal::plan_lines(*this, "cell"); }
+std::string GridPlan::full_report() const { return detail::plan_lines(*this, "cell"); }
 
 std::string GridEvent::to_json() const {
-  return internal::event_json(*this,
-                              {{"process_grid", rebalance.decomposition.process_grid.name()}});
+  return detail::event_json(*this, {{"process_grid", rebalance.decomposition.process_grid.name()}});
 }
 
 GridBalancer::GridBalancer(MPI_Comm comm, const GridShape& shape, Decomposition decomposition,
@@ -59,8 +58,8 @@ GridBalancer::GridBalancer(MPI_Comm comm, const GridShape& shape, Decomposition 
       problem = "policy diffusion: a " + std::to_string(decomposition_.process_grid.counts.size()) +
                 "-level process grid has no diffusive plan (rows and jagged grids only)";
   }
-  const internal::Same same[] = {{boxes_.hash(), "the decomposition"},
-                                 internal::same_options(options_)};
+  const detail::Same same[] = {{boxes_.hash(), "the decomposition"},
+                               detail::same_options(options_)};
   pipeline_->start(comm, "GridBalancer", problem, same);
 }
 

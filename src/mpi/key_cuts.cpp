@@ -1,5 +1,5 @@
 // Weighted cuts of distributed 64-bit keys (key_cuts.hpp).
-#include "key_cuts.hpp"
+#include "mpi/key_cuts.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,9 +10,9 @@
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 
-#include "nearest.hpp"
+#include "mpi/nearest.hpp"
 
-namespace isocost::mpi::internal {
+namespace isocost::mpi::detail {
 
 namespace {
 // Key ranges reach 2^64: one more bit than uint64_t.
@@ -114,7 +114,7 @@ KeyCuts key_cuts(MPI_Comm comm, const KeyCutInput& in) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  const internal::NearestReduction near;
+  const detail::NearestReduction near;
   const std::span<const std::uint64_t> sk = in.keys;
   const std::span<const double> pw = in.prefix;
   // The first of sk[from, to) with key >= k (k up to 2^64).
@@ -316,4 +316,4 @@ PointsSummary summarise_points(MPI_Comm comm, const char* what, int dims,
   return out;
 }
 
-}  // namespace isocost::mpi::internal
+}  // namespace isocost::mpi::detail

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace isocost::mpi::internal {
+namespace isocost::mpi::detail {
 
 /// This rank's points, sorted by (group, key, local index), and the cuts to
 /// place. A group is a set of points cut on its own (one piece of a jagged
@@ -78,4 +78,4 @@ struct PointsSummary {
 PointsSummary summarise_points(MPI_Comm comm, const char* what, int dims,
                                std::span<const double> coords, std::span<const double> weights);
 
-}  // namespace isocost::mpi::internal
+}  // namespace isocost::mpi::detail

@@ -12,7 +12,7 @@
 #include "isocost/error.hpp"
 #include "isocost/mpi/block_balancer.hpp"
 #include "isocost/mpi/grid_balancer.hpp"
-#include "pipeline.hpp"
+#include "mpi/pipeline.hpp"
 
 namespace isocost::mpi {
 
@@ -48,7 +48,7 @@ void LayoutBalancer<Plan, Event, Options>::reorder_costs(Inputs&, std::span<cons
 template <class Plan, class Event, class Options>
 Plan LayoutBalancer<Plan, Event, Options>::decide_data(double bytes,
                                                        std::span<const std::size_t> sizes) {
-  internal::Pipeline& p = *pipeline_;
+  detail::Pipeline& p = *pipeline_;
   const std::string& what = decide_what_;
   if (pending_) finish(event_);  // a moving plan that was never applied: log it as decided
   Plan plan = current_plan();
@@ -59,7 +59,7 @@ Plan LayoutBalancer<Plan, Event, Options>::decide_data(double bytes,
     if (problem.empty() && static_cast<std::int64_t>(n) != local)
       problem = "holds " + std::to_string(n) + " " + unit() + "s, but the distribution gives it " +
                 std::to_string(local);
-  const internal::CheckNumbers c = p.check(what.c_str(), plan.step, problem, bytes);
+  const detail::CheckNumbers c = p.check(what.c_str(), plan.step, problem, bytes);
   if (!c.decided) {
     plan.reason = "not a check step";
     event_ = Event{plan};
@@ -119,7 +119,7 @@ Plan LayoutBalancer<Plan, Event, Options>::decide_data(double bytes,
   }
   if (!no_memory.empty())
     throw Error(what + ": out of memory on " + (no_memory.size() == 1 ? "rank " : "ranks ") +
-                internal::rank_list(no_memory) + " (room for the " + std::to_string(total_count()) +
+                detail::rank_list(no_memory) + " (room for the " + std::to_string(total_count()) +
                 " per-" + unit() + " costs); nothing decided");
   if (with_costs != 0 && with_costs != P)
     throw Error(what + ": " + std::to_string(with_costs) + " of " + std::to_string(P) +
@@ -195,7 +195,7 @@ bool LayoutBalancer<Plan, Event, Options>::check_plan(const Plan& plan,
     problem = stale;
   else if (prepare)
     problem = prepare();
-  internal::agree(comm(), what, problem);
+  detail::agree(comm(), what, problem);
   return true;
 }
 

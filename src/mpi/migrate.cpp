@@ -16,15 +16,15 @@
 #include <utility>
 #include <vector>
 
-#include "agreement.hpp"
 #include "isocost/error.hpp"
 #include "isocost/mpi/redistribute.hpp"
-#include "migrate_internal.hpp"
-#include "transfer.hpp"
+#include "mpi/agreement.hpp"
+#include "mpi/migrate_internal.hpp"
+#include "mpi/transfer.hpp"
 
 namespace isocost::mpi {
 
-using namespace internal;  // i64, u64, hashing, units, buffers (transfer.hpp)
+using namespace detail;  // i64, u64, hashing, units, buffers (transfer.hpp)
 
 std::string to_string(MigrationStage stage) {
   switch (stage) {
@@ -85,7 +85,7 @@ std::string check_migrate_input(int rank, int P, std::span<const std::int64_t> h
   std::string e;
   if (!options.is_valid(&e)) return "options." + e;
   if (auto m = check_max_count(options.max_mpi_count, P); !m.empty()) return m;
-  if (auto m = internal::empty_callbacks(cb); !m.empty()) return m;
+  if (auto m = detail::empty_callbacks(cb); !m.empty()) return m;
   std::vector<i64> h(held.begin(), held.end());
   std::sort(h.begin(), h.end());
   if (auto it = std::adjacent_find(h.begin(), h.end()); it != h.end())
@@ -120,11 +120,11 @@ MigrateSummary migrate(MPI_Comm comm, std::span<const std::int64_t> held,
   return migrate_elements(comm, held, moves, callbacks, options, "migrate", nullptr);
 }
 
-MigrateSummary internal::migrate_elements(MPI_Comm comm, std::span<const std::int64_t> held,
-                                          std::span<const TaskMove> moves,
-                                          const MigrationCallbacks& callbacks,
-                                          const MigrateOptions& options, const char* what,
-                                          RollBack* all_or_nothing) {
+MigrateSummary detail::migrate_elements(MPI_Comm comm, std::span<const std::int64_t> held,
+                                        std::span<const TaskMove> moves,
+                                        const MigrationCallbacks& callbacks,
+                                        const MigrateOptions& options, const char* what,
+                                        RollBack* all_or_nothing) {
   check_comm(comm, what);
   const double t0 = MPI_Wtime();
   MigrateSummary s;

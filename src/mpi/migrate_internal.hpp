@@ -10,7 +10,7 @@
 
 #include "isocost/mpi/migrate.hpp"
 
-namespace isocost::mpi::internal {
+namespace isocost::mpi::detail {
 
 /// What an all-or-nothing migration did when some element failed.
 struct RollBack {
@@ -30,4 +30,4 @@ MigrateSummary migrate_elements(MPI_Comm comm, std::span<const std::int64_t> hel
                                 const MigrationCallbacks& callbacks, const MigrateOptions& options,
                                 const char* what, RollBack* all_or_nothing);
 
-}  // namespace isocost::mpi::internal
+}  // namespace isocost::mpi::detail

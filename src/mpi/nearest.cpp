@@ -1,7 +1,7 @@
 // The nearest-boundary reduction (nearest.hpp).
-#include "nearest.hpp"
+#include "mpi/nearest.hpp"
 
-namespace isocost::mpi::internal {
+namespace isocost::mpi::detail {
 
 namespace {
 
@@ -28,4 +28,4 @@ NearestReduction::~NearestReduction() {
   MPI_Type_free(&type_);
 }
 
-}  // namespace isocost::mpi::internal
+}  // namespace isocost::mpi::detail

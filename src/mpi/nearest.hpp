@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <limits>
 
-namespace isocost::mpi::internal {
+namespace isocost::mpi::detail {
 
 /// One rank's best boundary for a target: its distance, its position in the
 /// total order (first, then second), and the cumulative cost there.
@@ -36,4 +36,4 @@ class NearestReduction {
   MPI_Op op_ = MPI_OP_NULL;
 };
 
-}  // namespace isocost::mpi::internal
+}  // namespace isocost::mpi::detail

@@ -8,12 +8,12 @@
 #include <sstream>
 #include <utility>
 
-#include "agreement.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/limits.hpp"
 #include "isocost/sfc.hpp"
-#include "key_cuts.hpp"
+#include "mpi/agreement.hpp"
+#include "mpi/key_cuts.hpp"
 
 namespace isocost::mpi {
 
@@ -42,7 +42,7 @@ std::string check_input(int dims, std::span<const double> coords, std::span<cons
   if (P > kMaxParts)
     return "speeds for " + std::to_string(P) + " parts, expected at most " +
            std::to_string(kMaxParts);
-  return internal::check_points(dims, coords, w);
+  return detail::check_points(dims, coords, w);
 }
 
 }  // namespace
@@ -51,17 +51,17 @@ PointsPartition partition_points(MPI_Comm comm, int dims, std::span<const double
                                  std::span<const double> weights, const Speeds& speeds,
                                  const PointsPartitionOptions& options) {
   const char* what = "partition_points";
-  internal::check_comm(comm, what);
+  detail::check_comm(comm, what);
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   const int P = speeds.ranks();
-  const internal::Same same[] = {internal::same_text("dims", std::to_string(dims)),
-                                 internal::same_speeds(speeds), internal::same_options(options)};
-  internal::agree(comm, what, check_input(dims, coords, weights, P, options), same);
+  const detail::Same same[] = {detail::same_text("dims", std::to_string(dims)),
+                               detail::same_speeds(speeds), detail::same_options(options)};
+  detail::agree(comm, what, check_input(dims, coords, weights, P, options), same);
   const auto d = static_cast<std::size_t>(dims);
   const std::size_t n = weights.size();
 
-  const internal::PointsSummary sum = internal::summarise_points(comm, what, dims, coords, weights);
+  const detail::PointsSummary sum = detail::summarise_points(comm, what, dims, coords, weights);
 
   PointsPartition out;
   out.options = options;
@@ -107,12 +107,12 @@ PointsPartition partition_points(MPI_Comm comm, int dims, std::span<const double
   for (std::size_t k = 0; k < cuts; ++k)
     target[k] = sum.total * speeds.fraction_before(static_cast<int>(k) + 1);
   const std::vector<std::size_t> group_begin{0, n}, cut_group(cuts, 0);
-  internal::KeyCutInput in{sk, order, pw, group_begin, cut_group, target};
+  detail::KeyCutInput in{sk, order, pw, group_begin, cut_group, target};
   in.key_hi =
       dims * out.bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << (dims * out.bits)) - 1;
   in.buckets = options.buckets;
   in.zero_weights = sum.zero_weights;
-  const internal::KeyCuts found = internal::key_cuts(comm, in);
+  const detail::KeyCuts found = detail::key_cuts(comm, in);
   out.rounds = found.rounds;
 
   // Part of each point: the number of cuts at or before its position.
@@ -120,7 +120,7 @@ PointsPartition partition_points(MPI_Comm comm, int dims, std::span<const double
   out.part_weight.assign(static_cast<std::size_t>(P), 0.0);
   for (std::size_t i = 0; i < n; ++i) {
     const std::size_t k =
-        internal::cuts_before(found.cuts, out.key[i], rank, static_cast<std::int64_t>(i));
+        detail::cuts_before(found.cuts, out.key[i], rank, static_cast<std::int64_t>(i));
     out.part[i] = static_cast<int>(k);
     out.part_weight[k] += weights[i];
   }

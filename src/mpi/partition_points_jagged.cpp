@@ -11,12 +11,12 @@
 #include <utility>
 #include <vector>
 
-#include "agreement.hpp"
-#include "core/multidim/decompose_internal.hpp"
+#include "core/shared/decompose_internal.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/limits.hpp"
-#include "key_cuts.hpp"
+#include "mpi/agreement.hpp"
+#include "mpi/key_cuts.hpp"
 
 namespace isocost::mpi {
 
@@ -101,7 +101,7 @@ std::string check_input(int dims, std::span<const double> coords, std::span<cons
   }
   if (P > kMaxParts)
     return std::to_string(P) + " parts, expected at most " + std::to_string(kMaxParts);
-  return internal::check_points(dims, coords, w);
+  return detail::check_points(dims, coords, w);
 }
 
 // The partition for a given grid, or (null) for jagged_points_grid() of the
@@ -110,16 +110,16 @@ JaggedPointsPartition run(MPI_Comm comm, int dims, std::span<const double> coord
                           std::span<const double> weights, const ProcessGrid* given,
                           const Speeds& speeds, const JaggedPointsOptions& options) {
   const char* what = "partition_points_jagged";
-  internal::check_comm(comm, what);
+  detail::check_comm(comm, what);
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   const int P = speeds.ranks();
-  const internal::Same same[] = {
-      internal::same_text("dims", std::to_string(dims)),
-      internal::same_text("grid", given ? given->name() : std::string("default")),
-      internal::same_speeds(speeds), internal::same_options(options)};
-  internal::agree(comm, what, check_input(dims, coords, weights, given, P, options), same);
-  const internal::PointsSummary sum = internal::summarise_points(comm, what, dims, coords, weights);
+  const detail::Same same[] = {
+      detail::same_text("dims", std::to_string(dims)),
+      detail::same_text("grid", given ? given->name() : std::string("default")),
+      detail::same_speeds(speeds), detail::same_options(options)};
+  detail::agree(comm, what, check_input(dims, coords, weights, given, P, options), same);
+  const detail::PointsSummary sum = detail::summarise_points(comm, what, dims, coords, weights);
   ProcessGrid grid;
   if (given) {
     grid = *given;
@@ -192,12 +192,12 @@ JaggedPointsPartition run(MPI_Comm comm, int dims, std::span<const double> coord
         target.push_back(piece_weight[p] * before / all);
       }
     }
-    internal::KeyCutInput in{sk, order, pw, group_begin, cut_group, target};
+    detail::KeyCutInput in{sk, order, pw, group_begin, cut_group, target};
     in.key_lo = key_of(sum.lo[axis]);
     in.key_hi = key_of(sum.hi[axis]);
     in.buckets = options.buckets;
     in.zero_weights = sum.zero_weights;
-    const internal::KeyCuts found = internal::key_cuts(comm, in);
+    const detail::KeyCuts found = detail::key_cuts(comm, in);
     out.rounds += found.rounds;
 
     // Each slab's box: its piece's, between the planes of its cuts.
@@ -215,12 +215,12 @@ JaggedPointsPartition run(MPI_Comm comm, int dims, std::span<const double> coord
     box_lo = std::move(next_lo);
     box_hi = std::move(next_hi);
     // Each point's slab: its piece's cuts at or before it.
-    const std::span<const internal::KeyCut> cuts(found.cuts);
+    const std::span<const detail::KeyCut> cuts(found.cuts);
     for (std::size_t i = 0; i < n; ++i) {
       const std::size_t p = piece[i];
-      piece[i] = p * m + internal::cuts_before(cuts.subspan(p * (m - 1), m - 1),
-                                               key_of(coords[i * d + axis]), rank,
-                                               static_cast<std::int64_t>(i));
+      piece[i] = p * m + detail::cuts_before(cuts.subspan(p * (m - 1), m - 1),
+                                             key_of(coords[i * d + axis]), rank,
+                                             static_cast<std::int64_t>(i));
     }
     piece_weight.assign(pieces * m, 0.0);
   }

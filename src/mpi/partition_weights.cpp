@@ -8,13 +8,13 @@
 #include <limits>
 #include <sstream>
 
-#include "agreement.hpp"
-#include "core/model/compensated_sum.hpp"
+#include "core/shared/compensated_sum.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/limits.hpp"
-#include "nearest.hpp"
-#include "partition_weights_optimal.hpp"
+#include "mpi/agreement.hpp"
+#include "mpi/nearest.hpp"
+#include "mpi/partition_weights_optimal.hpp"
 
 namespace isocost::mpi {
 
@@ -87,7 +87,7 @@ struct SliceScan {
 // A target's candidate boundary (nearest.hpp): first = the global cell
 // boundary b, value = t(b); the nearest wins, ties to the smaller b, as
 // serially.
-using Candidate = internal::Nearest;
+using Candidate = detail::Nearest;
 
 // The local candidate for `target` among the boundaries [first, first + n)
 // of this rank (and first + n too on the last rank): the serial search of
@@ -124,12 +124,12 @@ std::string check_weights(std::span<const double> w, std::int64_t first_hint) {
 WeightsPartition partition_weights(MPI_Comm comm, std::span<const double> weights,
                                    const Speeds& speeds, const WeightsPartitionOptions& options) {
   const char* what = "partition_weights";
-  internal::check_comm(comm, what);
+  detail::check_comm(comm, what);
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   const SliceScan scan;
-  const internal::NearestReduction near;
+  const detail::NearestReduction near;
 
   // This slice's own sum and count, and where it starts (an exclusive scan).
   isocost::detail::CompensatedSum own;
@@ -149,8 +149,8 @@ WeightsPartition partition_weights(MPI_Comm comm, std::span<const double> weight
     problem = "all_cuts false with " + std::to_string(P) + " parts on " + std::to_string(size) +
               " ranks; a rank's own part needs P equal to the communicator's size";
   if (problem.empty()) problem = check_weights(weights, before.cells);
-  const internal::Same same[] = {internal::same_speeds(speeds), internal::same_options(options)};
-  internal::agree(comm, what, problem, same);
+  const detail::Same same[] = {detail::same_speeds(speeds), detail::same_options(options)};
+  detail::agree(comm, what, problem, same);
 
   // t at this rank's boundaries: the lower ranks' sum carried on.
   std::vector<double> pre;
@@ -160,7 +160,7 @@ WeightsPartition partition_weights(MPI_Comm comm, std::span<const double> weight
   } catch (const std::bad_alloc&) {
     memory = std::to_string(weights.size() + 1) + " prefix sums";
   }
-  internal::agree(comm, what, memory, {}, "out of memory on");
+  detail::agree(comm, what, memory, {}, "out of memory on");
   isocost::detail::CompensatedSum run;
   run.sum = before.sum;
   run.compensation = before.compensation;
@@ -191,7 +191,7 @@ WeightsPartition partition_weights(MPI_Comm comm, std::span<const double> weight
     // The cuts found where they lie (partition_weights_optimal.cpp).
     std::vector<double> s(static_cast<std::size_t>(P));
     for (int k = 0; k < P; ++k) s[static_cast<std::size_t>(k)] = speeds.speed(k);
-    local = internal::optimal_cuts(comm, pre, before.cells, N, TT, s, N >= P ? 1 : 0);
+    local = detail::optimal_cuts(comm, pre, before.cells, N, TT, s, N >= P ? 1 : 0);
     local.pop_back();
   } else {
     // Every target's local candidate: P − 1 binary searches, O(P log n).

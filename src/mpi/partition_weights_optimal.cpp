@@ -4,7 +4,7 @@
 // binary searches in its local prefix sums; where that cannot decide
 // (unequal speeds, non-empty parts), the reachable boundaries of reach.hpp,
 // rank to rank too.
-#include "partition_weights_optimal.hpp"
+#include "mpi/partition_weights_optimal.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -12,11 +12,11 @@
 #include <optional>
 #include <string>
 
-#include "core/model/bottleneck_internal.hpp"
-#include "core/model/reach.hpp"
+#include "core/shared/bottleneck_internal.hpp"
+#include "core/shared/reach.hpp"
 #include "isocost/error.hpp"
 
-namespace isocost::mpi::internal {
+namespace isocost::mpi::detail {
 
 namespace {
 
@@ -246,4 +246,4 @@ std::vector<Nearest> optimal_cuts(MPI_Comm comm, std::span<const double> pre, st
   return out;
 }
 
-}  // namespace isocost::mpi::internal
+}  // namespace isocost::mpi::detail

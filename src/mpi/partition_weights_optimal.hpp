@@ -9,9 +9,9 @@
 #include <span>
 #include <vector>
 
-#include "nearest.hpp"
+#include "mpi/nearest.hpp"
 
-namespace isocost::mpi::internal {
+namespace isocost::mpi::detail {
 
 /// The cuts of serial bottleneck_cuts(P, s, min_cells) of the gathered
 /// prefix sums P, as this rank learns them: `pre` holds P[first … first + n]
@@ -25,4 +25,4 @@ std::vector<Nearest> optimal_cuts(MPI_Comm comm, std::span<const double> pre, st
                                   std::int64_t N, double total, std::span<const double> s,
                                   std::int64_t min_cells);
 
-}  // namespace isocost::mpi::internal
+}  // namespace isocost::mpi::detail

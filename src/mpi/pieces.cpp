@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "agreement.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/limits.hpp"
+#include "mpi/agreement.hpp"
 
 namespace isocost::mpi {
 
@@ -55,15 +55,15 @@ PiecePlan plan_pieces(MPI_Comm comm, std::int64_t chunks, std::span<const std::i
                       std::span<const double> costs, std::size_t phases, const Speeds& speeds,
                       const PiecesOptions& options) {
   const char* what = "plan_pieces";
-  internal::check_comm(comm, what);
+  detail::check_comm(comm, what);
   int P = 1;
   MPI_Comm_size(comm, &P);
   const std::string problem = check_input(chunks, ids, costs, phases, speeds, P, options);
-  const internal::Same same[] = {
-      internal::same_text("chunks and phases",
-                          std::to_string(chunks) + " and " + std::to_string(phases)),
-      internal::same_speeds(speeds), internal::same_options(options)};
-  internal::agree(comm, what, problem, same);
+  const detail::Same same[] = {
+      detail::same_text("chunks and phases",
+                        std::to_string(chunks) + " and " + std::to_string(phases)),
+      detail::same_speeds(speeds), detail::same_options(options)};
+  detail::agree(comm, what, problem, same);
 
   std::vector<double> all;
   std::string memory;
@@ -72,7 +72,7 @@ PiecePlan plan_pieces(MPI_Comm comm, std::int64_t chunks, std::span<const std::i
   } catch (const std::bad_alloc&) {
     memory = std::to_string(chunks) + " chunks x " + std::to_string(phases) + " phases";
   }
-  internal::agree(comm, what, memory, {}, "out of memory on");
+  detail::agree(comm, what, memory, {}, "out of memory on");
   for (std::size_t i = 0; i < ids.size(); ++i)
     for (std::size_t p = 0; p < phases; ++p)
       all[static_cast<std::size_t>(ids[i]) * phases + p] += costs[i * phases + p];

@@ -1,6 +1,6 @@
 // The pipeline the balancers share (pipeline.hpp): the check, the choice,
 // profitability, the measured costs and gains, the log.
-#include "pipeline.hpp"
+#include "mpi/pipeline.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 
-namespace isocost::mpi::internal {
+namespace isocost::mpi::detail {
 
 using isocost::detail::exact;
 
@@ -252,4 +252,4 @@ void Pipeline::log(const std::string& json) {
   }
 }
 
-}  // namespace isocost::mpi::internal
+}  // namespace isocost::mpi::detail

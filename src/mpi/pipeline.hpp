@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "agreement.hpp"
 #include "isocost/mpi/balancer.hpp"
+#include "mpi/agreement.hpp"
 
-namespace isocost::mpi::internal {
+namespace isocost::mpi::detail {
 
 /// One check's reduced numbers and this rank's share of them.
 struct CheckNumbers {
@@ -112,4 +112,4 @@ class Pipeline {
   std::string posted_problem_;
 };
 
-}  // namespace isocost::mpi::internal
+}  // namespace isocost::mpi::detail

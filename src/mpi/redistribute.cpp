@@ -23,17 +23,17 @@
 #include <utility>
 #include <vector>
 
-#include "agreement.hpp"
 #include "isocost/error.hpp"
-#include "transfer.hpp"
+#include "mpi/agreement.hpp"
+#include "mpi/transfer.hpp"
 
 namespace isocost::mpi {
 
 namespace {
 
-using namespace internal;  // i64, u64, hashing, units, buffers (transfer.hpp)
-using internal::agree;     // collective error agreement (agreement.hpp)
-using internal::check_comm;
+using namespace detail;  // i64, u64, hashing, units, buffers (transfer.hpp)
+using detail::agree;     // collective error agreement (agreement.hpp)
+using detail::check_comm;
 
 // ---------------------------------------------------------------------------
 // Copying boxes of cells

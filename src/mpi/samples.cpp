@@ -9,19 +9,19 @@
 #include <string>
 #include <vector>
 
-#include "agreement.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
+#include "mpi/agreement.hpp"
 
 namespace isocost::mpi {
 
 namespace {
 
-using internal::check_comm;
+using detail::check_comm;
 using isocost::detail::exact;
 
 void agree(MPI_Comm comm, const char* what, const std::string& problem) {
-  internal::agree(comm, what, problem);
+  detail::agree(comm, what, problem);
 }
 
 std::string check_interval(double lo, double hi, double dt) {

@@ -12,10 +12,10 @@
 #include <unordered_map>
 #include <utility>
 
-#include "agreement.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/metrics.hpp"
+#include "mpi/agreement.hpp"
 
 namespace isocost::mpi {
 
@@ -76,7 +76,7 @@ std::string check_input(int P, const ProcessGraph& graph, std::span<const Task> 
   if (graph.nodes != P)
     return "graph has " + std::to_string(graph.nodes) + " nodes, expected " + std::to_string(P) +
            " (one per rank of the communicator)";
-  if (auto m = internal::empty_callbacks(cb); !m.empty()) return m;
+  if (auto m = detail::empty_callbacks(cb); !m.empty()) return m;
   // Three 64-bit words per task travel in one MPI_Allgatherv (int counts).
   if (tasks.size() > static_cast<std::size_t>(INT_MAX / 3))
     return "my_tasks holds " + std::to_string(tasks.size()) + " tasks, expected at most " +
@@ -176,7 +176,7 @@ std::string TaskBalanceResult::brief_report() const {
 TaskBalanceResult balance_tasks(MPI_Comm comm, const ProcessGraph& graph,
                                 std::vector<Task>& my_tasks, const MigrationCallbacks& callbacks,
                                 const TaskBalanceOptions& options) {
-  internal::check_comm(comm, kWhat);
+  detail::check_comm(comm, kWhat);
   const double t0 = MPI_Wtime();
   int rank = 0, P = 1;
   MPI_Comm_rank(comm, &rank);
@@ -187,8 +187,8 @@ TaskBalanceResult balance_tasks(MPI_Comm comm, const ProcessGraph& graph,
   //    what must be the same on every rank; then every rank's tasks everywhere.
   {
     const std::string problem = check_input(P, graph, my_tasks, callbacks, options);
-    const internal::Same same[] = {{graph_hash(graph), "graph"}, internal::same_options(options)};
-    internal::agree(comm, kWhat, problem, same);
+    const detail::Same same[] = {{graph_hash(graph), "graph"}, detail::same_options(options)};
+    detail::agree(comm, kWhat, problem, same);
   }
   auto all = gather_tasks(comm, P, my_tasks);
   check_unique(all);

@@ -1,9 +1,9 @@
 // Whether the ranks' boxes tile a grid (mpi/tiling.hpp).
-#include "tiling.hpp"
+#include "mpi/tiling.hpp"
 
 #include <cstdint>
 
-namespace isocost::mpi::internal {
+namespace isocost::mpi::detail {
 
 namespace {
 
@@ -72,4 +72,4 @@ std::string check_tiling(MPI_Comm comm, const std::array<std::int64_t, kMaxDims>
          "another in none";
 }
 
-}  // namespace isocost::mpi::internal
+}  // namespace isocost::mpi::detail

@@ -10,7 +10,7 @@
 
 #include "isocost/density.hpp"  // kMaxDims
 
-namespace isocost::mpi::internal {
+namespace isocost::mpi::detail {
 
 /// "" when the boxes [lo, hi) the ranks hold cover each cell of the grid
 /// [0, cells) exactly once, otherwise why not. Boxes must lie inside the grid
@@ -28,4 +28,4 @@ std::string check_tiling(MPI_Comm comm, const std::array<std::int64_t, kMaxDims>
                          const std::array<std::int64_t, kMaxDims>& lo,
                          const std::array<std::int64_t, kMaxDims>& hi);
 
-}  // namespace isocost::mpi::internal
+}  // namespace isocost::mpi::detail

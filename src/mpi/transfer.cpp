@@ -1,5 +1,5 @@
 // Pieces both data movers share (transfer.hpp).
-#include "transfer.hpp"
+#include "mpi/transfer.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -7,7 +7,7 @@
 
 #include "isocost/error.hpp"
 
-namespace isocost::mpi::internal {
+namespace isocost::mpi::detail {
 
 u64 element_hash(i64 index, const std::byte* p, std::size_t n) {
   u64 h = mix(static_cast<u64>(index) ^ (static_cast<u64>(n) << 48));
@@ -85,4 +85,4 @@ Buffer allocate(i64 bytes) {
   return Buffer(static_cast<std::byte*>(::operator new[](n, kBufferAlign)));
 }
 
-}  // namespace isocost::mpi::internal
+}  // namespace isocost::mpi::detail

@@ -22,7 +22,7 @@
 
 #include "isocost/mpi/distribution.hpp"
 
-namespace isocost::mpi::internal {
+namespace isocost::mpi::detail {
 
 using i64 = std::int64_t;
 using u64 = std::uint64_t;
@@ -76,4 +76,4 @@ struct AlignedDelete {
 using Buffer = std::unique_ptr<std::byte[], AlignedDelete>;
 Buffer allocate(i64 bytes);
 
-}  // namespace isocost::mpi::internal
+}  // namespace isocost::mpi::detail

@@ -153,7 +153,7 @@ struct Decision {
   std::string brief_report() const;
 };
 
-namespace internal {
+namespace detail {
 class Pipeline;
 }
 
@@ -225,7 +225,7 @@ class BalancerBase {
     }
   }
 
-  std::unique_ptr<internal::Pipeline> pipeline_;
+  std::unique_ptr<detail::Pipeline> pipeline_;
   std::vector<double> costs_;  // the code's own, set_costs()
   bool have_costs_ = false;
 };

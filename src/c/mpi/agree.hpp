@@ -12,7 +12,7 @@
 #include <span>
 #include <string>
 
-#include "c/error.hpp"
+#include "c/status.hpp"
 #include "isocost/limits.hpp"
 #include "isocost/partition.hpp"
 #include "mpi/agreement.hpp"
@@ -43,8 +43,8 @@ inline void require_comm(MPI_Comm comm) {
 /// invalid input on N ranks (rank r: …)") when any rank has a problem or one
 /// of `same` differs between ranks.
 inline void agree_arguments(MPI_Comm comm, const Problems& problems,
-                            std::span<const isocost::mpi::internal::Same> same = {}) {
-  isocost::mpi::internal::agree(comm, "arguments", problems.text, same);
+                            std::span<const isocost::mpi::detail::Same> same = {}) {
+  isocost::mpi::detail::agree(comm, "arguments", problems.text, same);
 }
 
 /// The speeds of `parts` parts (NULL: uniform), or nullopt with the problem

@@ -121,8 +121,8 @@ int create(const char* function, MPI_Comm comm, std::int64_t n, const std::int64
     } else if (n >= 0) {
       d = isocost::mpi::BlockDistribution::uniform(n, size);
     }
-    const isocost::mpi::internal::Same same[] = {
-        isocost::mpi::internal::same_text("n", std::to_string(n))};
+    const isocost::mpi::detail::Same same[] = {
+        isocost::mpi::detail::same_text("n", std::to_string(n))};
     agree_arguments(comm, p, same);
     auto h = std::make_unique<isocost_balancer>();
     MPI_Comm_dup(comm, &h->comm);
@@ -210,8 +210,8 @@ void migrate(isocost_balancer& h, int narrays, const void* const* old_arrays,
   std::string layout;
   const std::size_t record =
       check_arrays(p, narrays, old_arrays, new_arrays, element_bytes, old_count, new_count, layout);
-  const isocost::mpi::internal::Same same[] = {
-      isocost::mpi::internal::same_text("narrays and element_bytes", layout)};
+  const isocost::mpi::detail::Same same[] = {
+      isocost::mpi::detail::same_text("narrays and element_bytes", layout)};
   agree_arguments(h.comm, p, same);
   if (narrays > 0) {
     // Element i of every array, in order, becomes record i (as Records does

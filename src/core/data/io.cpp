@@ -7,7 +7,7 @@
 #include <map>
 #include <string_view>
 
-#include "data/records.hpp"
+#include "core/data/records.hpp"
 #include "isocost/detail/file.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"

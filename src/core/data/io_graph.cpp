@@ -4,7 +4,7 @@
 #include <fstream>
 #include <map>
 
-#include "data/records.hpp"
+#include "core/data/records.hpp"
 #include "isocost/detail/file.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"

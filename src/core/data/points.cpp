@@ -10,7 +10,7 @@
 #include <fstream>
 #include <limits>
 
-#include "data/records.hpp"
+#include "core/data/records.hpp"
 #include "isocost/detail/file.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"

@@ -1,4 +1,4 @@
-#include "data/records.hpp"
+#include "core/data/records.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -12,8 +12,8 @@
 #include <numeric>
 #include <utility>
 
-#include "data/records.hpp"
-#include "data/samples_internal.hpp"
+#include "core/data/records.hpp"
+#include "core/data/samples_internal.hpp"
 #include "isocost/detail/file.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"

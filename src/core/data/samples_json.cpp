@@ -8,7 +8,7 @@
 #include <string_view>
 #include <utility>
 
-#include "data/samples_internal.hpp"
+#include "core/data/samples_internal.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 

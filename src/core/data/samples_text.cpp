@@ -3,8 +3,8 @@
 #include <cmath>
 #include <sstream>
 
-#include "data/records.hpp"
-#include "data/samples_internal.hpp"
+#include "core/data/records.hpp"
+#include "core/data/samples_internal.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 

@@ -11,9 +11,9 @@
 #include <numeric>
 #include <sstream>
 
-#include "common/eigen_real.hpp"
-#include "common/scaling.hpp"
-#include "diffusion/diffusion_internal.hpp"
+#include "core/common/eigen_real.hpp"
+#include "core/shared/diffusion_internal.hpp"
+#include "core/shared/scaling.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/metrics.hpp"

@@ -9,10 +9,10 @@
 #include <numeric>
 #include <sstream>
 
+#include "core/model/cut_internal.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/metrics.hpp"
-#include "model/cut_internal.hpp"
 
 namespace isocost {
 

@@ -7,12 +7,12 @@
 #include <optional>
 #include <string>
 
+#include "core/shared/bottleneck_internal.hpp"
+#include "core/shared/reach.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/limits.hpp"
 #include "isocost/partition.hpp"
-#include "model/bottleneck_internal.hpp"
-#include "model/reach.hpp"
 
 namespace isocost {
 

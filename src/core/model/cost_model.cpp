@@ -7,10 +7,10 @@
 #include <sstream>
 #include <utility>
 
-#include "common/scaling.hpp"
+#include "core/model/polynomial.hpp"
+#include "core/shared/scaling.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
-#include "model/polynomial.hpp"
 
 // pchip.hpp in Boost 1.74 uses isnan unqualified: fpclassify must come first.
 #include <boost/math/special_functions/fpclassify.hpp>

@@ -10,9 +10,9 @@
 #include <boost/math/tools/roots.hpp>
 #include <boost/math/tools/toms748_solve.hpp>
 
+#include "core/model/cut_internal.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
-#include "model/cut_internal.hpp"
 
 namespace isocost {
 

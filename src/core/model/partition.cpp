@@ -4,11 +4,11 @@
 #include <cmath>
 #include <limits>
 
+#include "core/model/cut_internal.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/limits.hpp"
 #include "isocost/metrics.hpp"
-#include "model/cut_internal.hpp"
 
 namespace isocost {
 

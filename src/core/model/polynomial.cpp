@@ -1,4 +1,4 @@
-#include "model/polynomial.hpp"
+#include "core/model/polynomial.hpp"
 
 #include <algorithm>
 #include <cmath>

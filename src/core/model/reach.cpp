@@ -1,5 +1,5 @@
 // Reachable boundaries of non-empty parts, slice by slice (reach.hpp).
-#include "model/reach.hpp"
+#include "core/shared/reach.hpp"
 
 #include <algorithm>
 #include <cmath>

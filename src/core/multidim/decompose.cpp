@@ -10,12 +10,12 @@
 #include <optional>
 #include <set>
 
+#include "core/model/cut_internal.hpp"
+#include "core/shared/decompose_internal.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/limits.hpp"
 #include "isocost/metrics.hpp"
-#include "model/cut_internal.hpp"
-#include "multidim/decompose_internal.hpp"
 
 namespace isocost {
 

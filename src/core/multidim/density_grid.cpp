@@ -25,7 +25,7 @@
 #include <random>
 #include <sstream>
 
-#include "data/records.hpp"
+#include "core/data/records.hpp"
 #include "isocost/density.hpp"
 #include "isocost/detail/file.hpp"
 #include "isocost/detail/text.hpp"

@@ -9,11 +9,11 @@
 #include <optional>
 #include <set>
 
+#include "core/shared/bottleneck_internal.hpp"
+#include "core/shared/decompose_internal.hpp"
 #include "isocost/decompose.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
-#include "model/bottleneck_internal.hpp"
-#include "multidim/decompose_internal.hpp"
 
 namespace isocost {
 

@@ -1,13 +1,13 @@
 // The cumulative measured cost of a block distribution, and the accumulated
 // points of earlier rounds with drifted rounds aged out (cumulative_points.hpp).
-#include "pipeline/cumulative_points.hpp"
+#include "core/pipeline/cumulative_points.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include "isocost/samples.hpp"
 
-namespace isocost::pipeline {
+namespace isocost::detail {
 
 void cumulative_points(std::span<const std::int64_t> offsets, std::span<const double> loads,
                        const Speeds& speeds, std::vector<double>& x, std::vector<double>& t) {
@@ -92,4 +92,4 @@ Accumulated accumulate_rounds(std::span<const std::int64_t> offsets, std::span<c
   return out;
 }
 
-}  // namespace isocost::pipeline
+}  // namespace isocost::detail

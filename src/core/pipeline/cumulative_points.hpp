@@ -10,7 +10,7 @@
 #include "isocost/partition.hpp"
 #include "isocost/rebalance.hpp"
 
-namespace isocost::pipeline {
+namespace isocost::detail {
 
 /// The cumulative speed-1 cost (cost = time·speed, as samples_from_partition()
 /// converts it) through the ends of the non-empty ranges: x = 0 and every
@@ -36,4 +36,4 @@ Accumulated accumulate_rounds(std::span<const std::int64_t> offsets, std::span<c
                               const Speeds& speeds, std::span<const BlockRound> history,
                               double tolerance);
 
-}  // namespace isocost::pipeline
+}  // namespace isocost::detail

@@ -1,6 +1,6 @@
 // Iterative proportional fitting of a grid's per-cell costs to the per-part
 // loads of several rounds (grid_history.hpp).
-#include "pipeline/grid_history.hpp"
+#include "core/pipeline/grid_history.hpp"
 
 #include <algorithm>
 #include <array>
@@ -11,7 +11,7 @@
 
 #include "isocost/error.hpp"
 
-namespace isocost::pipeline {
+namespace isocost::detail {
 
 namespace {
 
@@ -195,4 +195,4 @@ GridHistoryUse refine_with_history(const GridShape& shape, const Decomposition& 
   return use;
 }
 
-}  // namespace isocost::pipeline
+}  // namespace isocost::detail

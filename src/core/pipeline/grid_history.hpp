@@ -8,7 +8,7 @@
 #include "isocost/partition.hpp"
 #include "isocost/rebalance_grid.hpp"
 
-namespace isocost::pipeline {
+namespace isocost::detail {
 
 /// What refine_with_history() did.
 struct GridHistoryUse {
@@ -30,4 +30,4 @@ GridHistoryUse refine_with_history(const GridShape& shape, const Decomposition& 
                                    std::span<const GridRound> history, double tolerance,
                                    std::vector<double>& cells);
 
-}  // namespace isocost::pipeline
+}  // namespace isocost::detail

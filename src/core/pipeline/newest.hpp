@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <span>
 
-namespace isocost::pipeline {
+namespace isocost::detail {
 
 /// The last min(count, rounds.size()) rounds, oldest first; count >= 0.
 template <class Round>
@@ -15,4 +15,4 @@ std::span<const Round> newest(std::span<const Round> rounds, int count) {
   return rounds.subspan(rounds.size() - keep);
 }
 
-}  // namespace isocost::pipeline
+}  // namespace isocost::detail

@@ -6,7 +6,7 @@
 #include <span>
 #include <vector>
 
-namespace isocost::pipeline {
+namespace isocost::detail {
 
 /// The candidates, in the order ties go to: all 1 (the total time), 1 / (the
 /// phase's total) for every phase that costs anything (every phase's share
@@ -27,4 +27,4 @@ inline std::vector<std::vector<double>> phase_weightings(std::span<const double>
   return out;
 }
 
-}  // namespace isocost::pipeline
+}  // namespace isocost::detail

@@ -7,10 +7,10 @@
 #include <numeric>
 #include <sstream>
 
+#include "core/pipeline/phase_weightings.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/rebalance.hpp"
-#include "pipeline/phase_weightings.hpp"
 
 namespace isocost {
 
@@ -134,7 +134,7 @@ Cut evaluate(const Costs& k, std::span<const std::int64_t> order, std::vector<st
 // share, each phase alone) for cutting `order` into blocks by speed.
 Cut best_cut(const Costs& k, std::span<const std::int64_t> order, const Speeds& speeds) {
   const std::size_t F = k.F, G = k.G;
-  const std::vector<std::vector<double>> weights = pipeline::phase_weightings(k.total);
+  const std::vector<std::vector<double>> weights = detail::phase_weightings(k.total);
   const int P = speeds.ranks();
   std::vector<std::int64_t> even(static_cast<std::size_t>(P) + 1);
   for (int r = 0; r <= P; ++r)

@@ -9,13 +9,13 @@
 #include <optional>
 #include <sstream>
 
+#include "core/pipeline/cumulative_points.hpp"
+#include "core/pipeline/newest.hpp"
+#include "core/pipeline/phase_weightings.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/metrics.hpp"
 #include "isocost/partition.hpp"
-#include "pipeline/cumulative_points.hpp"
-#include "pipeline/newest.hpp"
-#include "pipeline/phase_weightings.hpp"
 
 namespace isocost {
 
@@ -134,8 +134,8 @@ BlockRebalance cut_model(const CostModel& model, const Speeds& speeds,
 CostModel cumulative_model(std::span<const std::int64_t> offsets, std::span<const double> loads,
                            const Speeds& speeds, Interpolation interpolation,
                            std::span<const BlockRound> history = {}, double tolerance = 0,
-                           pipeline::Accumulated* used = nullptr) {
-  pipeline::Accumulated a = pipeline::accumulate_rounds(offsets, loads, speeds, history, tolerance);
+                           detail::Accumulated* used = nullptr) {
+  detail::Accumulated a = detail::accumulate_rounds(offsets, loads, speeds, history, tolerance);
   // Boost's pchip and makima need 4 points; fewer ranges are interpolated
   // linearly, which is the only monotone choice through 2–3 points anyway.
   const Interpolation how = a.x.size() < 4 ? Interpolation::linear : interpolation;
@@ -167,7 +167,7 @@ BlockRebalance rebalance_global(std::span<const std::int64_t> offsets,
     return out;
   }
   std::optional<CostModel> model;
-  pipeline::Accumulated used;
+  detail::Accumulated used;
   if (options.model) {
     std::vector<double> cuts(offsets.begin(), offsets.end());
     model = options.model(samples_from_partition(cuts, loads, &speeds));
@@ -193,7 +193,7 @@ BlockRebalance rebalance_global(std::span<const std::int64_t> offsets,
                       ", expected finite numbers >= 0");
     }
     model = cumulative_model(offsets, loads, speeds, options.interpolation,
-                             pipeline::newest(history, options.history), options.history_tolerance,
+                             detail::newest(history, options.history), options.history_tolerance,
                              &used);
   }
   BlockRebalance out = cut_model(*model, speeds, offsets, options.cut);
@@ -241,7 +241,7 @@ BlockRebalance rebalance_phases(std::span<const std::int64_t> offsets,
   }
   // Candidate weightings (see the header), evaluated by their predicted
   // phase-synchronised time.
-  const std::vector<std::vector<double>> candidates = pipeline::phase_weightings(phase_total);
+  const std::vector<std::vector<double>> candidates = detail::phase_weightings(phase_total);
   std::optional<BlockRebalance> best;
   for (const auto& w : candidates) {
     std::vector<double> mixed(P, 0.0);

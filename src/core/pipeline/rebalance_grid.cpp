@@ -3,8 +3,8 @@
 // decompose()) and diffusive (shift_jagged() on a uniform-cost grid).
 #include "isocost/rebalance_grid.hpp"
 
-#include "pipeline/grid_history.hpp"
-#include "pipeline/newest.hpp"
+#include "core/pipeline/grid_history.hpp"
+#include "core/pipeline/newest.hpp"
 
 #include <algorithm>
 #include <array>
@@ -348,8 +348,8 @@ GridRebalance rebalance_grid_global(const GridShape& shape, const Decomposition&
                   std::to_string(P) + " of each");
     check_loads(history[k].loads, "rebalance_grid: history round " + std::to_string(k), P, "part");
   }
-  const pipeline::GridHistoryUse use = pipeline::refine_with_history(
-      shape, current, loads, speeds, pipeline::newest(history, options.history),
+  const detail::GridHistoryUse use = detail::refine_with_history(
+      shape, current, loads, speeds, detail::newest(history, options.history),
       options.history_tolerance, t.owner);
   const Density density = grid_density(std::move(t.owner), shape, t.box);
   GridRebalance out = plan_on(shape, current, density, now, speeds, options.decompose);

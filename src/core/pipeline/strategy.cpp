@@ -7,8 +7,8 @@
 #include <set>
 #include <sstream>
 
-#include "common/check_number.hpp"
-#include "common/eigen_real.hpp"
+#include "core/common/check_number.hpp"
+#include "core/common/eigen_real.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/metrics.hpp"

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "common/check_number.hpp"
+#include "core/common/check_number.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 

@@ -1,3 +1,4 @@
+// core/shared/: shared with the mpi layer — the core's internals other layers use, not users.
 // Neumaier's compensated summation: the running sum carries the rounding
 // error of every addition in a second double, so a prefix sum of n terms is
 // accurate to about ε·|sum| + n·ε²·Σ|w| instead of n·ε·Σ|w| — which matters

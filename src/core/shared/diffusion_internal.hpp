@@ -1,3 +1,4 @@
+// core/shared/: shared with the mpi layer — the core's internals other layers use, not users.
 // Internal: the diffusion arithmetic shared by the serial diffuse() and the
 // distributed version (src/mpi/diffusion.cpp), which must produce the same
 // transfers bit for bit: neighbours are summed in increasing node order, then

@@ -1,5 +1,5 @@
-// c/error.cpp — isocost_last_error() and isocost_status_name().
-#include "c/error.hpp"
+// c/status.cpp — isocost_last_error() and isocost_status_name().
+#include "c/status.hpp"
 
 namespace isocost::c {
 namespace {

@@ -1,3 +1,4 @@
+// core/shared/: shared with the mpi layer — the core's internals other layers use, not users.
 // Exact rescaling by powers of two. Internal.
 #pragma once
 

@@ -1,3 +1,4 @@
+// core/shared/: shared with the mpi layer — the core's internals other layers use, not users.
 // The boundaries that non-empty parts can reach: bottleneck_cuts()' probe
 // with min_cells = 1 and unequal capacities, where the capped greedy split
 // cannot decide. It works on one slice of the prefix sums at a time, so that

@@ -1,4 +1,5 @@
-// Shared by decompose.cpp, process_grid_choice.cpp and the mpi layer's
+// core/shared/: shared with the mpi layer — the core's internals other layers use, not users.
+// not part of the public API. Shared by decompose.cpp, process_grid_choice.cpp and the mpi layer's
 // decompose_grid.cpp. Internal.
 #pragma once
 

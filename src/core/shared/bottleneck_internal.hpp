@@ -1,3 +1,4 @@
+// core/shared/: shared with the mpi layer — the core's internals other layers use, not users.
 // The chains-on-chains search shared by bottleneck_cuts() (bottleneck.cpp),
 // the grid choice's bounds (multidim/process_grid_choice.cpp) and the mpi
 // layer's pipelined optimum (mpi/partition_weights_optimal.cpp). Internal.

@@ -1,4 +1,4 @@
-// c/error.hpp — the C interface's thread-local message and the guard that turns
+// c/status.hpp — the C interface's thread-local message and the guard that turns
 // every C++ exception into a status code (include/isocost/isocost.h).
 #pragma once
 
