@@ -257,8 +257,8 @@ std::vector<double> applied(const ProcessGraph& g, std::span<const double> u0,
 }
 
 // The Laplacian L = A·Aᵀ (weighted) grounded at node 0, node v >= 1 as row
-// and column v − 1, for conjugate gradients: the diagonal (the weighted
-// degrees) apart, the off-diagonal −w of row r in compressed rows,
+// and column v − 1, assembled once for either solver: the diagonal (the
+// weighted degrees) apart, the off-diagonal −w of row r in compressed rows,
 // [start[r], start[r + 1]) of column and value.
 struct GroundedLaplacian {
   std::vector<double> diagonal;
@@ -367,7 +367,9 @@ void least_squares(const ProcessGraph& g, std::span<const double> u0, double avg
   const int N = g.nodes;
   out.transfers.assign(g.edges.size(), 0.0);
   if (N == 1) return;
-  std::vector<double> phi(static_cast<std::size_t>(N - 1));
+  const GroundedLaplacian L(g);
+  std::vector<double> rhs(static_cast<std::size_t>(N - 1)), phi(rhs.size());
+  for (int v = 1; v < N; ++v) rhs[v - 1] = u0[v] - avg;
   if (N - 1 <= o.direct_limit) {
     // Eigen on the core's own scalar and index types, not double and int:
     // Ceres's static library carries copies of these templates on those,
@@ -379,29 +381,26 @@ void least_squares(const ProcessGraph& g, std::span<const double> u0, double avg
     using Sparse = Eigen::SparseMatrix<Real, Eigen::ColMajor, std::ptrdiff_t>;
     using Vector = Eigen::Matrix<Real, Eigen::Dynamic, 1>;
     std::vector<Eigen::Triplet<Real, std::ptrdiff_t>> entries;
-    for (const auto& e : g.edges) {
-      if (e.i > 0) entries.emplace_back(e.i - 1, e.i - 1, e.weight);
-      if (e.j > 0) entries.emplace_back(e.j - 1, e.j - 1, e.weight);
-      if (e.i > 0 && e.j > 0) {
-        entries.emplace_back(e.i - 1, e.j - 1, -e.weight);
-        entries.emplace_back(e.j - 1, e.i - 1, -e.weight);
-      }
+    entries.reserve(L.diagonal.size() + L.value.size());
+    for (std::size_t r = 0; r < L.diagonal.size(); ++r) {
+      const auto row = static_cast<std::ptrdiff_t>(r);
+      entries.emplace_back(row, row, L.diagonal[r]);
+      for (std::size_t k = L.start[r]; k < L.start[r + 1]; ++k)
+        entries.emplace_back(row, L.column[k], L.value[k]);
     }
-    Sparse L(N - 1, N - 1);
-    L.setFromTriplets(entries.begin(), entries.end());
-    Vector rhs(N - 1);
-    for (int v = 1; v < N; ++v) rhs[v - 1] = u0[v] - avg;
-    Eigen::SimplicialLDLT<Sparse> solver(L);
+    Sparse A(N - 1, N - 1);
+    A.setFromTriplets(entries.begin(), entries.end());
+    Vector b(N - 1);
+    for (std::size_t r = 0; r < rhs.size(); ++r) b[static_cast<Eigen::Index>(r)] = rhs[r];
+    Eigen::SimplicialLDLT<Sparse> solver(A);
     if (solver.info() != Eigen::Success)
       throw Error("least squares: Cholesky factorisation failed");
-    const Vector solution = solver.solve(rhs);
-    for (int v = 1; v < N; ++v) phi[v - 1] = double(solution[v - 1]);
+    const Vector solution = solver.solve(b);
+    for (std::size_t r = 0; r < phi.size(); ++r)
+      phi[r] = double(solution[static_cast<Eigen::Index>(r)]);
   } else {
-    std::vector<double> rhs(static_cast<std::size_t>(N - 1));
-    for (int v = 1; v < N; ++v) rhs[v - 1] = u0[v] - avg;
     const double tol = 1e-13;
-    const auto cg =
-        conjugate_gradients(GroundedLaplacian(g), rhs, tol, std::max(1000LL, 10LL * N), phi);
+    const auto cg = conjugate_gradients(L, rhs, tol, std::max(1000LL, 10LL * N), phi);
     out.jacobi_sweeps = cg.iterations;
     if (!(cg.error <= tol))
       throw Error("least squares: conjugate gradients did not converge in " +

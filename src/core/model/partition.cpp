@@ -339,9 +339,10 @@ Partition partition_from_cuts(std::span<const std::int64_t> cuts, std::span<cons
                   " is below cut " + std::to_string(i - 1) + " = " + std::to_string(cuts[i - 1]) +
                   "; expected nondecreasing cuts");
     if (!std::isfinite(t_at_cuts[i]) || t_at_cuts[i] < t_at_cuts[i - 1])
-      throw Error(what + std::string("t at cut ") + std::to_string(i) + " is " +
-                  exact(t_at_cuts[i]) + ", expected a finite value >= " + exact(t_at_cuts[i - 1]) +
-                  " (t at cut " + std::to_string(i - 1) + ")");
+      throw Error(detail::expected_got(what + std::string("t at cut ") + std::to_string(i),
+                                       "a finite value >= " + exact(t_at_cuts[i - 1]) +
+                                           " (t at cut " + std::to_string(i - 1) + ")",
+                                       exact(t_at_cuts[i])));
   }
   const double TT = t_at_cuts[n - 1];
   Partition part;

@@ -433,7 +433,7 @@ TEST(DiscretePartition, FromCutsChecksItsInput) {
       [&] {
         isocost::partition_from_cuts(C{0, 3, 4}, V{0, 6, 5}, two, near);
       },
-      {"t at cut 2 is 5", "expected a finite value >= 6"});
+      {"t at cut 2: expected a finite value >= 6", "got 5"});
   expect_error(
       [&] {
         isocost::partition_from_cuts(C{0, 3, 4}, V{1, 6, 10}, two, near);
