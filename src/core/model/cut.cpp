@@ -431,7 +431,7 @@ CutSummary discrete_cut(const CostModel& model, double target, double a, double 
   s.used = CutMethod::binary_search;
   s.iterations = steps;
   s.evaluations = 0;
-  s.termination = s.residual == 0 ? CutTermination::exact : CutTermination::nearest_integer;
+  s.termination = detail::placed_termination(s.residual, CutTermination::nearest_integer);
   return s;
 }
 

@@ -252,7 +252,7 @@ Partition partition(const CostModel& model, const Speeds& speeds, const Partitio
         // target exactly may miss this one, and one that missed it may meet it.
         if (s.termination == CutTermination::exact ||
             s.termination == CutTermination::nearest_integer)
-          s.termination = fa == 0 ? CutTermination::exact : CutTermination::nearest_integer;
+          s.termination = detail::placed_termination(fa, CutTermination::nearest_integer);
       } else {
         CutOptions opt = with_guess(options, i);
         if (i >= 2 && options.initial_cuts.empty()) {
@@ -364,7 +364,7 @@ Partition partition_from_cuts(std::span<const std::int64_t> cuts, std::span<cons
     c.target = TT * speeds.fraction_before(i);
     c.residual = t_at_cuts[u] - c.target;
     c.requested = c.used = CutMethod::binary_search;
-    c.termination = c.residual == 0 ? CutTermination::exact : placed;
+    c.termination = detail::placed_termination(c.residual, placed);
     part.max_abs_residual = std::max(part.max_abs_residual, std::abs(c.residual));
     if (i < P) {
       part.cost[u] = t_at_cuts[u + 1] - t_at_cuts[u];
