@@ -182,6 +182,20 @@ GridRebalance rebalance_grid_weights(const GridShape& shape, const Decomposition
                                      std::span<const double> cell_costs, const Speeds& speeds,
                                      const GridWeightsRebalanceOptions& options = {});
 
+/// rebalance_grid_weights() for new parts cut elsewhere from costs no one
+/// place holds whole — by mpi::decompose_grid() on the ranks' boxes, as the
+/// GridBalancer does with per-cell costs: `next` holds the new cell ranges
+/// and part times (any box units), `now` the current parts' times under the
+/// same costs. The new parts get the current decomposition's box units (as
+/// rebalance_grid_global()), and the current parts are kept unless next's
+/// heaviest part is lighter. O(P): no per-cell array. Throws Error for a
+/// `next` or `now` of another part count, speeds of another count or bad
+/// options.
+GridRebalance rebalance_grid_with(const GridShape& shape, const Decomposition& current,
+                                  Decomposition next, std::span<const double> now,
+                                  const Speeds& speeds,
+                                  const GridWeightsRebalanceOptions& options = {});
+
 /// Diffusive repartition: shift_jagged() of `current` (rows, or a 2-level
 /// jagged grid) on a uniform-cost grid of `shape` (every cell costs 1: the
 /// measured loads correct it, shift.hpp) — or on `cell_costs` when the code

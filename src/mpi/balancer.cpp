@@ -24,6 +24,7 @@ void BalancerBase::record_step(double seconds, std::span<const double> phase_sec
   pipeline_->monitor().record_step(seconds, phase_seconds);
 }
 const LoadMonitor& BalancerBase::monitor() const noexcept { return pipeline_->monitor(); }
+bool BalancerBase::next_decide_is_check() const { return pipeline_->checks_next(); }
 const CommModel& BalancerBase::comm_model() const noexcept { return pipeline_->comm_model(); }
 const std::vector<double>& BalancerBase::rebalance_seconds() const noexcept {
   return pipeline_->costs();

@@ -22,24 +22,13 @@ std::string BlockEvent::to_json() const { return detail::event_json(*this); }
 BlockBalancer::BlockBalancer(MPI_Comm comm, BlockDistribution distribution,
                              BlockBalancerOptions options)
     : LayoutBalancer(std::move(options), "BlockBalancer"), distribution_(std::move(distribution)) {
-  std::string problem, e;
-  if (comm != MPI_COMM_NULL) {
-    int size = 0;
-    MPI_Comm_size(comm, &size);
-    if (!options_.is_valid(&e))
-      problem = "options." + e;
-    else if (!distribution_.is_valid(&e))
-      problem = "distribution: " + e;
-    else if (distribution_.parts() != size)
-      problem = "distribution has " + std::to_string(distribution_.parts()) +
-                " parts for a communicator of " + std::to_string(size) + " ranks";
-    else if (options_.speeds && options_.speeds->ranks() != size)
-      problem = std::to_string(options_.speeds->ranks()) + " speeds for " + std::to_string(size) +
-                " ranks";
-  }
-  const detail::Same same[] = {{distribution_.hash(), "the distribution"},
-                               detail::same_options(options_)};
-  pipeline_->start(comm, "BlockBalancer", problem, same);
+  start(
+      comm, "distribution",
+      [&]() -> std::string {
+        std::string e;
+        return distribution_.is_valid(&e) ? std::string() : "distribution: " + e;
+      },
+      [&] { return distribution_.hash(); });
 }
 
 BlockBalancer::~BlockBalancer() = default;

@@ -28,244 +28,187 @@ std::string ExchangeSummary::brief_report() const {
 
 namespace detail {
 
-std::string owners_of(const BlockDistribution& d, std::span<const std::int64_t> keys,
-                      std::vector<int>& destination) {
+std::string key_out_of_range(std::size_t i, std::int64_t key, std::int64_t size, bool cells) {
+  return "element " + std::to_string(i) + " has key " + std::to_string(key) + ", expected " +
+         (cells ? "a cell index" : "an index") + " in [0, " + std::to_string(size) + ")";
+}
+
+std::string check_owners(const BlockDistribution& d, int size) {
   if (std::string e; !d.is_valid(&e)) return "distribution: " + e;
-  try {
-    destination.resize(keys.size());
-  } catch (const std::bad_alloc&) {
-    return "could not allocate the destinations of " + std::to_string(keys.size()) + " elements";
-  }
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    if (keys[i] < 0 || keys[i] >= d.size())
-      return "element " + std::to_string(i) + " has key " + std::to_string(keys[i]) +
-             ", expected an index in [0, " + std::to_string(d.size()) + ")";
-    destination[i] = d.owner(keys[i]);
-  }
+  if (d.parts() != size)
+    return "the distribution has " + std::to_string(d.parts()) + " parts, expected " +
+           std::to_string(size) + " (one per rank of the communicator)";
   return {};
 }
 
-std::string owners_of(const BoxDistribution& d, std::span<const std::int64_t> keys,
-                      std::vector<int>& destination) {
+std::string check_owners(const BoxDistribution& d, int size) {
   if (std::string e; !d.is_valid(&e)) return "distribution: " + e;
-  const CellOwners owners(d);
-  try {
-    destination.resize(keys.size());
-  } catch (const std::bad_alloc&) {
-    return "could not allocate the destinations of " + std::to_string(keys.size()) + " elements";
-  }
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    destination[i] = owners.owner(keys[i]);
-    if (destination[i] < 0)
-      return "element " + std::to_string(i) + " has key " + std::to_string(keys[i]) +
-             ", expected a cell index in [0, " + std::to_string(d.size()) + ")";
-  }
+  if (d.parts() != size)
+    return "the distribution has " + std::to_string(d.parts()) + " parts, expected " +
+           std::to_string(size) + " (one per rank of the communicator)";
   return {};
+}
+
+std::uint64_t record_hash(const std::byte* record, std::size_t bytes) {
+  return element_hash(0, record, bytes);
+}
+
+void exchange_start(MPI_Comm comm, const char* what, ExchangeState& s) {
+  check_comm(comm, what);
+  s.t0 = MPI_Wtime();
+  s.comm = comm;
+  MPI_Comm_rank(comm, &s.rank);
+  MPI_Comm_size(comm, &s.ranks);
 }
 
 namespace {
 
-// The records of the elements going to each rank, packed by destination in
-// the elements' order; `kept` lists the elements that stay.
-struct Outgoing {
-  std::vector<i64> count;  // per destination rank
-  std::vector<std::byte> records;
-  std::vector<std::size_t> kept;
-};
+// What every rank tells every other in the one MPI_Alltoall: its verdict,
+// the hashes that must agree, the count it sends there, and its totals.
+enum Word { kBad, kOptions, kSizes, kOwners, kCount, kElements, kSent, kWords };
 
-std::string pack(std::span<const int> destination, std::span<ExchangeArray> arrays, int rank,
-                 std::size_t record, Outgoing& out) {
-  const std::size_t P = out.count.size();
-  std::vector<i64> start(P + 1, 0);
-  for (const int q : destination)
-    if (q != rank) ++out.count[static_cast<std::size_t>(q)];
-  for (std::size_t q = 0; q < P; ++q) start[q + 1] = start[q] + out.count[q];
-  try {
-    out.records.resize(static_cast<std::size_t>(start[P]) * record);
-    out.kept.reserve(destination.size() - static_cast<std::size_t>(start[P]));
-  } catch (const std::bad_alloc&) {
-    return "could not allocate the send buffer (" + std::to_string(start[P]) + " records of " +
-           std::to_string(record) + " B)";
+}  // namespace
+
+std::string exchange_begin(ExchangeState& s, const char* what, std::size_t n,
+                           std::span<const std::size_t> lengths, std::span<const std::size_t> sizes,
+                           const Departures& leaving, const ExchangeOptions& options,
+                           std::string problem, std::uint64_t owner_hash) {
+  const auto P = static_cast<std::size_t>(s.ranks);
+  s.n = n;
+  std::string size_text;
+  Hasher size_hash;
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    s.record += sizes[k];
+    size_text += (k ? " " : "") + std::to_string(sizes[k]);
+    size_hash.add(static_cast<u64>(sizes[k]));
   }
-  std::vector<i64> next(start.begin(), start.end() - 1);
-  for (std::size_t i = 0; i < destination.size(); ++i) {
-    const auto q = static_cast<std::size_t>(destination[i]);
-    if (destination[i] == rank) {
-      out.kept.push_back(i);
-      continue;
-    }
-    std::byte* p = out.records.data() + static_cast<std::size_t>(next[q]++) * record;
-    for (auto& a : arrays) {
-      std::memcpy(p, a.data(a.vector) + i * a.element_size, a.element_size);
-      p += a.element_size;
-    }
+  if (problem.empty()) {
+    if (std::string e; !options.is_valid(&e)) problem = "options." + e;
+  }
+  for (std::size_t k = 0; problem.empty() && k < lengths.size(); ++k)
+    if (lengths[k] != n)
+      problem = "array " + std::to_string(k) + " holds " + std::to_string(lengths[k]) +
+                " elements, expected " + std::to_string(n) + " (one per element)";
+  // The records for each rank.
+  s.send_count.assign(P, 0);
+  s.recv_count.assign(P, 0);
+  if (problem.empty())
+    for (const int q : leaving.to) ++s.send_count[static_cast<std::size_t>(q)];
+  if (problem.empty() && static_cast<i64>(leaving.index.size()) > INT_MAX)
+    problem = std::to_string(leaving.index.size()) +
+              " leaving records, expected at most INT_MAX (MPI counts)";
+  const u64 options_hash = isocost::options_hash(options);
+  const auto sent = static_cast<u64>(problem.empty() ? leaving.index.size() : 0);
+  std::vector<u64> out(P * kWords), in(P * kWords);
+  for (std::size_t q = 0; q < P; ++q) {
+    u64* w = &out[q * kWords];
+    w[kBad] = problem.empty() ? 0 : 1;
+    w[kOptions] = options_hash;
+    w[kSizes] = size_hash.h;
+    w[kOwners] = owner_hash;
+    w[kCount] = static_cast<u64>(s.send_count[q]);
+    w[kElements] = n;
+    w[kSent] = sent;
+  }
+  MPI_Alltoall(out.data(), kWords, MPI_UINT64_T, in.data(), kWords, MPI_UINT64_T, s.comm);
+  bool bad = false;
+  u64 received = 0, elements = 0, moved = 0;
+  for (std::size_t q = 0; q < P; ++q) {
+    const u64* w = &in[q * kWords];
+    bad = bad || w[kBad] != 0 || w[kOptions] != in[kOptions] || w[kSizes] != in[kSizes] ||
+          w[kOwners] != in[kOwners];
+    s.recv_count[q] = static_cast<i64>(w[kCount]);
+    received += w[kCount];
+    elements += w[kElements];
+    moved += w[kSent];
+  }
+  if (bad) {
+    // Every rank saw the same words: all take this path, and agree() names it.
+    const Same same[] = {same_options(options),
+                         {size_hash.h, "element sizes",
+                          [&size_text] { return "element_sizes\t" + size_text + "\n"; }},
+                         {owner_hash, "the distribution"}};
+    agree(s.comm, what, problem, same);
+    throw Error(std::string(what) + ": the ranks' inputs disagree");  // not reached
+  }
+  s.global_elements = static_cast<i64>(elements);
+  s.global_moved = static_cast<i64>(moved);
+  s.kept = n - leaving.index.size();
+  s.received = static_cast<std::size_t>(received);
+  s.total = s.kept + s.received;
+  if (received > static_cast<u64>(INT_MAX))
+    return std::to_string(received) + " arriving records, expected at most INT_MAX (MPI counts)";
+  s.send_start.assign(P, 0);
+  for (std::size_t q = 1; q < P; ++q)
+    s.send_start[q] = s.send_start[q - 1] + static_cast<std::size_t>(s.send_count[q - 1]);
+  try {
+    s.send.resize(leaving.index.size() * s.record);
+    s.recv.resize(s.received * s.record);
+  } catch (const std::bad_alloc&) {
+    return "could not allocate the buffers of " + std::to_string(leaving.index.size()) +
+           " leaving and " + std::to_string(s.received) + " arriving records of " +
+           std::to_string(s.record) + " B";
   }
   return {};
 }
 
-// Order-independent checksum of records: Σ hash(bytes).
-u64 checksum(const std::byte* records, std::size_t n, std::size_t record) {
-  u64 sum = 0;
-  for (std::size_t i = 0; i < n; ++i) sum += detail::element_hash(0, records + i * record, record);
-  return sum;
+void exchange_memory_post(ExchangeState& s, const std::string& memory) {
+  s.memory_flag = memory.empty() ? 0 : 1;
+  MPI_Iallreduce(&s.memory_flag, &s.memory_any, 1, MPI_INT, MPI_MAX, s.comm, &s.memory_request);
 }
 
-}  // namespace
+bool exchange_memory_ok(ExchangeState& s) {
+  MPI_Wait(&s.memory_request, MPI_STATUS_IGNORE);
+  return s.memory_any == 0;
+}
 
-ExchangeSummary exchange_bytes(MPI_Comm comm, std::span<const int> destination,
-                               std::span<ExchangeArray> arrays, const ExchangeOptions& options,
-                               std::string problem, const ExchangeOwners* owners) {
-  const char* what = "exchange";
-  detail::check_comm(comm, what);
-  const double t0 = MPI_Wtime();
-  ExchangeSummary s;
-  MPI_Comm_rank(comm, &s.rank);
-  MPI_Comm_size(comm, &s.ranks);
-  const int P = s.ranks;
-  std::size_t record = 0;
-  std::string sizes;
-  detail::Hasher size_hash;
-  for (const auto& a : arrays) {
-    record += a.element_size;
-    sizes += (sizes.empty() ? "" : " ") + std::to_string(a.element_size);
-    size_hash.add(static_cast<u64>(a.element_size));
-  }
-  s.record_size = record;
-  const std::size_t n = destination.size();
-  if (problem.empty()) {
-    if (std::string e; !options.is_valid(&e)) problem = "options." + e;
-  }
-  for (std::size_t k = 0; problem.empty() && k < arrays.size(); ++k)
-    if (arrays[k].size != n)
-      problem = "array " + std::to_string(k) + " holds " + std::to_string(arrays[k].size) +
-                " elements, expected " + std::to_string(n) + " (one per element)";
-  for (std::size_t i = 0; problem.empty() && i < n; ++i)
-    if (destination[i] < 0 || destination[i] >= P)
-      problem = "element " + std::to_string(i) + " goes to rank " + std::to_string(destination[i]) +
-                ", expected a rank in [0, " + std::to_string(P) + ")";
-  if (problem.empty() && owners && owners->parts != P)
-    problem = "the distribution has " + std::to_string(owners->parts) + " parts, expected " +
-              std::to_string(P) + " (one per rank of the communicator)";
-  Outgoing out;
-  out.count.assign(static_cast<std::size_t>(P), 0);
-  if (problem.empty()) problem = pack(destination, arrays, s.rank, record, out);
-  for (std::size_t q = 0; problem.empty() && q < out.count.size(); ++q)
-    if (out.count[q] > INT_MAX)
-      problem = std::to_string(out.count[q]) + " records for rank " + std::to_string(q) +
-                ", expected at most INT_MAX";
-  // Without a distribution its slot compares a constant: equal everywhere.
-  const detail::Same same[] = {
-      detail::same_options(options),
-      {size_hash.h, "element sizes", [&sizes] { return "element_sizes\t" + sizes + "\n"; }},
-      {owners ? owners->hash : 0, "the distribution"}};
-  detail::agree(comm, what, problem, same);
+void exchange_memory_fail(const ExchangeState& s, const char* what, const std::string& memory) {
+  throw_agreed(s.comm, what, memory, "out of memory (nothing moved) on");
+}
 
-  // Counts, then every allocation, agreed before the records move.
-  std::vector<i64> in_count(static_cast<std::size_t>(P));
-  MPI_Alltoall(out.count.data(), 1, MPI_INT64_T, in_count.data(), 1, MPI_INT64_T, comm);
-  i64 received = 0;
-  for (const i64 c : in_count) received += c;
-  std::vector<std::byte> in_records;
-  const std::size_t total = out.kept.size() + static_cast<std::size_t>(received);
-  std::string memory;
-  std::size_t grown = 0;  // arrays already resized
-  try {
-    in_records.resize(static_cast<std::size_t>(received) * record);
-    for (auto& a : arrays) {
-      a.resize(a.vector, std::max(total, n));
-      ++grown;
-    }
-  } catch (const std::exception& e) {  // std::bad_alloc, or an element's constructor
-    memory = "could not allocate room for " + std::to_string(total) + " elements of " +
-             std::to_string(record) + " B (" + e.what() + ")";
+void exchange_transfer(ExchangeState& s) {
+  // One contiguous datatype per record: counts and displacements are records.
+  const std::size_t P = s.send_count.size();
+  std::vector<int> sc(P), sd(P), rc(P), rd(P);
+  int so = 0, ro = 0;
+  for (std::size_t q = 0; q < P; ++q) {
+    sc[q] = static_cast<int>(s.send_count[q]);
+    rc[q] = static_cast<int>(s.recv_count[q]);
+    sd[q] = so;
+    rd[q] = ro;
+    so += sc[q];
+    ro += rc[q];
   }
-  // Roll back: the arrays grown so far shrink to their old length (which
-  // does not allocate; their first n elements are untouched), the one that
-  // failed is unchanged (std::vector::resize's strong guarantee).
-  if (!memory.empty())
-    for (std::size_t k = 0; k < grown; ++k) arrays[k].resize(arrays[k].vector, n);
-  detail::agree(comm, what, memory, {}, "out of memory (nothing moved) on");
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  MPI_Type_contiguous(static_cast<int>(s.record), MPI_BYTE, &type);
+  MPI_Type_commit(&type);
+  MPI_Alltoallv(s.send.data(), sc.data(), sd.data(), type, s.recv.data(), rc.data(), rd.data(),
+                type, s.comm);
+  MPI_Type_free(&type);
+}
 
-  u64 before = 0;
-  if (options.verify) {
-    before =
-        checksum(out.records.data(), out.records.size() / std::max<std::size_t>(record, 1), record);
-    std::vector<std::byte> one(record);
-    for (const std::size_t i : out.kept) {
-      std::byte* p = one.data();
-      for (auto& a : arrays) {
-        std::memcpy(p, a.data(a.vector) + i * a.element_size, a.element_size);
-        p += a.element_size;
-      }
-      before += detail::element_hash(0, one.data(), record);
-    }
-  }
-  {
-    // One contiguous datatype per record: counts are record counts.
-    MPI_Datatype type = MPI_DATATYPE_NULL;
-    MPI_Type_contiguous(static_cast<int>(record), MPI_BYTE, &type);
-    MPI_Type_commit(&type);
-    std::vector<int> sc(static_cast<std::size_t>(P)), sd(sc.size()), rc(sc.size()), rd(sc.size());
-    int so = 0, ro = 0;
-    for (std::size_t q = 0; q < sc.size(); ++q) {
-      sc[q] = static_cast<int>(out.count[q]);
-      rc[q] = static_cast<int>(in_count[q]);
-      sd[q] = so;
-      rd[q] = ro;
-      so += sc[q];
-      ro += rc[q];
-    }
-    MPI_Alltoallv(out.records.data(), sc.data(), sd.data(), type, in_records.data(), rc.data(),
-                  rd.data(), type, comm);
-    MPI_Type_free(&type);
-  }
-  // Kept elements move to the front in order (k <= i, so nothing is
-  // overwritten before it is read), then the received ones follow.
-  for (std::size_t k = 0; k < out.kept.size(); ++k)
-    for (auto& a : arrays)
-      if (out.kept[k] != k)
-        std::memmove(a.data(a.vector) + k * a.element_size,
-                     a.data(a.vector) + out.kept[k] * a.element_size, a.element_size);
-  for (std::size_t k = 0; k < static_cast<std::size_t>(received); ++k) {
-    const std::byte* p = in_records.data() + k * record;
-    for (auto& a : arrays) {
-      std::memcpy(a.data(a.vector) + (out.kept.size() + k) * a.element_size, p, a.element_size);
-      p += a.element_size;
-    }
-  }
-  for (auto& a : arrays) a.resize(a.vector, total);
-
-  u64 after = 0;
-  if (options.verify) {
-    after = checksum(in_records.data(), static_cast<std::size_t>(received), record);
-    std::vector<std::byte> one(record);
-    for (std::size_t k = 0; k < out.kept.size(); ++k) {
-      std::byte* p = one.data();
-      for (auto& a : arrays) {
-        std::memcpy(p, a.data(a.vector) + k * a.element_size, a.element_size);
-        p += a.element_size;
-      }
-      after += detail::element_hash(0, one.data(), record);
-    }
-  }
-  s.elements_kept = static_cast<i64>(out.kept.size());
-  s.elements_sent = static_cast<i64>(n) - s.elements_kept;
-  s.elements_received = received;
-  u64 mine[5] = {static_cast<u64>(n), static_cast<u64>(s.elements_sent), before, total, after};
-  u64 sum[5] = {};
-  MPI_Allreduce(mine, sum, 5, MPI_UINT64_T, MPI_SUM, comm);
-  s.global_elements = static_cast<i64>(sum[0]);
-  s.global_moved = static_cast<i64>(sum[1]);
-  if (options.verify) {
-    if (sum[0] != sum[3] || sum[2] != sum[4])
+void exchange_end(const ExchangeState& s, bool verify, std::uint64_t before, std::uint64_t after,
+                  ExchangeSummary& out) {
+  out.rank = s.rank;
+  out.ranks = s.ranks;
+  out.record_size = s.record;
+  out.elements_kept = static_cast<i64>(s.kept);
+  out.elements_sent = static_cast<i64>(s.n - s.kept);
+  out.elements_received = static_cast<i64>(s.received);
+  out.global_elements = s.global_elements;
+  out.global_moved = s.global_moved;
+  if (verify) {
+    u64 mine[4] = {static_cast<u64>(s.n), static_cast<u64>(s.total), before, after};
+    u64 sum[4] = {};
+    MPI_Allreduce(mine, sum, 4, MPI_UINT64_T, MPI_SUM, s.comm);
+    if (sum[0] != sum[1] || sum[2] != sum[3])
       throw Error("exchange: verification failed: " + std::to_string(sum[0]) +
-                  " elements before, " + std::to_string(sum[3]) +
+                  " elements before, " + std::to_string(sum[1]) +
                   " after, or their checksums differ; expected the same elements");
-    s.verified = true;
-    s.checksum = sum[2];
+    out.verified = true;
+    out.checksum = sum[2];
   }
-  s.seconds = MPI_Wtime() - t0;
-  return s;
+  out.seconds = MPI_Wtime() - s.t0;
 }
 
 }  // namespace detail

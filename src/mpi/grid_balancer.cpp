@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "isocost/error.hpp"
+#include "isocost/mpi/decompose_grid.hpp"
 #include "mpi/balancer_report.hpp"
 #include "mpi/pipeline.hpp"
 
@@ -25,42 +26,30 @@ GridBalancer::GridBalancer(MPI_Comm comm, const GridShape& shape, Decomposition 
     : LayoutBalancer(std::move(options), "GridBalancer"),
       shape_(shape),
       decomposition_(std::move(decomposition)) {
-  std::string problem, e;
-  if (comm != MPI_COMM_NULL) {
-    int size = 0;
-    MPI_Comm_size(comm, &size);
-    if (!options_.is_valid(&e)) {
-      problem = "options." + e;
-    } else if (!decomposition_.on_grid_lines) {
-      problem = "decomposition: not on grid lines; expected a decomposition of a grid of cells";
-    } else {
-      try {
-        boxes_ = BoxDistribution::from_decomposition(decomposition_);
-      } catch (const Error& x) {
-        problem = std::string("decomposition: ") + x.what();
-      }
-    }
-    for (int a = 0; problem.empty() && a < 3; ++a) {
-      const std::int64_t want = a < shape_.dims ? shape_.cells[static_cast<std::size_t>(a)] : 1;
-      if (boxes_.cells[static_cast<std::size_t>(a)] != want)
-        problem = "decomposition: its grid is not the " + std::to_string(shape_.dims) +
-                  "-D shape of " + std::to_string(shape_.count()) + " cells given";
-    }
-    if (problem.empty() && !boxes_.is_valid(&e)) problem = "decomposition: " + e;
-    if (problem.empty() && boxes_.parts() != size)
-      problem = "decomposition has " + std::to_string(boxes_.parts()) +
-                " parts for a communicator of " + std::to_string(size) + " ranks";
-    if (problem.empty() && options_.speeds && options_.speeds->ranks() != size)
-      problem = std::to_string(options_.speeds->ranks()) + " speeds for " + std::to_string(size) +
-                " ranks";
-    if (problem.empty() && options_.pipeline.policy == BalancePolicy::diffusion &&
-        decomposition_.process_grid.counts.size() > 2)
-      problem = "policy diffusion: a " + std::to_string(decomposition_.process_grid.counts.size()) +
-                "-level process grid has no diffusive plan (rows and jagged grids only)";
+  start(
+      comm, "decomposition", [&] { return check_layout(); }, [&] { return boxes_.hash(); });
+}
+
+std::string GridBalancer::check_layout() {
+  if (!decomposition_.on_grid_lines)
+    return "decomposition: not on grid lines; expected a decomposition of a grid of cells";
+  try {
+    boxes_ = BoxDistribution::from_decomposition(decomposition_);
+  } catch (const Error& x) {
+    return std::string("decomposition: ") + x.what();
   }
-  const detail::Same same[] = {{boxes_.hash(), "the decomposition"},
-                               detail::same_options(options_)};
-  pipeline_->start(comm, "GridBalancer", problem, same);
+  for (int a = 0; a < 3; ++a) {
+    const std::int64_t want = a < shape_.dims ? shape_.cells[static_cast<std::size_t>(a)] : 1;
+    if (boxes_.cells[static_cast<std::size_t>(a)] != want)
+      return "decomposition: its grid is not the " + std::to_string(shape_.dims) + "-D shape of " +
+             std::to_string(shape_.count()) + " cells given";
+  }
+  std::string e;
+  if (!boxes_.is_valid(&e)) return "decomposition: " + e;
+  if (options_.pipeline.policy == BalancePolicy::diffusion && !can_diffuse())
+    return "policy diffusion: a " + std::to_string(decomposition_.process_grid.counts.size()) +
+           "-level process grid has no diffusive plan (rows and jagged grids only)";
+  return {};
 }
 
 GridBalancer::~GridBalancer() = default;
@@ -111,8 +100,16 @@ void GridBalancer::make_plan(GridPlan& plan, const Inputs& in) {
     plan.rebalance = rebalance_grid_diffusive(shape_, decomposition_, in.loads, options_.diffusive,
                                               in.ordered_costs);
   } else if (plan.action == Strategy::global && plan.used_costs) {
-    plan.rebalance = rebalance_grid_weights(shape_, decomposition_, in.ordered_costs, in.speeds,
-                                            options_.weights);
+    // Cut from the costs where they are: one reduction of marginals a level.
+    const CellBox& b = boxes_.boxes[static_cast<std::size_t>(rank())];
+    Decomposition next =
+        decompose_grid(comm(), shape_, b.lo, b.hi, costs_, decomposition_.process_grid, in.speeds,
+                       options_.weights.decompose);
+    std::vector<double> now(in.cost_sums.size());
+    for (std::size_t r = 0; r < now.size(); ++r)
+      now[r] = in.cost_sums[r] / in.speeds.speed(static_cast<int>(r));
+    plan.rebalance = rebalance_grid_with(shape_, decomposition_, std::move(next), now, in.speeds,
+                                         options_.weights);
   } else if (plan.action == Strategy::global) {
     plan.rebalance = rebalance_grid_global(shape_, decomposition_, in.loads, in.speeds,
                                            options_.global, history_);

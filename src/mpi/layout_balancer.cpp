@@ -12,6 +12,7 @@
 #include "isocost/error.hpp"
 #include "isocost/mpi/block_balancer.hpp"
 #include "isocost/mpi/grid_balancer.hpp"
+#include "mpi/agreement.hpp"
 #include "mpi/pipeline.hpp"
 
 namespace isocost::mpi {
@@ -22,11 +23,36 @@ template <class Plan, class Event, class Options>
 LayoutBalancer<Plan, Event, Options>::LayoutBalancer(Options options, const char* name)
     : BalancerBase(options.pipeline),
       options_(std::move(options)),
+      name_(name),
       decide_what_(std::string(name) + "::decide"),
       apply_what_(std::string(name) + "::apply") {}
 
 template <class Plan, class Event, class Options>
 LayoutBalancer<Plan, Event, Options>::~LayoutBalancer() = default;
+
+template <class Plan, class Event, class Options>
+void LayoutBalancer<Plan, Event, Options>::start(
+    MPI_Comm comm, const char* layout, const std::function<std::string()>& check_layout,
+    const std::function<std::uint64_t()>& layout_hash) {
+  std::string problem, e;
+  if (comm != MPI_COMM_NULL) {
+    int size = 0;
+    MPI_Comm_size(comm, &size);
+    if (!options_.is_valid(&e))
+      problem = "options." + e;
+    else
+      problem = check_layout();
+    if (problem.empty() && parts() != size)
+      problem = std::string(layout) + " has " + std::to_string(parts()) +
+                " parts for a communicator of " + std::to_string(size) + " ranks";
+    if (problem.empty() && options_.speeds && options_.speeds->ranks() != size)
+      problem = std::to_string(options_.speeds->ranks()) + " speeds for " + std::to_string(size) +
+                " ranks";
+  }
+  const detail::Same same[] = {{layout_hash(), std::string("the ") + layout},
+                               detail::same_options(options_)};
+  pipeline_->start(comm, name_, std::move(problem), same);
+}
 
 template <class Plan, class Event, class Options>
 void LayoutBalancer<Plan, Event, Options>::set_observer(
@@ -87,19 +113,11 @@ Plan LayoutBalancer<Plan, Event, Options>::decide_data(double bytes,
   Inputs in;
   in.phases = phases ? c.my_phases.size() : 0;
   const std::size_t F = in.phases;
-  // Every rank's costs, allocated before the gather: its flag carries a
-  // failure to every rank.
-  double costs_flag = have_costs_ ? 1.0 : 0.0;  // -1: no memory for them
-  if (have_costs_) {
-    try {
-      in.costs.resize(static_cast<std::size_t>(total_count()));
-      if (reorders_costs()) in.ordered_costs.resize(in.costs.size());
-    } catch (const std::bad_alloc&) {
-      costs_flag = -1.0;
-    }
-  }
-  // Every rank's (load, elements, costs flag[, phase loads]).
-  std::vector<double> mine{c.my_load, static_cast<double>(local), costs_flag};
+  // Every rank's (load, elements, has costs, Σ its costs[, phase loads]).
+  double cost_sum = 0;
+  for (const double c : costs_) cost_sum += c;
+  std::vector<double> mine{c.my_load, static_cast<double>(local), have_costs_ ? 1.0 : 0.0,
+                           cost_sum};
   mine.insert(mine.end(), c.my_phases.begin(), c.my_phases.begin() + static_cast<long>(F));
   const std::size_t w = mine.size();
   std::vector<double> all(w * P);
@@ -107,45 +125,32 @@ Plan LayoutBalancer<Plan, Event, Options>::decide_data(double bytes,
                 MPI_DOUBLE, p.comm());
   in.loads.resize(P);
   in.phase_loads.resize(P * F);
+  in.cost_sums.resize(P);
   std::vector<double> counts(P);
   std::size_t with_costs = 0;
-  std::vector<int> no_memory;
   for (std::size_t r = 0; r < P; ++r) {
     in.loads[r] = all[r * w];
     counts[r] = all[r * w + 1];
     with_costs += all[r * w + 2] != 0 ? 1 : 0;
-    if (all[r * w + 2] < 0) no_memory.push_back(static_cast<int>(r));
-    for (std::size_t f = 0; f < F; ++f) in.phase_loads[r * F + f] = all[r * w + 3 + f];
+    in.cost_sums[r] = all[r * w + 3];
+    for (std::size_t f = 0; f < F; ++f) in.phase_loads[r * F + f] = all[r * w + 4 + f];
   }
-  if (!no_memory.empty())
-    throw Error(what + ": out of memory on " + (no_memory.size() == 1 ? "rank " : "ranks ") +
-                detail::rank_list(no_memory) + " (room for the " + std::to_string(total_count()) +
-                " per-" + unit() + " costs); nothing decided");
   if (with_costs != 0 && with_costs != P)
     throw Error(what + ": " + std::to_string(with_costs) + " of " + std::to_string(P) +
                 " ranks gave per-" + unit() + " costs; expected all or none");
-  std::vector<int> n(P), displ(P, 0);
-  if (with_costs == P) {
-    for (std::size_t r = 0; r < P; ++r) n[r] = static_cast<int>(part_count(static_cast<int>(r)));
-    std::partial_sum(n.begin(), n.end() - 1, displ.begin() + 1);
-    MPI_Allgatherv(costs_.data(), static_cast<int>(costs_.size()), MPI_DOUBLE, in.costs.data(),
-                   n.data(), displ.data(), MPI_DOUBLE, p.comm());
-    if (reorders_costs()) reorder_costs(in, displ);
-    plan.used_costs = true;
-  }
+  plan.used_costs = with_costs == P;
   // From here every rank holds the same numbers and computes the same plan.
   plan.action = p.choose(plan, process_graph(), in.loads, counts, bytes, can_diffuse());
   in.speeds = options_.speeds.value_or(Speeds::uniform(static_cast<int>(P)));
+  if (plan.used_costs && gathers_costs(plan.action)) gather_costs(in);
   make_plan(plan, in);
   if (plan.action == Strategy::global && plan.used_costs) {
     // Predicted times in the measured loads' units: the costs' shape, the
     // loads' total (so the gain and the profitability compare like with like).
     const double measured = std::accumulate(in.loads.begin(), in.loads.end(), 0.0);
     double now = 0;
-    for (std::size_t r = 0; r < P; ++r) {
-      const auto first = in.costs.begin() + displ[r];
-      now += std::accumulate(first, first + n[r], 0.0) / in.speeds.speed(static_cast<int>(r));
-    }
+    for (std::size_t r = 0; r < P; ++r)
+      now += in.cost_sums[r] / in.speeds.speed(static_cast<int>(r));
     if (now > 0)
       for (double& t : plan.rebalance.predicted_time) t *= measured / now;
   }
@@ -174,6 +179,36 @@ Plan LayoutBalancer<Plan, Event, Options>::decide_data(double bytes,
   }
   p.post(plan.step, plan.moves(), problem, bytes);
   return plan;
+}
+
+template <class Plan, class Event, class Options>
+void LayoutBalancer<Plan, Event, Options>::gather_costs(Inputs& in) {
+  // Room for every rank's costs, agreed before the gather: a rank without
+  // it stops every rank.
+  const std::string& what = decide_what_;
+  int no_memory = 0;
+  try {
+    in.costs.resize(static_cast<std::size_t>(total_count()));
+    if (reorders_costs()) in.ordered_costs.resize(in.costs.size());
+  } catch (const std::bad_alloc&) {
+    no_memory = 1;
+  }
+  const auto P = static_cast<std::size_t>(pipeline_->size());
+  std::vector<int> flags(P);
+  MPI_Allgather(&no_memory, 1, MPI_INT, flags.data(), 1, MPI_INT, comm());
+  std::vector<int> short_of;
+  for (std::size_t r = 0; r < P; ++r)
+    if (flags[r] != 0) short_of.push_back(static_cast<int>(r));
+  if (!short_of.empty())
+    throw Error(what + ": out of memory on " + (short_of.size() == 1 ? "rank " : "ranks ") +
+                detail::rank_list(short_of) + " (room for the " + std::to_string(total_count()) +
+                " per-" + unit() + " costs); nothing decided");
+  std::vector<int> n(P), displ(P, 0);
+  for (std::size_t r = 0; r < P; ++r) n[r] = static_cast<int>(part_count(static_cast<int>(r)));
+  std::partial_sum(n.begin(), n.end() - 1, displ.begin() + 1);
+  MPI_Allgatherv(costs_.data(), static_cast<int>(costs_.size()), MPI_DOUBLE, in.costs.data(),
+                 n.data(), displ.data(), MPI_DOUBLE, comm());
+  if (reorders_costs()) reorder_costs(in, displ);
 }
 
 template <class Plan, class Event, class Options>

@@ -42,6 +42,11 @@ class Pipeline {
   /// agreed Error.
   void start(MPI_Comm comm, const char* who, std::string problem, std::span<const Same> same);
 
+  /// The next check() decides: a check step, or (overlap) a posted check.
+  bool checks_next() const {
+    return options_.overlap ? request_ != MPI_REQUEST_NULL
+                            : is_check_step(monitor_.steps(), options_.trigger.every);
+  }
   LoadMonitor& monitor() noexcept { return monitor_; }
   const LoadMonitor& monitor() const noexcept { return monitor_; }
   MPI_Comm comm() const noexcept { return comm_; }

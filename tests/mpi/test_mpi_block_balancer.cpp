@@ -203,6 +203,28 @@ TEST(BlockBalancer, OverlappedCheckDecidesAsTheBlockingOneOneStepLater) {
   }
 }
 
+// next_decide_is_check() says which decide() reads the costs, blocking or
+// overlapped, on every step (a code computes its costs only then).
+TEST(BlockBalancer, NextDecideIsCheckPredictsEveryCheck) {
+  const int P = size_of();
+  for (const bool overlap : {false, true}) {
+    BlockBalancerOptions o = quiet_options();
+    o.pipeline.trigger.every = 3;
+    o.pipeline.trigger.drift_threshold = 1e9;  // never fires: the distribution stays
+    o.pipeline.overlap = overlap;
+    BlockBalancer b(MPI_COMM_WORLD, BlockDistribution::uniform(10 * P, P), o);
+    int checks = 0;
+    for (int s = 0; s < 10; ++s) {
+      b.record_step(1.0);
+      const bool predicted = b.next_decide_is_check();
+      const auto plan = b.decide();
+      EXPECT_EQ(predicted, plan.checked) << "step " << s << (overlap ? " overlapped" : "");
+      checks += plan.checked ? 1 : 0;
+    }
+    EXPECT_EQ(checks, 3);  // steps 3, 6, 9 (overlapped: one call later each, 4, 7, 10 → 3 too)
+  }
+}
+
 // Eijkhout §4's moving bell: w(x, t) = 1 + 9·exp(−((x − s(t))/0.08)²) with the
 // peak s moving from 0.15 to 0.85 over the run.
 TEST(BlockBalancer, MovingBellEndsMoreEfficientThanNoBalancing) {

@@ -179,6 +179,13 @@ class BalancerBase {
   void record_step(double seconds, std::span<const double> phase_seconds = {});
   /// The monitor, read-only: window, loads, phases.
   const LoadMonitor& monitor() const noexcept;
+  /// True when the next decide() (or maybe_rebalance()), called before
+  /// another step is recorded, makes a check: the only calls that read the
+  /// costs of set_costs(), so a code may compute them only then:
+  ///   if (b.next_decide_is_check()) b.set_costs(per_cell_costs());
+  /// With `overlap` it completes the check the previous call posted. Not
+  /// collective; the same on every rank that recorded the same steps.
+  bool next_decide_is_check() const;
 
   /// Costs the code measured or modelled, one per local element
   /// (BlockBalancer: its range, in order) or cell (GridBalancer: its box, x
@@ -186,7 +193,8 @@ class BalancerBase {
   /// them instead of the per-rank loads' estimate (the trigger still uses
   /// the measured loads). Kept until replaced, clear_costs() or a rebalance
   /// (they describe the old ranges). Finite, >= 0; checked at decide() on
-  /// every rank (the count too), not here.
+  /// every rank (the count too), not here. Only a check reads them
+  /// (next_decide_is_check()): between checks they need not be set.
   void set_costs(std::span<const double> costs);
   void clear_costs() noexcept;
 
@@ -259,9 +267,11 @@ class LayoutBalancer : public BalancerBase {
     std::vector<double> loads;        ///< per rank, the window's
     std::size_t phases = 0;           ///< phases per rank in phase_loads (balance_phases)
     std::vector<double> phase_loads;  ///< rank-major: rank r's phase f at r·phases + f
-    /// With costs (Plan::used_costs): every rank's, in rank order, and, for
-    /// a layout that orders them otherwise (reorders_costs()), in its order.
-    std::vector<double> costs, ordered_costs;
+    /// With costs (Plan::used_costs): Σ of each rank's; and, when the
+    /// layout's plan needs them (gathers_costs()), every rank's costs in rank
+    /// order and, for a layout that orders them otherwise (reorders_costs()),
+    /// in its order.
+    std::vector<double> cost_sums, costs, ordered_costs;
     Speeds speeds;
   };
 
@@ -269,6 +279,15 @@ class LayoutBalancer : public BalancerBase {
   LayoutBalancer(Options options, const char* name);
   ~LayoutBalancer();
 
+  /// The constructor's end, collective on `comm` (nothing with
+  /// MPI_COMM_NULL): the checks every layout shares — the options, then
+  /// `check_layout()` (the layout's own, "" when it finds nothing), then the
+  /// layout's parts against the ranks and the speeds' count — and one
+  /// agreement that no rank found a problem and that all hold the same
+  /// layout (`layout_hash()`, after the checks) and options. `layout` names
+  /// the layout in the errors ("distribution").
+  void start(MPI_Comm comm, const char* layout, const std::function<std::string()>& check_layout,
+             const std::function<std::uint64_t()>& layout_hash);
   /// decide() with this rank's array lengths checked (agreed at the check).
   Plan decide_data(double bytes, std::span<const std::size_t> sizes);
   /// apply()'s start: false (no communication) when no plan is pending and
@@ -285,6 +304,7 @@ class LayoutBalancer : public BalancerBase {
  private:
   // -- The layout's part --------------------------------------------------
   virtual const char* unit() const = 0;  ///< "element"
+  virtual int parts() const = 0;
   virtual std::int64_t part_count(int rank) const = 0;
   virtual std::int64_t total_count() const = 0;
   /// A plan on the current layout (from == to).
@@ -294,6 +314,9 @@ class LayoutBalancer : public BalancerBase {
   /// False when the layout has no diffusive plan (3-level grids).
   virtual bool can_diffuse() const { return true; }
   virtual bool reorders_costs() const { return false; }
+  /// True when the plan for `action` needs every rank's costs gathered
+  /// (in.costs); false when the layout plans from the costs where they are.
+  virtual bool gathers_costs(Strategy action) const = 0;
   /// in.ordered_costs (allocated) from in.costs (rank order, rank r's at
   /// displ[r]).
   virtual void reorder_costs(Inputs& in, std::span<const int> displ) const;
@@ -309,8 +332,12 @@ class LayoutBalancer : public BalancerBase {
   virtual void adopt(const Plan& plan) = 0;
 
   void finish(Event event);
+  /// Collective: in.costs (and in.ordered_costs) from every rank's costs_,
+  /// after one agreement that every rank found room for them.
+  void gather_costs(Inputs& in);
 
   // What decide() and apply() errors begin with ("BlockBalancer::decide").
+  const char* name_;
   std::string decide_what_, apply_what_;
   Event event_;
   bool pending_ = false;  // event_ decided a move that apply() has not made yet

@@ -222,6 +222,13 @@ class BlockBalancer final : public LayoutBalancer<BlockPlan, BlockEvent, BlockBa
   ExchangeSummary exchange(std::vector<std::int64_t>& keys, std::vector<T>&... arrays) {
     return mpi::exchange(comm(), distribution(), keys, arrays...);
   }
+  /// As above with element i's key computed by `key(i)` (e.g. from its
+  /// coordinate): no key array is kept or sent. Collective; see exchange.hpp.
+  template <class Key, class... T>
+  requires std::is_invocable_r_v<std::int64_t, Key&, std::size_t> ExchangeSummary
+  exchange(Key&& key, std::vector<T>&... arrays) {
+    return mpi::exchange(comm(), distribution(), key, arrays...);
+  }
 
   // -- State (the same on every rank) ------------------------------------
 
@@ -235,10 +242,13 @@ class BlockBalancer final : public LayoutBalancer<BlockPlan, BlockEvent, BlockBa
  private:
   // The layout's part of the pipeline (LayoutBalancer).
   const char* unit() const override { return "element"; }
+  int parts() const override { return distribution_.parts(); }
   std::int64_t part_count(int rank) const override { return distribution_.count(rank); }
   std::int64_t total_count() const override { return distribution_.size(); }
   BlockPlan current_plan() const override;
   bool balance_phases() const override { return options_.balance_phases; }
+  // rebalance_weights() and rebalance_diffusive() read every element's cost.
+  bool gathers_costs(Strategy) const override { return true; }
   ProcessGraph process_graph() const override;
   void make_plan(BlockPlan& plan, const Inputs& in) override;
   void remember(const std::vector<double>& loads) override;

@@ -13,14 +13,20 @@
 //   auto s = isocost::mpi::exchange(comm, cells, cell, x, v);   // collective
 //   // now every particle is on the rank whose range holds its cell
 //
+//   // The same with the key computed from the coordinate: no key array.
+//   isocost::mpi::exchange(comm, cells, [&](std::size_t i) { return cell_of(x[i]); }, x, v);
+//
 // Every function here is collective over its communicator and validates
 // before it moves anything: each rank checks its own input (equal array
-// lengths, destinations or keys in range), one MPI_Allreduce agrees on it and
-// on the element sizes, which must be the same on every rank; then all ranks
-// throw the same isocost::Error, nothing moved. Allocation failures are agreed
-// the same way. Communication: that MPI_Allreduce, one MPI_Alltoall of the
-// counts, one MPI_Allreduce (buffers allocated), one MPI_Alltoallv of the
-// records, one MPI_Allreduce of the totals.
+// lengths, destinations or keys in range), the ranks agree on it and on the
+// element sizes and options, which must be the same on every rank; then all
+// ranks throw the same isocost::Error, nothing moved. Allocation failures are
+// agreed the same way. Communication: one MPI_Alltoall (the checks, the
+// counts and the totals together), one MPI_Allreduce of one word (buffers
+// allocated), one MPI_Alltoallv of the records; with verify, one more
+// MPI_Allreduce. Work: one owner test per element and copies of the leaving
+// and arriving elements only (exchange_engine.hpp); bench_mpi_exchange
+// compares it with a hand-written pack and MPI_Alltoallv.
 #pragma once
 
 #include <mpi.h>
@@ -34,7 +40,6 @@
 #include <vector>
 
 #include "isocost/mpi/distribution.hpp"
-#include "isocost/mpi/redistribute.hpp"
 #include "isocost/options.hpp"
 
 namespace isocost::mpi {
@@ -75,49 +80,38 @@ struct ExchangeSummary {
   std::string brief_report() const;
 };
 
+}  // namespace isocost::mpi
+
+#include "isocost/mpi/exchange_engine.hpp"
+
+namespace isocost::mpi {
+
 namespace detail {
 
-/// One array of an exchange, type-erased.
-struct ExchangeArray {
-  void* vector = nullptr;  ///< std::vector<T>*
-  std::size_t element_size = 0;
-  std::size_t size = 0;
-  std::byte* (*data)(void* vector) = nullptr;
-  std::byte* (*resize)(void* vector, std::size_t count) = nullptr;
-};
+/// "" or why `d` cannot route keys over `size` ranks (invalid, or not one
+/// part per rank).
+std::string check_owners(const BlockDistribution& d, int size);
+std::string check_owners(const BoxDistribution& d, int size);
 
-template <class T>
-std::byte* vector_data(void* vector) {
-  return reinterpret_cast<std::byte*>(static_cast<std::vector<T>*>(vector)->data());
+template <class Distribution, class Key, class... T>
+ExchangeSummary exchange_keyed(MPI_Comm comm, const Distribution& d, const ExchangeOptions& options,
+                               std::size_t n, Key&& key, std::vector<T>&... arrays) {
+  const char* what = "exchange";
+  ExchangeState s;
+  exchange_start(comm, what, s);
+  Departures leaving;
+  std::string problem = check_owners(d, s.ranks);
+  if (problem.empty()) {
+    if constexpr (std::same_as<Distribution, BlockDistribution>)
+      problem = depart_block(d, s.rank, n, key, leaving);
+    else
+      problem = depart_boxes(d, s.rank, n, key, leaving);
+  }
+  ExchangeSummary out;
+  exchange_typed(s, what, n, leaving, options, options.verify, std::move(problem), d.hash(), out,
+                 arrays...);
+  return out;
 }
-
-template <class T>
-ExchangeArray exchange_array(std::vector<T>& v) {
-  static_assert(std::is_trivially_copyable_v<T>,
-                "exchange() copies bytes: every element type must be trivially copyable");
-  return {&v, sizeof(T), v.size(), &vector_data<T>, &resize_vector<T>};
-}
-
-/// The distribution the destinations were computed from: its hash (which
-/// must be the same on every rank) and its part count (which must be P).
-struct ExchangeOwners {
-  std::uint64_t hash = 0;
-  int parts = 0;
-};
-
-/// The type-erased exchange: element i goes to rank destination[i]; `problem`
-/// is this rank's own input error ("" if none), agreed with the others, as
-/// are `owners` when given.
-ExchangeSummary exchange_bytes(MPI_Comm comm, std::span<const int> destination,
-                               std::span<ExchangeArray> arrays, const ExchangeOptions& options,
-                               std::string problem, const ExchangeOwners* owners = nullptr);
-
-/// Destinations from keys: owner of each 1-D index, or of each cell's linear
-/// index i + nx·(j + ny·k) (CellOwners); "" or the first key out of range.
-std::string owners_of(const BlockDistribution& d, std::span<const std::int64_t> keys,
-                      std::vector<int>& destination);
-std::string owners_of(const BoxDistribution& d, std::span<const std::int64_t> keys,
-                      std::vector<int>& destination);
 
 }  // namespace detail
 
@@ -131,8 +125,31 @@ template <class... T>
 ExchangeSummary exchange(MPI_Comm comm, std::span<const int> destination,
                          const ExchangeOptions& options, std::vector<T>&... arrays) {
   static_assert(sizeof...(T) >= 1, "exchange() needs at least one array");
-  detail::ExchangeArray refs[] = {detail::exchange_array(arrays)...};
-  return detail::exchange_bytes(comm, destination, refs, options, {});
+  const char* what = "exchange";
+  detail::ExchangeState s;
+  detail::exchange_start(comm, what, s);
+  const int rank = s.rank, size = s.ranks;
+  detail::Departures leaving;
+  std::string problem;
+  try {
+    for (std::size_t i = 0; i < destination.size(); ++i) {
+      const int q = destination[i];
+      if (q == rank) continue;
+      if (q < 0 || q >= size) {
+        problem = "element " + std::to_string(i) + " goes to rank " + std::to_string(q) +
+                  ", expected a rank in [0, " + std::to_string(size) + ")";
+        break;
+      }
+      leaving.index.push_back(i);
+      leaving.to.push_back(q);
+    }
+  } catch (const std::bad_alloc&) {
+    problem = "could not allocate the list of leaving elements";
+  }
+  ExchangeSummary out;
+  detail::exchange_typed(s, what, destination.size(), leaving, options, options.verify,
+                         std::move(problem), 0, out, arrays...);
+  return out;
 }
 
 /// Sends every element to the rank of `d` that owns its key, keys[i] being
@@ -141,17 +158,50 @@ ExchangeSummary exchange(MPI_Comm comm, std::span<const int> destination,
 /// index i + nx·(j + ny·k), owned by the rank whose box holds the cell.
 /// `keys` itself travels with the arrays. Collective; errors as above, and
 /// for a key out of range or a distribution that is invalid, not one part
-/// per rank, or not the same on every rank (named).
+/// per rank, or not the same on every rank (named). Work beyond the
+/// transfer: one owner test per element (a compare against this rank's
+/// range or box), a look-up per leaving element, block moves of the rest.
+template <class Distribution, class... T>
+requires std::same_as<Distribution, BlockDistribution> ||
+    std::same_as<Distribution, BoxDistribution>
+        ExchangeSummary exchange(MPI_Comm comm, const Distribution& d,
+                                 const ExchangeOptions& options, std::vector<std::int64_t>& keys,
+                                 std::vector<T>&... arrays) {
+  const std::int64_t* k = keys.data();
+  return detail::exchange_keyed(
+      comm, d, options, keys.size(), [k](std::size_t i) { return k[i]; }, keys, arrays...);
+}
+
 template <class Distribution, class... T>
 requires std::same_as<Distribution, BlockDistribution> ||
     std::same_as<Distribution, BoxDistribution>
         ExchangeSummary exchange(MPI_Comm comm, const Distribution& d,
                                  std::vector<std::int64_t>& keys, std::vector<T>&... arrays) {
-  std::vector<int> destination;
-  const std::string problem = detail::owners_of(d, keys, destination);
-  detail::ExchangeArray refs[] = {detail::exchange_array(keys), detail::exchange_array(arrays)...};
-  const detail::ExchangeOwners owners{d.hash(), d.parts()};
-  return detail::exchange_bytes(comm, destination, refs, {}, problem, &owners);
+  return exchange(comm, d, ExchangeOptions{}, keys, arrays...);
+}
+
+/// As above, with element i's key computed by `key(i)` (std::size_t ->
+/// std::int64_t, e.g. the cell a particle's coordinate lies in) instead of
+/// read from an array: no key array is kept or sent. `key` is called once
+/// per element, before anything moves; an exception from it is this rank's
+/// input error (agreed, nothing moved). The arrays must have equal lengths.
+template <class Distribution, class Key, class... T>
+requires(std::same_as<Distribution, BlockDistribution> ||
+         std::same_as<Distribution, BoxDistribution>) &&
+    std::is_invocable_r_v<std::int64_t, Key&, std::size_t> ExchangeSummary
+    exchange(MPI_Comm comm, const Distribution& d, const ExchangeOptions& options, Key&& key,
+             std::vector<T>&... arrays) {
+  static_assert(sizeof...(T) >= 1, "exchange() needs at least one array");
+  const std::size_t lengths[] = {arrays.size()...};
+  return detail::exchange_keyed(comm, d, options, lengths[0], key, arrays...);
+}
+
+template <class Distribution, class Key, class... T>
+requires(std::same_as<Distribution, BlockDistribution> ||
+         std::same_as<Distribution, BoxDistribution>) &&
+    std::is_invocable_r_v<std::int64_t, Key&, std::size_t> ExchangeSummary
+    exchange(MPI_Comm comm, const Distribution& d, Key&& key, std::vector<T>&... arrays) {
+  return exchange(comm, d, ExchangeOptions{}, key, arrays...);
 }
 
 }  // namespace isocost::mpi

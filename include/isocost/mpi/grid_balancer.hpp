@@ -163,6 +163,13 @@ class GridBalancer final : public LayoutBalancer<GridPlan, GridEvent, GridBalanc
   ExchangeSummary exchange(std::vector<std::int64_t>& keys, std::vector<T>&... arrays) {
     return mpi::exchange(comm(), boxes(), keys, arrays...);
   }
+  /// As above with element i's cell computed by `key(i)`: no key array is
+  /// kept or sent. Collective; see exchange.hpp.
+  template <class Key, class... T>
+  requires std::is_invocable_r_v<std::int64_t, Key&, std::size_t> ExchangeSummary
+  exchange(Key&& key, std::vector<T>&... arrays) {
+    return mpi::exchange(comm(), boxes(), key, arrays...);
+  }
 
   // -- State (the same on every rank) ------------------------------------
   const GridShape& shape() const noexcept { return shape_; }
@@ -174,12 +181,16 @@ class GridBalancer final : public LayoutBalancer<GridPlan, GridEvent, GridBalanc
  private:
   // The layout's part of the pipeline (LayoutBalancer).
   const char* unit() const override { return "cell"; }
+  int parts() const override { return boxes_.parts(); }
   std::int64_t part_count(int rank) const override { return boxes_.count(rank); }
   std::int64_t total_count() const override { return boxes_.size(); }
   GridPlan current_plan() const override;
   ProcessGraph process_graph() const override;
   bool can_diffuse() const override { return decomposition_.process_grid.counts.size() <= 2; }
   bool reorders_costs() const override { return true; }
+  // The global plan cuts the costs where they are (mpi::decompose_grid():
+  // marginals); only the diffusive shift reads the whole grid.
+  bool gathers_costs(Strategy action) const override { return action == Strategy::diffusion; }
   void reorder_costs(Inputs& in, std::span<const int> displ) const override;
   void make_plan(GridPlan& plan, const Inputs& in) override;
   void remember(const std::vector<double>& loads) override;
@@ -189,6 +200,8 @@ class GridBalancer final : public LayoutBalancer<GridPlan, GridEvent, GridBalanc
   /// options_.predict: records a global plan and replaces its cell ranges by
   /// the forecast for the coming interval.
   void forecast(GridPlan& plan);
+  /// The constructor's checks of the decomposition (builds boxes_).
+  std::string check_layout();
 
   GridShape shape_;
   Decomposition decomposition_;

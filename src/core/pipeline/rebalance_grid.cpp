@@ -65,6 +65,33 @@ struct Tiling {
   Box box;
 };
 
+// The grid's box: the parts' bounding box when they carry a valid one, else
+// cell units [0, cells[a]].
+Box grid_box(const GridShape& shape, const Decomposition& dec) {
+  const int dims = shape.dims;
+  Box cells;
+  cells.dims = dims;
+  for (int a = 0; a < dims; ++a) cells.hi[a] = static_cast<double>(shape.cells[a]);
+  Box bound;
+  bound.dims = dims;
+  bool valid = true;
+  for (int a = 0; a < dims; ++a) {
+    bound.lo[a] = dec.parts[0].box.lo[a];
+    bound.hi[a] = dec.parts[0].box.hi[a];
+  }
+  for (const Part& p : dec.parts) {
+    valid = valid && p.box.dims == dims;
+    for (int a = 0; a < dims; ++a) {
+      bound.lo[a] = std::min(bound.lo[a], p.box.lo[a]);
+      bound.hi[a] = std::max(bound.hi[a], p.box.hi[a]);
+    }
+  }
+  for (int a = 0; a < dims; ++a)
+    valid = valid && std::isfinite(bound.lo[a]) && std::isfinite(bound.hi[a]) &&
+            bound.lo[a] < bound.hi[a];
+  return valid ? bound : cells;
+}
+
 // Checks that `dec` is a decomposition of `shape` whose parts, in rank order,
 // tile the grid; returns each cell's owner.
 Tiling check_tiling(const GridShape& shape, const Decomposition& dec) {
@@ -117,28 +144,7 @@ Tiling check_tiling(const GridShape& shape, const Decomposition& dec) {
       throw Error("rebalance_grid: cell " + cell_text(c, dims) +
                   " belongs to no part; expected parts that tile the grid");
     }
-  // The box: the parts' bounding box when they carry one, else cell units.
-  Box cells;
-  cells.dims = dims;
-  for (int a = 0; a < dims; ++a) cells.hi[a] = static_cast<double>(shape.cells[a]);
-  Box bound;
-  bound.dims = dims;
-  bool valid = true;
-  for (int a = 0; a < dims; ++a) {
-    bound.lo[a] = dec.parts[0].box.lo[a];
-    bound.hi[a] = dec.parts[0].box.hi[a];
-  }
-  for (const Part& p : dec.parts) {
-    valid = valid && p.box.dims == dims;
-    for (int a = 0; a < dims; ++a) {
-      bound.lo[a] = std::min(bound.lo[a], p.box.lo[a]);
-      bound.hi[a] = std::max(bound.hi[a], p.box.hi[a]);
-    }
-  }
-  for (int a = 0; a < dims; ++a)
-    valid = valid && std::isfinite(bound.lo[a]) && std::isfinite(bound.hi[a]) &&
-            bound.lo[a] < bound.hi[a];
-  t.box = valid ? bound : cells;
+  t.box = grid_box(shape, dec);
   return t;
 }
 
@@ -176,18 +182,23 @@ Decomposition within_dims(const Decomposition& dec, int dims) {
   return out;
 }
 
-// Fills a part's box, volume and surface from its cell ranges on `d`, as
-// decompose() does.
-void set_geometry(Part& p, const Density& d) {
-  const int dims = d.dims();
+// Fills a part's box, volume and surface from its cell ranges on the grid
+// `shape` over `dom`, as decompose() does.
+// Grid line k of `cells` lines along axis a of `dom` (Density::grid_line()).
+double grid_line(const Box& dom, const GridShape& shape, int a, std::int64_t k) {
+  if (k == shape.cells[a]) return dom.hi[a];  // exact ends
+  return dom.lo[a] + dom.width(a) * static_cast<double>(k) / static_cast<double>(shape.cells[a]);
+}
+
+void set_geometry(Part& p, const Box& dom, const GridShape& shape) {
+  const int dims = shape.dims;
   p.box = Box{};
   p.box.dims = dims;
   for (int a = 0; a < dims; ++a) {
-    p.box.lo[a] = d.grid_line(a, p.cell_lo[a]);
-    p.box.hi[a] = d.grid_line(a, p.cell_hi[a]);
+    p.box.lo[a] = grid_line(dom, shape, a, p.cell_lo[a]);
+    p.box.hi[a] = grid_line(dom, shape, a, p.cell_hi[a]);
   }
   p.volume = p.box.volume();
-  const Box& dom = d.box();
   if (dims > 1) {
     p.surface = p.box.surface();
     for (int a = 0; a < dims; ++a) {
@@ -281,15 +292,14 @@ std::pair<std::int64_t, std::int64_t> grid_cells_moved(const Decomposition& from
 
 namespace {
 
-// decompose() of `density` with current's process grid; the current parts
-// (whose estimated times are `now`) are kept unless the new heaviest part is
-// lighter.
-GridRebalance plan_on(const GridShape& shape, const Decomposition& current, const Density& density,
-                      const std::vector<double>& now, const Speeds& speeds,
-                      const DecomposeOptions& options) {
+// `next` (new parts under the estimate whose current part times are `now`)
+// unless its heaviest part is not lighter: then the current parts, described
+// by the estimate, on the grid `shape` over `dom`.
+GridRebalance keep_better(const GridShape& shape, const Decomposition& current, Decomposition next,
+                          std::span<const double> now, const Speeds& speeds, const Box& dom) {
   const std::size_t P = current.parts.size();
   GridRebalance out;
-  out.decomposition = decompose(density, current.process_grid, speeds, options);
+  out.decomposition = std::move(next);
   const double now_max = *std::max_element(now.begin(), now.end());
   if (out.decomposition.max_time < now_max * (1 - 1e-12)) {
     for (const Part& p : out.decomposition.parts) out.predicted_time.push_back(p.time);
@@ -302,7 +312,7 @@ GridRebalance plan_on(const GridShape& shape, const Decomposition& current, cons
     double surface = 0;
     for (std::size_t r = 0; r < P; ++r) {
       Part& p = d.parts[r];
-      set_geometry(p, density);
+      set_geometry(p, dom, shape);
       p.time = now[r];
       p.cost = now[r] * speeds.speed(static_cast<int>(r));
       surface += p.surface;
@@ -311,13 +321,21 @@ GridRebalance plan_on(const GridShape& shape, const Decomposition& current, cons
     d.predicted_le = s.le;
     d.max_time = s.max;
     d.cut_surface = surface / 2;
-    out.predicted_time = now;
+    out.predicted_time.assign(now.begin(), now.end());
     out.termination = termination;
   }
   out.predicted_imbalance = imbalance(out.predicted_time);
   std::tie(out.elements_moved, out.max_elements_received) =
       grid_cells_moved(within_dims(current, shape.dims), out.decomposition);
   return out;
+}
+
+// decompose() of `density` with current's process grid, kept if better.
+GridRebalance plan_on(const GridShape& shape, const Decomposition& current, const Density& density,
+                      const std::vector<double>& now, const Speeds& speeds,
+                      const DecomposeOptions& options) {
+  return keep_better(shape, current, decompose(density, current.process_grid, speeds, options), now,
+                     speeds, density.box());
 }
 
 }  // namespace
@@ -427,6 +445,32 @@ GridRebalance rebalance_grid_diffusive(const GridShape& shape, const Decompositi
   out.termination = out.decomposition.termination;
   std::tie(out.elements_moved, out.max_elements_received) =
       grid_cells_moved(within_dims(current, shape.dims), out.decomposition);
+  return out;
+}
+
+GridRebalance rebalance_grid_with(const GridShape& shape, const Decomposition& current,
+                                  Decomposition next, std::span<const double> now,
+                                  const Speeds& speeds,
+                                  const GridWeightsRebalanceOptions& options) {
+  options.validate();
+  const std::size_t P = current.parts.size();
+  check_grid_speeds(speeds, P);
+  if (next.parts.size() != P || now.size() != P)
+    throw Error("rebalance_grid: " + std::to_string(next.parts.size()) + " new parts and " +
+                std::to_string(now.size()) + " current times for " + std::to_string(P) +
+                " parts; expected one each");
+  // The new parts in the current decomposition's box units (decompose_grid()
+  // cuts in cell units); costs, times and cut cells stay.
+  const Box dom = grid_box(shape, current);
+  double surface = 0;
+  for (Part& p : next.parts) {
+    set_geometry(p, dom, shape);
+    surface += p.surface;
+  }
+  next.cut_surface = surface / 2;
+  GridRebalance out = keep_better(shape, current, std::move(next), now, speeds, dom);
+  out.options = options;
+  out.measured_imbalance = imbalance(now);
   return out;
 }
 
