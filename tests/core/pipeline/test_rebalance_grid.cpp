@@ -509,6 +509,71 @@ TEST(RebalanceGridWeights, CutsTheGivenCellCosts) {
                {"load of cell 5 = -1"});
 }
 
+// New parts cut elsewhere (as mpi::decompose_grid() does, in cell units):
+// the same plan as rebalance_grid_weights() on the same costs, in the current
+// decomposition's box units, and the same rule for keeping the current parts.
+TEST(RebalanceGridWith, EqualsTheWeightsPlanInTheCurrentBoxUnits) {
+  const GridShape shape{2, {12, 10, 1}};
+  isocost::Box box;
+  box.dims = 2;
+  box.lo = {1, -2, 0};
+  box.hi = {4, 0, 0};
+  const auto now =
+      isocost::decompose(isocost::grid_density(std::vector<double>(120, 1.0), shape, box),
+                         {{2, 2}, {0, 1}}, Speeds::uniform(4));
+  std::vector<double> costs(120, 1.0);
+  for (int j = 6; j < 10; ++j)
+    for (int i = 8; i < 12; ++i) costs[static_cast<std::size_t>(i + 12 * j)] = 9;
+  const Speeds speeds = Speeds::from_values({1.0, 2.0, 1.0, 1.0});
+  const auto w = isocost::rebalance_grid_weights(shape, now, costs, speeds);
+  std::vector<double> times(4, 0.0);
+  for (std::size_t r = 0; r < 4; ++r) {
+    const auto& p = now.parts[r];
+    for (auto j = p.cell_lo[1]; j < p.cell_hi[1]; ++j)
+      for (auto i = p.cell_lo[0]; i < p.cell_hi[0]; ++i)
+        times[r] += costs[static_cast<std::size_t>(i + 12 * j)];
+    times[r] /= speeds.speed(static_cast<int>(r));
+  }
+  const auto next =
+      isocost::decompose(isocost::grid_density(costs, shape), now.process_grid, speeds);
+  EXPECT_EQ(next.parts[1].box.hi[0], double(next.parts[1].cell_hi[0]));  // cell units
+  const auto v = isocost::rebalance_grid_with(shape, now, next, times, speeds);
+  ASSERT_EQ(v.decomposition.parts.size(), 4u);
+  for (std::size_t r = 0; r < 4; ++r) {
+    const auto& a = v.decomposition.parts[r];
+    const auto& b = w.decomposition.parts[r];
+    EXPECT_EQ(a.cell_lo, b.cell_lo) << r;
+    EXPECT_EQ(a.cell_hi, b.cell_hi) << r;
+    for (int k = 0; k < 2; ++k) {
+      EXPECT_NEAR(a.box.lo[k], b.box.lo[k], 1e-12) << r;
+      EXPECT_NEAR(a.box.hi[k], b.box.hi[k], 1e-12) << r;
+    }
+    EXPECT_NEAR(a.surface, b.surface, 1e-12) << r;
+    EXPECT_NEAR(v.predicted_time[r], w.predicted_time[r], 1e-12) << r;
+  }
+  EXPECT_NEAR(v.decomposition.cut_surface, w.decomposition.cut_surface, 1e-12);
+  EXPECT_EQ(v.elements_moved, w.elements_moved);
+  EXPECT_GT(v.elements_moved, 0);
+  EXPECT_EQ(v.max_elements_received, w.max_elements_received);
+  EXPECT_NEAR(v.measured_imbalance, w.measured_imbalance, 1e-12);
+  EXPECT_EQ(v.method(), isocost::PlanMethod::weights);
+  // Balanced costs: nothing better, the current parts stay.
+  const std::vector<double> flat(120, 1.0);
+  const auto uniform_speeds = Speeds::uniform(4);
+  const std::vector<double> flat_times(4, 30.0);  // 6 x 5 cells of cost 1 each
+  const auto kept = isocost::rebalance_grid_with(
+      shape, now,
+      isocost::decompose(isocost::grid_density(flat, shape), now.process_grid, uniform_speeds),
+      flat_times, uniform_speeds);
+  EXPECT_EQ(kept.elements_moved, 0);
+  EXPECT_EQ(kept.predicted_time, flat_times);
+  expect_error(
+      [&] {
+        isocost::rebalance_grid_with(shape, now, next, std::vector<double>{1.0, 2.0}, speeds);
+      },
+      {"2 current times for 4 parts"});
+}
+
 TEST(RebalanceGridDiffusive, UniformCellCostsAreTheDefault) {
   const GridShape shape{2, {16, 16, 1}};
   const auto now = uniform(shape, {{2, 2}, {0, 1}});
