@@ -182,6 +182,12 @@ Plan LayoutBalancer<Plan, Event, Options>::decide_data(double bytes,
 }
 
 template <class Plan, class Event, class Options>
+double LayoutBalancer<Plan, Event, Options>::residents_per_element() const {
+  const std::int64_t n = total_count();
+  return n > 0 ? static_cast<double>(last_exchange_.global_elements) / static_cast<double>(n) : 0.0;
+}
+
+template <class Plan, class Event, class Options>
 void LayoutBalancer<Plan, Event, Options>::gather_costs(Inputs& in) {
   // Room for every rank's costs, agreed before the gather: a rank without
   // it stops every rank.

@@ -42,6 +42,7 @@
 
 #include "isocost/diffusion.hpp"
 #include "isocost/monitor.hpp"
+#include "isocost/mpi/exchange.hpp"
 #include "isocost/mpi/redistribute.hpp"
 #include "isocost/options.hpp"
 #include "isocost/partition.hpp"
@@ -253,6 +254,9 @@ class LayoutBalancer : public BalancerBase {
   const Event& last_event() const noexcept { return event_; }
   const Options& options() const noexcept { return options_; }
 
+  /// The residents' exchange of the latest maybe_rebalance(residents(…), …).
+  const ExchangeSummary& last_exchange() const noexcept { return last_exchange_; }
+
   /// Called on every rank after every check, with the event (after the
   /// migration when the plan moved data), on the calling thread. Not
   /// collective. The balancer's state is already updated when it runs; an
@@ -298,6 +302,10 @@ class LayoutBalancer : public BalancerBase {
   /// apply()'s end: the rebalance's cost, the layout adopts plan.to, the
   /// event is logged.
   void applied(const Plan& plan, const RedistributeSummary& s, double seconds);
+  /// Residents per element (cell) over all ranks, from the last exchanged().
+  double residents_per_element() const;
+  /// Keeps a residents' exchange (last_exchange()).
+  void exchanged(const ExchangeSummary& s) { last_exchange_ = s; }
 
   Options options_;
 
@@ -345,6 +353,7 @@ class LayoutBalancer : public BalancerBase {
   // check plans even below the trigger (the window lags the load).
   bool following_ = false;
   std::function<void(const Event&)> observer_;
+  ExchangeSummary last_exchange_;
 };
 
 }  // namespace isocost::mpi

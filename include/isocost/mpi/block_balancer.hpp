@@ -215,6 +215,24 @@ class BlockBalancer final : public LayoutBalancer<BlockPlan, BlockEvent, BlockBa
     return last_event();
   }
 
+  /// maybe_rebalance(cells…) and then exchange() of the residents (e.g.
+  /// particles, residents(keys, x, v)) to the owners of their cells, in the
+  /// distribution that results: one call per step moves the cells when it
+  /// pays and every resident that left its cell's owner, moved or not.
+  /// decide()'s bytes per element count the residents at their global
+  /// average (known from the previous call's exchange; 0 before it).
+  /// Collective. last_exchange() has the residents' exchange.
+  template <class Key, class... R, class... T>
+  BlockEvent maybe_rebalance(Residents<Key, R...> residents, std::vector<T>&... cells) {
+    const std::array<std::size_t, sizeof...(T)> sizes{cells.size()...};
+    const double bytes = static_cast<double>((sizeof(T) + ... + 0)) +
+                         residents_per_element() * static_cast<double>(residents.bytes);
+    const BlockPlan plan = decide_data(bytes, sizes);
+    if (plan.moves()) apply(plan, cells...);
+    exchanged(residents.exchange_to(comm(), distribution()));
+    return last_event();
+  }
+
   /// Sends every element to the rank whose range holds its key (a global
   /// index in [0, N)): particles that left their owner's range. `keys` travels
   /// with the arrays. Collective; see exchange.hpp.

@@ -36,7 +36,9 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "isocost/mpi/distribution.hpp"
@@ -202,6 +204,47 @@ requires(std::same_as<Distribution, BlockDistribution> ||
     std::is_invocable_r_v<std::int64_t, Key&, std::size_t> ExchangeSummary
     exchange(MPI_Comm comm, const Distribution& d, Key&& key, std::vector<T>&... arrays) {
   return exchange(comm, d, ExchangeOptions{}, key, arrays...);
+}
+
+/// Elements that live in the elements of a distribution — particles in the
+/// cells a balancer distributes — as one argument: the key of each (the cell
+/// it is in: a key array, which travels with them, or a function of its
+/// index, e.g. of its coordinate), and its arrays. A balancer's
+/// maybe_rebalance(residents(…), cells…) moves the cells when it pays and
+/// then sends every resident to the owner of its cell, so the two never
+/// disagree. Make it with residents().
+template <class Key, class... T>
+struct Residents {
+  Key key;  ///< std::vector<std::int64_t>& or a callable std::size_t -> std::int64_t
+  std::tuple<std::vector<T>&...> arrays;
+
+  /// The bytes one resident carries: its arrays' elements, and its key when
+  /// a key array travels.
+  static constexpr std::size_t bytes =
+      (sizeof(T) + ... + 0) +
+      (std::is_same_v<Key, std::vector<std::int64_t>&> ? sizeof(std::int64_t) : 0);
+
+  /// exchange() of the residents to the owners of their keys in `d`.
+  template <class Distribution>
+  ExchangeSummary exchange_to(MPI_Comm comm, const Distribution& d) {
+    return std::apply([&](auto&... a) { return exchange(comm, d, key, a...); }, arrays);
+  }
+};
+
+/// Residents whose keys travel in `keys`.
+template <class... T>
+Residents<std::vector<std::int64_t>&, T...> residents(std::vector<std::int64_t>& keys,
+                                                      std::vector<T>&... arrays) {
+  static_assert(sizeof...(T) >= 1, "residents() needs at least one array");
+  return {keys, {arrays...}};
+}
+
+/// Residents whose keys `key(i)` computes (nothing but the arrays travels).
+template <class Key, class... T>
+requires std::is_invocable_r_v<std::int64_t, Key&, std::size_t> Residents<Key, T...> residents(
+    Key key, std::vector<T>&... arrays) {
+  static_assert(sizeof...(T) >= 1, "residents() needs at least one array");
+  return {std::move(key), {arrays...}};
 }
 
 }  // namespace isocost::mpi

@@ -157,6 +157,24 @@ class GridBalancer final : public LayoutBalancer<GridPlan, GridEvent, GridBalanc
     return last_event();
   }
 
+  /// maybe_rebalance(cells…) and then exchange() of the residents (e.g.
+  /// particles, residents(keys, x, v)) to the owners of their cells, in the
+  /// distribution that results: one call per step moves the cells when it
+  /// pays and every resident that left its cell's owner, moved or not.
+  /// decide()'s bytes per cell count the residents at their global
+  /// average (known from the previous call's exchange; 0 before it).
+  /// Collective. last_exchange() has the residents' exchange.
+  template <class Key, class... R, class... T>
+  GridEvent maybe_rebalance(Residents<Key, R...> residents, std::vector<T>&... cells) {
+    const std::array<std::size_t, sizeof...(T)> sizes{cells.size()...};
+    const double bytes = static_cast<double>((sizeof(T) + ... + 0)) +
+                         residents_per_element() * static_cast<double>(residents.bytes);
+    const GridPlan plan = decide_data(bytes, sizes);
+    if (plan.moves()) apply(plan, cells...);
+    exchanged(residents.exchange_to(comm(), boxes()));
+    return last_event();
+  }
+
   /// Sends every element (particle) to the rank whose box holds its cell,
   /// the key being the cell's linear index i + nx·(j + ny·k). Collective.
   template <class... T>
