@@ -124,6 +124,16 @@ struct Decomposition {
 Decomposition decompose(const Density& density, const ProcessGrid& process_grid,
                         const Speeds& speeds, const DecomposeOptions& options = {});
 
+/// Equal boxes of a grid of cells, with no weights to read: at every level of
+/// `process_grid` each piece's n cells along the level's axis go to its k
+/// slabs as [⌊n·j/k⌋, ⌊n·(j+1)/k⌋), ranks as decompose() numbers them. Cell
+/// units (box [0, cells[a]] on each axis); each part's cost is its cell
+/// count (speed 1). The uniform start of a GridBalancer at any grid size:
+/// O(P) work and memory. Throws Error for a shape of 0 or more than 3
+/// dimensions or an axis without cells, a process grid that does not fit
+/// them, or a piece with fewer cells than slabs.
+Decomposition decompose_uniform(const GridShape& shape, const ProcessGrid& process_grid);
+
 /// Every grid choose_process_grid() considers for P ranks in `dims` dimensions: all
 /// ordered factorisations of P into one factor per axis (factors of 1 allowed),
 /// with every axis order (levels with a count of 1 are dropped).

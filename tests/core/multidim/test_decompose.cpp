@@ -445,4 +445,59 @@ TEST(Decompose, PartsAboveTheLimitAreAnError) {
                {"decompose: 20000000 is above the limit of 10000000 parts"});
 }
 
+// Equal boxes without weights: where the cells divide evenly, decompose() of
+// a uniform grid; elsewhere a tiling whose slabs differ by at most one cell.
+TEST(DecomposeUniform, EqualBoxesTileTheGrid) {
+  const GridShape even{2, {12, 12, 1}};
+  const ProcessGrid g{{2, 3}, {0, 1}};
+  const auto u = isocost::decompose_uniform(even, g);
+  const auto d = isocost::decompose(isocost::grid_density(std::vector<double>(144, 1.0), even), g,
+                                    Speeds::uniform(6));
+  ASSERT_EQ(u.parts.size(), 6u);
+  for (std::size_t r = 0; r < 6; ++r) {
+    EXPECT_EQ(u.parts[r].rank, static_cast<int>(r));
+    EXPECT_EQ(u.parts[r].cell_lo, d.parts[r].cell_lo) << r;
+    EXPECT_EQ(u.parts[r].cell_hi, d.parts[r].cell_hi) << r;
+    EXPECT_EQ(u.parts[r].cost, 24.0);
+  }
+  EXPECT_TRUE(u.on_grid_lines);
+  EXPECT_DOUBLE_EQ(u.predicted_le, 100.0);
+  // Uneven: 10 x 7 x 3 cells into 3 slabs along x, each into 2 along z.
+  const GridShape odd{3, {10, 7, 3}};
+  const auto v = isocost::decompose_uniform(odd, {{3, 2}, {0, 2}});
+  std::vector<int> owner(210, -1);
+  double total = 0;
+  for (const auto& p : v.parts) {
+    for (int a = 0; a < 3; ++a) {
+      EXPECT_LE(p.cell_hi[a] - p.cell_lo[a], a == 0 ? 4 : a == 1 ? 7 : 2);
+      EXPECT_GE(p.cell_hi[a] - p.cell_lo[a], a == 0 ? 3 : a == 1 ? 7 : 1);
+    }
+    for (auto k = p.cell_lo[2]; k < p.cell_hi[2]; ++k)
+      for (auto j = p.cell_lo[1]; j < p.cell_hi[1]; ++j)
+        for (auto i = p.cell_lo[0]; i < p.cell_hi[0]; ++i) {
+          int& o = owner[static_cast<std::size_t>(i + 10 * (j + 7 * k))];
+          EXPECT_EQ(o, -1) << "cell held twice";
+          o = p.rank;
+        }
+    total += p.cost;
+  }
+  EXPECT_EQ(std::count(owner.begin(), owner.end(), -1), 0);
+  EXPECT_EQ(total, 210.0);
+  EXPECT_EQ(v.total_cost, 210.0);
+  // Ranks as decompose() numbers them: the first x slab holds ranks 0 and 1.
+  EXPECT_EQ(v.parts[0].cell_lo[0], 0);
+  EXPECT_EQ(v.parts[1].cell_lo[0], 0);
+  EXPECT_EQ(v.parts[1].cell_lo[2], v.parts[0].cell_hi[2]);
+  expect_error(
+      [] {
+        isocost::decompose_uniform(GridShape{2, {2, 5, 1}}, {{3}, {0}});
+      },
+      {"decompose_uniform: 2 cells along x for 3 slabs"});
+  expect_error(
+      [] {
+        isocost::decompose_uniform(GridShape{2, {0, 5, 1}}, {{1}, {0}});
+      },
+      {"decompose_uniform: cells along x: expected an integer >= 1, got 0"});
+}
+
 }  // namespace
