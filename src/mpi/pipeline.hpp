@@ -43,9 +43,12 @@ class Pipeline {
   void start(MPI_Comm comm, const char* who, std::string problem, std::span<const Same> same);
 
   /// The next check() decides: a check step, or (overlap) a posted check.
+  /// Inside a step, the next decide() comes after it ends: one step later.
   bool checks_next() const {
+    const long long steps = monitor_.steps() + (monitor_.step_open() ? 1 : 0);
+    // Overlapped: the next decide() completes the check an earlier one posted.
     return options_.overlap ? request_ != MPI_REQUEST_NULL
-                            : is_check_step(monitor_.steps(), options_.trigger.every);
+                            : is_check_step(steps, options_.trigger.every);
   }
   LoadMonitor& monitor() noexcept { return monitor_; }
   const LoadMonitor& monitor() const noexcept { return monitor_; }

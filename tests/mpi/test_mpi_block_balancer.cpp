@@ -215,8 +215,12 @@ TEST(BlockBalancer, NextDecideIsCheckPredictsEveryCheck) {
     BlockBalancer b(MPI_COMM_WORLD, BlockDistribution::uniform(10 * P, P), o);
     int checks = 0;
     for (int s = 0; s < 10; ++s) {
-      b.record_step(1.0);
-      const bool predicted = b.next_decide_is_check();
+      bool inside = false;  // asked inside the step (odd steps) or after it
+      {
+        auto scope = b.step();
+        if (s % 2 == 1) inside = b.next_decide_is_check();
+      }
+      const bool predicted = s % 2 == 1 ? inside : b.next_decide_is_check();
       const auto plan = b.decide();
       EXPECT_EQ(predicted, plan.checked) << "step " << s << (overlap ? " overlapped" : "");
       checks += plan.checked ? 1 : 0;

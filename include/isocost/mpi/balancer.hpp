@@ -180,12 +180,14 @@ class BalancerBase {
   void record_step(double seconds, std::span<const double> phase_seconds = {});
   /// The monitor, read-only: window, loads, phases.
   const LoadMonitor& monitor() const noexcept;
-  /// True when the next decide() (or maybe_rebalance()), called before
-  /// another step is recorded, makes a check: the only calls that read the
-  /// costs of set_costs(), so a code may compute them only then:
+  /// True when the next decide() (or maybe_rebalance()) makes a check: the
+  /// only calls that read the costs of set_costs(), so a code may compute
+  /// them only then:
   ///   if (b.next_decide_is_check()) b.set_costs(per_cell_costs());
-  /// With `overlap` it completes the check the previous call posted. Not
-  /// collective; the same on every rank that recorded the same steps.
+  /// Asked inside a step (a step() scope), it answers for the decide() after
+  /// that step ends. With `overlap` the check is the one the previous call
+  /// posted. Not collective; the same on every rank that recorded the same
+  /// steps.
   bool next_decide_is_check() const;
 
   /// Costs the code measured or modelled, one per local element
