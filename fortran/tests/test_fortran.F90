@@ -165,7 +165,7 @@ contains
                      'isocost_imbalance: n: expected an integer >= 1, got 0')
     call isocost_imbalance([1d0, -2d0, 3d0], lambda, status)
     call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, &
-                     'isocost_imbalance: loads: load of rank 1 = -2')
+                     'isocost_imbalance: loads: load of rank 1: expected a finite number >= 0, got -2')
     call isocost_imbalance([0d0, 0d0], lambda, status)
     call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, 'all loads are zero')
   end subroutine imbalance_and_phases

@@ -402,7 +402,7 @@ TEST(ExpressionDensity, BadFormulas) {
   expect_error([&] { isocost::expression_density("x = 3", box); }, {"assignment"});
   expect_error([&] { isocost::expression_density("x, y", box); }, {"2 comma-separated"});
   expect_error([&] { isocost::expression_density("x - 5", box); },
-               {"expression density 'x - 5': rho(0, 0) = -5"});
+               {"expression density 'x - 5': rho(0, 0): expected a finite value >= 0, got -5"});
   expect_error([&] { isocost::expression_density("0*x", box); }, {"total cost", "> 0"});
   expect_error(
       [&] {
