@@ -283,7 +283,8 @@ contains
     integer :: status
     call exact_samples(lo, hi, seconds)
     call isocost_fit(lo, hi, seconds, 'sieve2', m, s, status=status)
-    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, "isocost_fit: unknown model 'sieve2'")
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, "isocost_fit: model: expected sieve, sieve+c, " // &
+                     "sieve+q, sieve+c+q, power, poly:N, exp, expr:FORMULA, pchip or makima, got 'sieve2'")
     call check(.not. c_associated(m%handle), 'no model after a failed fit')
     call isocost_fit(lo, hi(1:7), seconds, 'sieve', m, status=status)
     call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, &

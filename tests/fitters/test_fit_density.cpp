@@ -287,7 +287,8 @@ TEST(FitDensityErrors, BadSamples) {
   {
     auto s = good;
     s[2].box = Box::of({0}, {1});
-    expect_error([&] { fit_density(s); }, {"sample 2 has 1 dimensions, expected 2"});
+    expect_error([&] { fit_density(s); },
+                 {"fit_density: dims of sample 2: expected 2 (those of sample 0), got 1"});
   }
   {
     auto s = good;
