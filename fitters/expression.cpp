@@ -126,8 +126,9 @@ struct Expression::Impl {
       // Compile to bytecode now, so later Eval() calls do not reparse.
       parser.Eval();
       if (parser.GetNumResults() != 1)
-        throw Error("formula '" + formula + "': has " + std::to_string(parser.GetNumResults()) +
-                    " comma-separated expressions, expected one");
+        throw Error(detail::expected_got(
+            "formula '" + formula + "'", "one expression",
+            std::to_string(parser.GetNumResults()) + " comma-separated expressions"));
     } catch (const mu::Parser::exception_type& e) {
       throw syntax_error(formula, e);
     }
@@ -294,9 +295,9 @@ struct DensityFormula {
       if (unknown.empty()) {
         parser.Eval();  // compile to bytecode now
         if (parser.GetNumResults() != 1)
-          throw Error("expression density '" + formula + "': has " +
-                      std::to_string(parser.GetNumResults()) +
-                      " comma-separated expressions, expected one");
+          throw Error(detail::expected_got(
+              "expression density '" + formula + "'", "one expression",
+              std::to_string(parser.GetNumResults()) + " comma-separated expressions"));
       }
     } catch (const mu::Parser::exception_type& e) {
       throw syntax_error(formula, e);

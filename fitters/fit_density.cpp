@@ -193,8 +193,9 @@ Box check_samples(const std::vector<BoxSample>& samples, const DensityFitOptions
     const auto& s = samples[k];
     const std::string name = "fit_density: sample " + std::to_string(k);
     if (s.box.dims != d)
-      throw Error(name + " has " + std::to_string(s.box.dims) + " dimensions, expected " +
-                  std::to_string(d));
+      throw Error(detail::expected_got("fit_density: dims of sample " + std::to_string(k),
+                                       std::to_string(d) + " (those of sample 0)",
+                                       std::to_string(s.box.dims)));
     s.box.validate(name + " box");
     if (!std::isfinite(s.cost) || s.cost < 0 || (options.relative && s.cost == 0))
       throw Error(

@@ -81,7 +81,8 @@ Family sieve_family(const Samples& s, const FitSpec& spec, const std::vector<dou
   const double A0 = guess_or(spec, "A", best_scale(s, w, [&](double x) {
                                return std::pow(x, p0) / std::pow(std::log(x) - c0, q0);
                              }));
-  if (!(A0 > 0)) throw Error("sieve fit: starting value A=" + exact(A0) + " must be > 0");
+  if (!(A0 > 0))
+    throw Error(detail::expected_got("sieve fit: starting value A", "a value > 0", exact(A0)));
   f.theta = {std::log(A0), p0, c0, q0};
   f.fixed = {false, false, !spec.fit_c, !spec.fit_q};
   // Keep ln x − c away from 0 on the samples while iterating.
@@ -124,7 +125,8 @@ Family power_family(const Samples& s, const FitSpec& spec, const std::vector<dou
   const double p0 = guess_or(spec, "p", std::clamp(line_fit(lx, ly).first + 1, 0.05, 8.0));
   const double A0 =
       guess_or(spec, "A", best_scale(s, w, [&](double x) { return std::pow(x, p0); }));
-  if (!(A0 > 0)) throw Error("power fit: starting value A=" + exact(A0) + " must be > 0");
+  if (!(A0 > 0))
+    throw Error(detail::expected_got("power fit: starting value A", "a value > 0", exact(A0)));
   f.theta = {std::log(A0), p0};
   f.fixed = {false, false};
   f.lower = {-kInf, 1e-3};
@@ -209,7 +211,9 @@ Family exponential_family(const Samples& s, const FitSpec& spec, const std::vect
   const double A0 = spec.guess.count("A") ? spec.guess.at("A") : best_scale(s, w, [&](double x) {
     return std::exp(beta0 * (x - x0) / W);
   });
-  if (!(A0 > 0)) throw Error("exponential fit: starting value A=" + exact(A0) + " must be > 0");
+  if (!(A0 > 0))
+    throw Error(
+        detail::expected_got("exponential fit: starting value A", "a value > 0", exact(A0)));
   f.theta = {std::log(A0), beta0};
   f.fixed = {false, false};
   f.lower = {-kInf, 1e-9};

@@ -70,16 +70,17 @@ FitSpec parse_fit_spec(const std::string& text) {
     if (s.expression.empty()) throw Error("model 'expr:' needs a formula, e.g. expr:A*x^p");
     return s;
   }
-  throw Error("unknown model '" + text +
-              "', expected sieve, sieve+c, sieve+q, sieve+c+q, power, poly:N, exp, expr:FORMULA, "
-              "pchip or makima");
+  throw Error(detail::expected_got("model",
+                                   "sieve, sieve+c, sieve+q, sieve+c+q, power, poly:N, exp, "
+                                   "expr:FORMULA, pchip or makima",
+                                   detail::quote(text)));
 }
 
 FitLoss parse_fit_loss(const std::string& text) {
   if (text == "none") return FitLoss::none;
   if (text == "huber") return FitLoss::huber;
   if (text == "cauchy") return FitLoss::cauchy;
-  throw Error("unknown loss '" + text + "', expected none, huber or cauchy");
+  throw Error(detail::expected_got("loss", "none, huber or cauchy", detail::quote(text)));
 }
 
 bool FitOptions::is_valid(std::string* why) const {

@@ -165,7 +165,7 @@ contains
                      'isocost_imbalance: n: expected an integer >= 1, got 0')
     call isocost_imbalance([1d0, -2d0, 3d0], lambda, status)
     call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, &
-                     'isocost_imbalance: loads: load of rank 1 = -2')
+                     'isocost_imbalance: loads: load of rank 1: expected a finite number >= 0, got -2')
     call isocost_imbalance([0d0, 0d0], lambda, status)
     call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, 'all loads are zero')
   end subroutine imbalance_and_phases
@@ -283,7 +283,8 @@ contains
     integer :: status
     call exact_samples(lo, hi, seconds)
     call isocost_fit(lo, hi, seconds, 'sieve2', m, s, status=status)
-    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, "isocost_fit: unknown model 'sieve2'")
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, "isocost_fit: model: expected sieve, sieve+c, " // &
+                     "sieve+q, sieve+c+q, power, poly:N, exp, expr:FORMULA, pchip or makima, got 'sieve2'")
     call check(.not. c_associated(m%handle), 'no model after a failed fit')
     call isocost_fit(lo, hi(1:7), seconds, 'sieve', m, status=status)
     call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, &

@@ -73,7 +73,7 @@ LoadStats load_stats(std::span<const double> times);
 /// The one check of a load vector (one value per rank or node) everywhere in
 /// isocost: `count` values (0: any number >= 1), each finite and >= 0, and a
 /// positive total unless `allow_all_zero`. Returns the total. Throws Error
-/// "WHAT: load of UNIT i = v, expected a finite number >= 0", "WHAT: 3 loads
+/// "WHAT: load of UNIT i: expected a finite number >= 0, got v", "WHAT: 3 loads
 /// for 4 UNITs; expected one per UNIT", "WHAT: all loads are zero; expected a
 /// positive total", or "WHAT: expected at least one load, got none".
 double check_loads(std::span<const double> loads, std::string_view what, std::size_t count = 0,

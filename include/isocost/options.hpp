@@ -360,8 +360,8 @@ struct FieldCounter {
 }  // namespace detail
 
 /// True if every field of `options` is within its Range (nested options: their
-/// is_valid()); otherwise false and, if `why` is given, "field must be
-/// <expected>, got <value>" for the first bad field ("a.b must be …" when
+/// is_valid()); otherwise false and, if `why` is given, "field: expected
+/// <expected>, got <value>" for the first bad field ("a.b: expected …" when
 /// nested).
 template <HasFields O>
 bool check_fields(const O& options, std::string* why) {

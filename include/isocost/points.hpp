@@ -89,8 +89,8 @@ std::string shape_text(int dims, const std::array<std::int64_t, kMaxDims>& cells
 std::string cell_text(int dims, const std::array<std::int64_t, kMaxDims>& cells,
                       std::int64_t index);
 /// The message for a bad weight of a raw grid file at value `index`:
-/// "PATH: byte B: grid density: weight of cell (…) is V, expected a finite
-/// value >= 0", as read_grid_density() words it.
+/// "PATH: byte B: grid density: weight of cell (…): expected a finite value
+/// >= 0, got V", as read_grid_density() words it.
 std::string raw_weight_error(const std::string& path, const RawLayout& layout, std::int64_t index,
                              double value);
 /// The message for a bad coordinate or weight of point `index` of a raw

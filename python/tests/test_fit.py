@@ -58,8 +58,8 @@ def test_expression_model():
     "args, kwargs, message",
     [
         (([1, 2], [2, 3], [1, 1], "nonsense"), {},
-         "unknown model 'nonsense', expected sieve, sieve+c, sieve+q, sieve+c+q, power, poly:N, "
-         "exp, expr:FORMULA, pchip or makima"),
+         "model: expected sieve, sieve+c, sieve+q, sieve+c+q, power, poly:N, exp, expr:FORMULA, "
+         "pchip or makima, got 'nonsense'"),
         (([1, 2], [2, 3], [1], "sieve"), {},
          "samples: lo, hi and seconds must have one value per sample, got 2, 2 and 1"),
         (([100, 200], [200, 300], [1, 1], "sieve"), {},
@@ -68,7 +68,7 @@ def test_expression_model():
         (([1, 2], [2, 3], [1, -1], "power"), {},
          "samples: sample 1 (lo=2, hi=3, dt=-1): expected dt > 0 (every measured range takes some time)"),
         (([1, 2], [2, 3], [1, 1], "power"), dict(loss="l1"),
-         "unknown loss 'l1', expected none, huber or cauchy"),
+         "loss: expected none, huber or cauchy, got 'l1'"),
     ],
 )
 def test_fit_errors(raises, args, kwargs, message):

@@ -81,9 +81,9 @@ def test_load_stats_known_values():
     "times, message",
     [
         ([], "load: expected at least one load, got none"),
-        ([1, -1], "load: load of rank 1 = -1, expected a finite number >= 0"),
+        ([1, -1], "load: load of rank 1: expected a finite number >= 0, got -1"),
         ([0, 0], "load: all loads are zero; expected a positive total"),
-        ([1, float("inf")], "load: load of rank 1 = inf, expected a finite number >= 0"),
+        ([1, float("inf")], "load: load of rank 1: expected a finite number >= 0, got inf"),
     ],
 )
 def test_load_stats_errors(raises, times, message):

@@ -26,7 +26,7 @@ using isocost::c::require_at_least;
 isocost::GridShape shape_of(int dims, const std::int64_t* cells) {
   if (dims < 1 || dims > isocost::kMaxDims)
     throw Failure{ISOCOST_ERROR_INVALID_ARGUMENT,
-                  "dims: expected 1, 2 or 3, got " + std::to_string(dims)};
+                  isocost::detail::expected_got("dims", "1, 2 or 3", std::to_string(dims))};
   isocost::GridShape shape;
   shape.dims = dims;
   std::int64_t count = 1;

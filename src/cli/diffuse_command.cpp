@@ -105,7 +105,7 @@ void run(const Args& a) {
     try {
       options.scheme = parse_diffusion_scheme(a.scheme);
     } catch (const Error& e) {
-      throw Error(std::string("--scheme: ") + e.what());
+      throw Error("--" + std::string(e.what()));  // its message starts "scheme: …"
     }
   }
   if (!a.max_steps.empty()) options.max_steps = parse_int(a.max_steps, "--max-steps", 1);

@@ -27,12 +27,15 @@ void run_cuts(const Args& a, const DiffusionOptions& diffusion, const ShiftOptio
   // Check the cuts against the model before diffusing.
   for (int k = 0; k <= P; ++k)
     if (cuts[k] < model.lo() || cuts[k] > model.hi() || (k > 0 && cuts[k] < cuts[k - 1]))
-      throw Error(a.cuts + ":" + std::to_string(lines[k]) + ": cut " + std::to_string(k) + " = " +
-                  detail::exact(cuts[k]) +
-                  (k > 0 && cuts[k] < cuts[k - 1]
-                       ? " is below the cut before it; cuts must be nondecreasing"
-                       : " lies outside the model's domain [" + detail::exact(model.lo()) + ", " +
-                             detail::exact(model.hi()) + "]"));
+      throw Error(a.cuts + ":" + std::to_string(lines[k]) + ": " +
+                  detail::expected_got("cut " + std::to_string(k),
+                                       k > 0 && cuts[k] < cuts[k - 1]
+                                           ? "a value >= " + detail::exact(cuts[k - 1]) + " (cut " +
+                                                 std::to_string(k - 1) + "; nondecreasing cuts)"
+                                           : "a value inside the model's domain [" +
+                                                 detail::exact(model.lo()) + ", " +
+                                                 detail::exact(model.hi()) + "]",
+                                       detail::exact(cuts[k])));
   const ChainShift chain = diffuse_and_shift(model, cuts, loads, diffusion, shift);
   const DiffusionSummary& d = chain.diffusion;
   const ShiftResult& s = chain.shift;

@@ -28,7 +28,7 @@ FitLoss parse_loss(const std::string& text) {
   try {
     return parse_fit_loss(text);
   } catch (const Error& e) {
-    throw Error(std::string("--loss: ") + e.what());
+    throw Error("--" + std::string(e.what()));  // its message starts "loss: …"
   }
 }
 
@@ -184,7 +184,11 @@ Fitted fit_samples(const std::string& file, const std::string& model, const FitA
     try {
       spec = parse_fit_spec(model);
     } catch (const Error& e) {
-      throw Error(std::string("--model: ") + e.what() + " (or auto)");
+      // An unknown name: the option also takes auto. Other messages name the model.
+      const std::string what = e.what();
+      if (what.rfind("model: expected ", 0) == 0)
+        throw Error(detail::expected_got("--model", kModels, detail::quote(model)));
+      throw Error("--model: " + what + " (or auto)");
     }
     if (spec.form == FitForm::expression) {
       try {
@@ -217,7 +221,7 @@ Fitted fit_samples(const std::string& file, const std::string& model, const FitA
     if (args.select == "aicc")
       criterion = SelectBy::aicc;
     else if (args.select != "cv")
-      throw Error("--select: unknown criterion '" + args.select + "', expected aicc or cv");
+      throw Error(detail::expected_got("--select", "aicc or cv", detail::quote(args.select)));
   }
   if (!automatic && tabulated(spec)) {
     if (options.lo || options.hi)

@@ -107,7 +107,7 @@ nlohmann::ordered_json number(double value) {
 double parse_double(const std::string& text, const std::string& what) {
   double value = 0;
   if (!detail::parse_number(text, value) || !std::isfinite(value))
-    throw Error(what + ": expected a finite number, got " + detail::quote(text));
+    throw Error(detail::expected_got(what, "a finite number", detail::quote(text)));
   return value;
 }
 
@@ -122,7 +122,7 @@ int parse_int(const std::string& text, const std::string& what, int min) {
 int parse_count(const std::string& text, const std::string& what, const std::string& unit) {
   const double v = parse_double(text, what);
   if (v != std::floor(v) || v < 1)
-    throw Error(what + ": expected an integer >= 1, got " + detail::quote(text));
+    throw Error(detail::expected_got(what, "an integer >= 1", detail::quote(text)));
   if (v > static_cast<double>(kMaxParts))  // checked before anything is allocated for them
     throw Error(what + ": " +
                 (v < 9e18 ? above_limit(static_cast<std::int64_t>(v), kMaxParts, unit)
@@ -234,8 +234,9 @@ void check_model_args(const ModelArgs& a) {
   const bool discrete = a.model == "discrete";
   const bool analytic = a.model == "sieve" || a.model == "power" || a.model == "polynomial";
   if (!tabulated && !discrete && !analytic)
-    throw Error("--model: unknown model '" + a.model +
-                "', expected sieve, power, polynomial, pchip, makima, linear or discrete");
+    throw Error(detail::expected_got("--model",
+                                     "sieve, power, polynomial, pchip, makima, linear or discrete",
+                                     detail::quote(a.model)));
   if (!tabulated && !a.samples.empty())
     throw Error("--samples is for --model pchip|makima|linear, not " + a.model);
   if (!discrete && !a.weights.empty())

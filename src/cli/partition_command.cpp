@@ -363,7 +363,7 @@ DensityRequest parse_density_request(const DensityArgs& a, bool need_partition) 
       try {
         r.options.cut.method = parse_cut_method(a.method);
       } catch (const Error& e) {
-        throw Error(std::string("--method: ") + e.what());
+        throw Error("--" + std::string(e.what()));  // its message starts "method: …"
       }
     }
   }

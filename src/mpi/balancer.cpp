@@ -49,8 +49,9 @@ std::string BalancerBase::check_costs(std::int64_t count, const char* unit) cons
            std::to_string(count) + " local " + unit + "s";
   for (std::size_t i = 0; i < costs_.size(); ++i)
     if (!(costs_[i] >= 0) || !std::isfinite(costs_[i]))
-      return "cost of local " + std::string(unit) + " " + std::to_string(i) + " = " +
-             isocost::detail::exact(costs_[i]) + ", expected a finite number >= 0";
+      return isocost::detail::expected_got(
+          "cost of local " + std::string(unit) + " " + std::to_string(i), "a finite number >= 0",
+          isocost::detail::exact(costs_[i]));
   return {};
 }
 

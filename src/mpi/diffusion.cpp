@@ -290,8 +290,9 @@ MPI_Comm mesh_communicator(MPI_Comm comm, const std::vector<int>& dims, bool tor
       if (m > 0) product *= m;
     }
     if (problem.empty() && !zeros && product != size)
-      problem = "dims " + dims_text(dims) + ": " + std::to_string(product) +
-                " nodes, expected the communicator size " + std::to_string(size);
+      problem = isocost::detail::expected_got(
+          "dims " + dims_text(dims), std::to_string(size) + " nodes (the communicator size)",
+          std::to_string(product) + " nodes");
     if (problem.empty() && zeros && size % product != 0)
       problem = "dims " + dims_text(dims) + ": the fixed sizes' product " +
                 std::to_string(product) + " does not divide the communicator size " +
@@ -330,8 +331,8 @@ RankDiffusionSummary diffuse(MPI_Comm cart, double my_load, const DiffusionOptio
   std::string problem;
   if (std::string e; !options.is_valid(&e)) problem = e;
   if (!std::isfinite(my_load) || my_load < 0)
-    problem += (problem.empty() ? "" : ", ") + std::string("load ") + exact(my_load) +
-               ", expected a finite number >= 0";
+    problem += (problem.empty() ? "" : "; ") +
+               isocost::detail::expected_got("load", "a finite number >= 0", exact(my_load));
   const detail::Same same[] = {detail::same_options(options)};
   agree(cart, what, problem, out.allreduces, "invalid input on", same);
 

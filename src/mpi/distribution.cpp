@@ -19,14 +19,15 @@ using detail::Hasher;
 using detail::i64;
 using detail::mix;
 using detail::u64;
+using isocost::detail::expected_got;
 
 // ---------------------------------------------------------------------------
 // BlockDistribution
 
 BlockDistribution BlockDistribution::uniform(std::int64_t n, int parts) {
-  if (n < 0) throw Error("uniform distribution: N = " + std::to_string(n) + ", expected >= 0");
+  if (n < 0) throw Error(expected_got("uniform distribution: N", ">= 0", std::to_string(n)));
   if (parts < 1)
-    throw Error("uniform distribution: P = " + std::to_string(parts) + ", expected >= 1");
+    throw Error(expected_got("uniform distribution: P", ">= 1", std::to_string(parts)));
   BlockDistribution d;
   d.offsets.resize(static_cast<std::size_t>(parts) + 1);
   const i64 base = n / parts, extra = n % parts;
@@ -37,13 +38,13 @@ BlockDistribution BlockDistribution::uniform(std::int64_t n, int parts) {
 }
 
 BlockDistribution BlockDistribution::from_counts(std::span<const std::int64_t> counts) {
-  if (counts.empty()) throw Error("from_counts: no counts, expected one per rank");
+  if (counts.empty()) throw Error(expected_got("from_counts: counts", "one per rank", "none"));
   BlockDistribution d;
   d.offsets.assign(1, 0);
   for (std::size_t r = 0; r < counts.size(); ++r) {
     if (counts[r] < 0)
-      throw Error("from_counts: counts[" + std::to_string(r) + "] = " + std::to_string(counts[r]) +
-                  ", expected >= 0");
+      throw Error(expected_got("from_counts: counts[" + std::to_string(r) + "]", ">= 0",
+                               std::to_string(counts[r])));
     if (counts[r] > std::numeric_limits<i64>::max() - d.offsets.back())
       throw Error("from_counts: the counts add up to more than INT64_MAX");
     d.offsets.push_back(d.offsets.back() + counts[r]);
@@ -61,8 +62,8 @@ std::int64_t BlockDistribution::size() const noexcept {
 
 int BlockDistribution::owner(std::int64_t index) const {
   if (index < 0 || index >= size())
-    throw Error("owner: index " + std::to_string(index) + ", expected one in [0, " +
-                std::to_string(size()) + ")");
+    throw Error(expected_got("owner: index", "one in [0, " + std::to_string(size()) + ")",
+                             std::to_string(index)));
   // The last r with o_r <= index; o_{r+1} > index, so r owns it.
   const auto it = std::upper_bound(offsets.begin(), offsets.end(), index);
   return static_cast<int>(it - offsets.begin()) - 1;
@@ -74,13 +75,15 @@ bool BlockDistribution::is_valid(std::string* error) const {
     return false;
   };
   if (offsets.size() < 2)
-    return fail(std::to_string(offsets.size()) + " offsets, expected P + 1 >= 2");
-  if (offsets[0] != 0) return fail("offsets[0] = " + std::to_string(offsets[0]) + ", expected 0");
+    return fail(expected_got("offsets", "P + 1 >= 2 of them", std::to_string(offsets.size())));
+  if (offsets[0] != 0) return fail(expected_got("offsets[0]", "0", std::to_string(offsets[0])));
   for (std::size_t i = 1; i < offsets.size(); ++i)
     if (offsets[i] < offsets[i - 1])
-      return fail("offsets[" + std::to_string(i) + "] = " + std::to_string(offsets[i]) +
-                  " < offsets[" + std::to_string(i - 1) + "] = " + std::to_string(offsets[i - 1]) +
-                  ", expected nondecreasing offsets (blocks must not overlap)");
+      return fail(expected_got("offsets[" + std::to_string(i) + "]",
+                               "a value >= " + std::to_string(offsets[i - 1]) + " (offsets[" +
+                                   std::to_string(i - 1) +
+                                   "]; nondecreasing offsets: blocks must not overlap)",
+                               std::to_string(offsets[i])));
   return true;
 }
 
@@ -152,22 +155,25 @@ bool BoxDistribution::is_valid(std::string* error) const {
     if (error) *error = m;
     return false;
   };
-  if (boxes.empty()) return fail("no boxes, expected one per rank");
+  if (boxes.empty()) return fail(expected_got("boxes", "one per rank", "none"));
   for (std::size_t a = 0; a < 3; ++a)
     if (cells[a] < 1)
-      return fail("cells along " + std::string(isocost::detail::axis_name(static_cast<int>(a))) +
-                  " = " + std::to_string(cells[a]) + ", expected >= 1");
+      return fail(expected_got(
+          "cells along " + std::string(isocost::detail::axis_name(static_cast<int>(a))), ">= 1",
+          std::to_string(cells[a])));
   const i64 total = size();
   if (total == std::numeric_limits<i64>::max())
-    return fail("a grid of " + std::to_string(cells[0]) + " x " + std::to_string(cells[1]) + " x " +
-                std::to_string(cells[2]) + " cells, expected fewer than INT64_MAX cells");
+    return fail(expected_got("grid", "fewer than INT64_MAX cells",
+                             std::to_string(cells[0]) + " x " + std::to_string(cells[1]) + " x " +
+                                 std::to_string(cells[2]) + " cells"));
   for (std::size_t r = 0; r < boxes.size(); ++r)
     for (std::size_t a = 0; a < 3; ++a) {
       const auto& b = boxes[r];
       if (b.lo[a] < 0 || b.lo[a] > b.hi[a] || b.hi[a] > cells[a])
-        return fail("boxes[" + std::to_string(r) + "] = " + box_text(b) + ": along " +
-                    isocost::detail::axis_name(static_cast<int>(a)) +
-                    " expected 0 <= lo <= hi <= " + std::to_string(cells[a]));
+        return fail(expected_got("boxes[" + std::to_string(r) + "]",
+                                 "0 <= lo <= hi <= " + std::to_string(cells[a]) + " along " +
+                                     isocost::detail::axis_name(static_cast<int>(a)),
+                                 box_text(b)));
     }
 
   // Exact tiling test: 1_[lo,hi) = Π_a (H(x_a − lo_a) − H(x_a − hi_a)) with

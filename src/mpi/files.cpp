@@ -284,8 +284,9 @@ void write_parts(MPI_Comm comm, const std::string& path, std::int64_t first,
   MPI_Exscan(&count, &before, 1, MPI_INT64_T, MPI_SUM, comm);
   if (rank == 0) before = 0;
   if (problem.empty() && first != before)
-    problem = "first point " + std::to_string(first) + ", expected " + std::to_string(before) +
-              " (the points of the ranks before, in rank order)";
+    problem = isocost::detail::expected_got(
+        "first point", std::to_string(before) + " (the points of the ranks before, in rank order)",
+        std::to_string(first));
   detail::Same same[] = {detail::same_text("path", path)};
   detail::agree(comm, "write_parts", problem, same);
   // Rank 0 names the temporary, beside the file so that the rename stays on

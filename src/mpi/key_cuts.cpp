@@ -261,20 +261,21 @@ std::size_t cuts_before(std::span<const KeyCut> cuts, std::uint64_t key, std::in
 
 std::string check_points(int dims, std::span<const double> coords, std::span<const double> w) {
   using isocost::detail::exact;
-  if (dims < 1 || dims > 3) return std::to_string(dims) + " dimensions, expected 1, 2 or 3";
+  using isocost::detail::expected_got;
+  if (dims < 1 || dims > 3) return expected_got("dims", "1, 2 or 3", std::to_string(dims));
   const auto d = static_cast<std::size_t>(dims);
   if (coords.size() != w.size() * d)
-    return std::to_string(coords.size()) + " coordinates for " + std::to_string(w.size()) +
-           " points in " + std::to_string(dims) + " dimensions, expected " +
-           std::to_string(w.size() * d);
+    return expected_got("coordinates for " + std::to_string(w.size()) + " points in " +
+                            std::to_string(dims) + " dimensions",
+                        std::to_string(w.size() * d), std::to_string(coords.size()));
   for (std::size_t i = 0; i < w.size(); ++i) {
     for (std::size_t a = 0; a < d; ++a)
       if (!std::isfinite(coords[i * d + a]))
-        return "point " + std::to_string(i) + " has coordinate " + std::to_string(a) + " = " +
-               exact(coords[i * d + a]) + ", expected a finite number";
+        return expected_got("coordinate " + std::to_string(a) + " of point " + std::to_string(i),
+                            "a finite number", exact(coords[i * d + a]));
     if (!(w[i] >= 0) || !std::isfinite(w[i]))
-      return "point " + std::to_string(i) + " has weight " + exact(w[i]) +
-             ", expected a finite number >= 0";
+      return expected_got("weight of point " + std::to_string(i), "a finite number >= 0",
+                          exact(w[i]));
   }
   return {};
 }

@@ -38,10 +38,11 @@ std::string check_input(int dims, std::span<const double> coords, std::span<cons
                         const PointsPartitionOptions& options) {
   std::string why;
   if (!options.is_valid(&why)) return "options: " + why;
-  if (dims < 1 || dims > 3) return std::to_string(dims) + " dimensions, expected 1, 2 or 3";
+  if (dims < 1 || dims > 3)
+    return isocost::detail::expected_got("dims", "1, 2 or 3", std::to_string(dims));
   if (P > kMaxParts)
-    return "speeds for " + std::to_string(P) + " parts, expected at most " +
-           std::to_string(kMaxParts);
+    return isocost::detail::expected_got(
+        "speeds", "at most " + std::to_string(kMaxParts) + " parts", std::to_string(P) + " parts");
   return detail::check_points(dims, coords, w);
 }
 

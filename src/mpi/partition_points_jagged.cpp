@@ -21,6 +21,7 @@
 namespace isocost::mpi {
 
 using isocost::detail::exact;
+using isocost::detail::expected_got;
 
 double JaggedPointsPartition::imbalance() const noexcept {
   return ideal_time > 0 ? max_time / ideal_time - 1 : 0;
@@ -36,15 +37,15 @@ std::string JaggedPointsPartition::brief_report() const {
 }
 
 ProcessGrid jagged_points_grid(int P, int dims, std::span<const double> extents) {
-  if (P < 1) throw Error("jagged_points_grid: " + std::to_string(P) + " parts, expected >= 1");
+  if (P < 1) throw Error(expected_got("jagged_points_grid: parts", ">= 1", std::to_string(P)));
   if (dims < 1 || dims > 3)
-    throw Error("jagged_points_grid: " + std::to_string(dims) + " dimensions, expected 1, 2 or 3");
+    throw Error(expected_got("jagged_points_grid: dims", "1, 2 or 3", std::to_string(dims)));
   if (extents.size() != static_cast<std::size_t>(dims))
     throw Error("jagged_points_grid: " + std::to_string(extents.size()) + " extents for " +
                 std::to_string(dims) + " dimensions");
   for (const double e : extents)
     if (!(e >= 0) || !std::isfinite(e))
-      throw Error("jagged_points_grid: extent " + exact(e) + ", expected a finite number >= 0");
+      throw Error(expected_got("jagged_points_grid: extent", "a finite number >= 0", exact(e)));
   std::vector<int> primes;
   for (int p = 2, rest = P; rest > 1; ++p) {
     if (static_cast<long long>(p) * p > rest) p = rest;
@@ -88,7 +89,7 @@ std::string check_input(int dims, std::span<const double> coords, std::span<cons
                         const ProcessGrid* grid, int P, const JaggedPointsOptions& options) {
   std::string why;
   if (!options.is_valid(&why)) return "options: " + why;
-  if (dims < 1 || dims > 3) return std::to_string(dims) + " dimensions, expected 1, 2 or 3";
+  if (dims < 1 || dims > 3) return expected_got("dims", "1, 2 or 3", std::to_string(dims));
   if (grid) {
     try {
       grid->validate(dims);
@@ -96,11 +97,12 @@ std::string check_input(int dims, std::span<const double> coords, std::span<cons
       return e.what();
     }
     if (grid->ranks() != P)
-      return "process grid " + grid->name() + " has " + std::to_string(grid->ranks()) +
-             " ranks but the speeds " + std::to_string(P) + "; expected the same";
+      return expected_got("process grid " + grid->name(),
+                          std::to_string(P) + " ranks, as many as the speeds",
+                          std::to_string(grid->ranks()) + " ranks");
   }
   if (P > kMaxParts)
-    return std::to_string(P) + " parts, expected at most " + std::to_string(kMaxParts);
+    return expected_got("parts", "at most " + std::to_string(kMaxParts), std::to_string(P));
   return detail::check_points(dims, coords, w);
 }
 

@@ -111,11 +111,12 @@ Candidate local_candidate(std::span<const double> pre, std::int64_t first, bool 
 std::string check_weights(std::span<const double> w, std::int64_t first_hint) {
   for (std::size_t i = 0; i < w.size(); ++i)
     if (!(w[i] >= 0) || !std::isfinite(w[i]))
-      return "weight " + exact(w[i]) + " at local cell " + std::to_string(i) +
-             (first_hint >= 0
-                  ? " (global " + std::to_string(first_hint + static_cast<std::int64_t>(i)) + ")"
-                  : "") +
-             ", expected a finite number >= 0";
+      return isocost::detail::expected_got(
+          "weight of local cell " + std::to_string(i) +
+              (first_hint >= 0
+                   ? " (global " + std::to_string(first_hint + static_cast<std::int64_t>(i)) + ")"
+                   : ""),
+          "a finite number >= 0", exact(w[i]));
   return {};
 }
 
@@ -143,8 +144,8 @@ WeightsPartition partition_weights(MPI_Comm comm, std::span<const double> weight
   if (!options.is_valid(&why))
     problem = "options: " + why;
   else if (P > kMaxParts)
-    problem =
-        "speeds for " + std::to_string(P) + " parts, expected at most " + std::to_string(kMaxParts);
+    problem = isocost::detail::expected_got(
+        "speeds", "at most " + std::to_string(kMaxParts) + " parts", std::to_string(P) + " parts");
   else if (!options.all_cuts && P != size)
     problem = "all_cuts false with " + std::to_string(P) + " parts on " + std::to_string(size) +
               " ranks; a rank's own part needs P equal to the communicator's size";

@@ -16,34 +16,37 @@ namespace isocost::mpi {
 
 namespace {
 
+using isocost::detail::expected_got;
+
 std::string check_input(std::int64_t chunks, std::span<const std::int64_t> ids,
                         std::span<const double> costs, std::size_t phases, const Speeds& speeds,
                         int P, const PiecesOptions& options) {
   std::string why;
   if (!options.is_valid(&why)) return "options: " + why;
   if (chunks < 1 || chunks > kMaxParts)
-    return "chunks " + std::to_string(chunks) + ", expected 1 to " + std::to_string(kMaxParts);
-  if (phases == 0) return "0 phases, expected at least 1";
+    return expected_got("chunks", "1 to " + std::to_string(kMaxParts), std::to_string(chunks));
+  if (phases == 0) return expected_got("phases", "at least 1", "0");
   // One MPI_Allreduce carries them all: its count is an int.
   if (static_cast<double>(chunks) * static_cast<double>(phases) > INT_MAX)
-    return "chunks x phases = " + std::to_string(chunks) + " x " + std::to_string(phases) +
-           ", expected at most " + std::to_string(INT_MAX);
+    return expected_got("chunks x phases", "at most " + std::to_string(INT_MAX),
+                        std::to_string(chunks) + " x " + std::to_string(phases));
   if (speeds.ranks() != P)
-    return "speeds for " + std::to_string(speeds.ranks()) + " ranks, expected " +
-           std::to_string(P) + " (the communicator's size)";
+    return expected_got("speeds", std::to_string(P) + " ranks (the communicator's size)",
+                        std::to_string(speeds.ranks()) + " ranks");
   if (costs.size() != ids.size() * phases)
-    return std::to_string(costs.size()) + " costs for " + std::to_string(ids.size()) +
-           " chunks and " + std::to_string(phases) + " phases, expected " +
-           std::to_string(ids.size() * phases);
+    return expected_got("costs for " + std::to_string(ids.size()) + " chunks and " +
+                            std::to_string(phases) + " phases",
+                        std::to_string(ids.size() * phases), std::to_string(costs.size()));
   for (std::size_t i = 0; i < ids.size(); ++i) {
     if (ids[i] < 0 || ids[i] >= chunks)
-      return "chunk id " + std::to_string(ids[i]) + " at " + std::to_string(i) +
-             ", expected 0 to " + std::to_string(chunks - 1);
+      return expected_got("chunk id at " + std::to_string(i), "0 to " + std::to_string(chunks - 1),
+                          std::to_string(ids[i]));
     for (std::size_t p = 0; p < phases; ++p) {
       const double v = costs[i * phases + p];
       if (!(v >= 0) || !std::isfinite(v))
-        return "cost of chunk " + std::to_string(ids[i]) + " in phase " + std::to_string(p) +
-               " = " + isocost::detail::exact(v) + ", expected a finite number >= 0";
+        return expected_got(
+            "cost of chunk " + std::to_string(ids[i]) + " in phase " + std::to_string(p),
+            "a finite number >= 0", isocost::detail::exact(v));
     }
   }
   return {};

@@ -105,9 +105,10 @@ void contribute(const LoadMonitor& m, const std::string& given, double bytes, do
   if (problem.empty() && m.step_open())
     problem = "decide() called inside an open step";
   else if (problem.empty() && (!(load >= 0) || !std::isfinite(load)))
-    problem = "load " + exact(load) + ", expected a finite number >= 0";
+    problem = isocost::detail::expected_got("load", "a finite number >= 0", exact(load));
   else if (problem.empty() && (!(bytes >= 0) || !std::isfinite(bytes)))
-    problem = "bytes per element " + exact(bytes) + ", expected a finite number >= 0";
+    problem =
+        isocost::detail::expected_got("bytes per element", "a finite number >= 0", exact(bytes));
   const double f = static_cast<double>(phases.size());
   const double values[] = {load,  load,  load, problem.empty() ? 0.0 : 1.0, f, f, f, 0.0, bytes,
                            bytes, bytes, 0.0};

@@ -19,26 +19,26 @@ namespace {
 
 using detail::check_comm;
 using isocost::detail::exact;
+using isocost::detail::expected_got;
 
 void agree(MPI_Comm comm, const char* what, const std::string& problem) {
   detail::agree(comm, what, problem);
 }
 
 std::string check_interval(double lo, double hi, double dt) {
-  if (!std::isfinite(lo) || !std::isfinite(hi))
-    return "range [" + exact(lo) + ", " + exact(hi) + "), expected finite ends";
-  if (hi < lo) return "range [" + exact(lo) + ", " + exact(hi) + "), expected lo <= hi";
-  if (!std::isfinite(dt)) return "time " + exact(dt) + ", expected a finite value";
+  const std::string range = "[" + exact(lo) + ", " + exact(hi) + ")";
+  if (!std::isfinite(lo) || !std::isfinite(hi)) return expected_got("range", "finite ends", range);
+  if (hi < lo) return expected_got("range", "lo <= hi", range);
+  if (!std::isfinite(dt)) return expected_got("time", "a finite value", exact(dt));
   if (hi > lo && dt <= 0)
-    return "time " + exact(dt) + " for the non-empty range [" + exact(lo) + ", " + exact(hi) +
-           "), expected > 0";
-  if (dt < 0) return "time " + exact(dt) + ", expected >= 0";
+    return expected_got("time for the non-empty range " + range, "> 0", exact(dt));
+  if (dt < 0) return expected_got("time", ">= 0", exact(dt));
   return {};
 }
 
 std::string check_time(double time) {
   if (!std::isfinite(time) || time < 0)
-    return "time " + exact(time) + ", expected a finite value >= 0";
+    return expected_got("time", "a finite value >= 0", exact(time));
   return {};
 }
 
@@ -93,7 +93,7 @@ Speeds calibrate_speeds(MPI_Comm comm, double seconds) {
   check_comm(comm, "calibrate_speeds");
   std::string problem;
   if (!std::isfinite(seconds) || !(seconds > 0))
-    problem = "calibration time " + exact(seconds) + " s, expected a finite time > 0";
+    problem = expected_got("calibration time", "a finite time > 0", exact(seconds) + " s");
   agree(comm, "calibrate_speeds", problem);
   int size = 0;
   MPI_Comm_size(comm, &size);

@@ -22,6 +22,7 @@ namespace isocost::mpi {
 namespace {
 
 using isocost::detail::exact;
+using isocost::detail::expected_got;
 using i64 = std::int64_t;
 using u64 = std::uint64_t;
 
@@ -66,25 +67,26 @@ std::string check_input(int P, const ProcessGraph& graph, std::span<const Task> 
   std::string e;
   if (!options.is_valid(&e)) return "options." + e;
   if (options.migration.max_mpi_count <= P)
-    return "options.migration.max_mpi_count = " + std::to_string(options.migration.max_mpi_count) +
-           ", expected more than P = " + std::to_string(P);
+    return expected_got("options.migration.max_mpi_count", "more than P = " + std::to_string(P),
+                        std::to_string(options.migration.max_mpi_count));
   try {
     graph.validate();
   } catch (const Error& x) {
     return std::string("graph: ") + x.what();
   }
   if (graph.nodes != P)
-    return "graph has " + std::to_string(graph.nodes) + " nodes, expected " + std::to_string(P) +
-           " (one per rank of the communicator)";
+    return expected_got("graph", std::to_string(P) + " nodes (one per rank of the communicator)",
+                        std::to_string(graph.nodes) + " nodes");
   if (auto m = detail::empty_callbacks(cb); !m.empty()) return m;
   // Three 64-bit words per task travel in one MPI_Allgatherv (int counts).
   if (tasks.size() > static_cast<std::size_t>(INT_MAX / 3))
-    return "my_tasks holds " + std::to_string(tasks.size()) + " tasks, expected at most " +
-           std::to_string(INT_MAX / 3);
+    return expected_got("my_tasks", "at most " + std::to_string(INT_MAX / 3) + " tasks",
+                        std::to_string(tasks.size()) + " tasks");
   for (std::size_t k = 0; k < tasks.size(); ++k)
     if (!std::isfinite(tasks[k].load) || tasks[k].load < 0)
-      return "my_tasks[" + std::to_string(k) + "] (id " + std::to_string(tasks[k].id) +
-             "): load = " + exact(tasks[k].load) + ", expected a finite number >= 0";
+      return expected_got(
+          "my_tasks[" + std::to_string(k) + "] (id " + std::to_string(tasks[k].id) + "): load",
+          "a finite number >= 0", exact(tasks[k].load));
   std::vector<i64> ids;
   ids.reserve(tasks.size());
   for (const auto& t : tasks) ids.push_back(t.id);
@@ -105,9 +107,11 @@ std::vector<std::vector<Task>> gather_tasks(MPI_Comm comm, int P, std::span<cons
   i64 total = 0;
   for (int c : counts) total += c;
   if (total > INT_MAX / 3)
-    throw Error(std::string(kWhat) + ": " + std::to_string(total) +
-                " tasks over all ranks, expected at most " + std::to_string(INT_MAX / 3) +
-                " (every rank holds every task's id and load while planning)");
+    throw Error(std::string(kWhat) + ": " +
+                expected_got("tasks over all ranks",
+                             "at most " + std::to_string(INT_MAX / 3) +
+                                 " (every rank holds every task's id and load while planning)",
+                             std::to_string(total)));
 
   std::vector<u64> out(3 * mine.size());
   for (std::size_t k = 0; k < mine.size(); ++k) {
@@ -277,8 +281,8 @@ TaskBalanceResult balance_tasks(MPI_Comm comm, const ProcessGraph& graph,
     if (max_views[0] != ~max_views[1])
       problem = "the ranks' plans disagree on where the tasks are";
     else if (total_sums[0] != static_cast<u64>(r.tasks))
-      problem = "the ranks hold " + std::to_string(total_sums[0]) + " tasks, expected " +
-                std::to_string(r.tasks);
+      problem = expected_got("tasks the ranks hold", std::to_string(r.tasks),
+                             std::to_string(total_sums[0]));
     else if (total_sums[1] != id_sum)
       problem = "the set of task ids changed";
     else if (total_sums[2] != max_views[0])

@@ -141,13 +141,15 @@ void validate(const Figure& f) {
       throw Error("plot: series '" + s.title + "' has " + std::to_string(s.x.size()) +
                   " x values but " + std::to_string(s.y.size()) + " y values");
     if (!is_known_style(s.style))
-      throw Error("plot: series '" + s.title + "': unknown style '" + s.style +
-                  "', expected lines, points, linespoints, boxes, impulses, steps, fsteps or "
-                  "histeps");
+      throw Error("plot: series '" + s.title + "': " +
+                  detail::expected_got("style",
+                                       "lines, points, linespoints, boxes, impulses, steps, "
+                                       "fsteps or histeps",
+                                       detail::quote(s.style)));
   }
   if (f.horizontal_line && !std::isfinite(*f.horizontal_line))
-    throw Error("plot: horizontal line at " + num(*f.horizontal_line) +
-                ", expected a finite value");
+    throw Error(
+        detail::expected_got("plot: horizontal line", "a finite value", num(*f.horizontal_line)));
   if (f.horizontal_line && f.logy && *f.horizontal_line <= 0)
     throw Error("plot: horizontal line at " + num(*f.horizontal_line) +
                 " cannot be drawn on a logarithmic y axis");

@@ -242,8 +242,9 @@ TEST(CDecompose, EveryBadArgumentNamesItself) {
                 {"isocost_density_grid: grid density box: y range needs lo < hi"});
   auto negative = w;
   negative[7] = -1;
-  ExpectFailure(isocost_density_grid(negative.data(), 2, cells.data(), nullptr, nullptr, &out), bad,
-                {"isocost_density_grid: ", "weight of cell (2, 1) is -1"});
+  ExpectFailure(
+      isocost_density_grid(negative.data(), 2, cells.data(), nullptr, nullptr, &out), bad,
+      {"isocost_density_grid: ", "weight of cell (2, 1): expected a finite value >= 0, got -1"});
   const std::vector<double> zeros(200, 0.0);
   ExpectFailure(isocost_density_grid(zeros.data(), 2, cells.data(), nullptr, nullptr, &out), bad,
                 {"zero"});
@@ -343,8 +344,9 @@ TEST(CMetrics, EveryBadArgumentNamesItself) {
   ExpectFailure(isocost_imbalance(nullptr, 3, &out), bad, {"isocost_imbalance: loads is NULL"});
   ExpectFailure(isocost_imbalance(loads, 3, nullptr), bad, {"isocost_imbalance: out is NULL"});
   ExpectFailure(isocost_imbalance(loads, 0, &out), bad, {"n: expected an integer >= 1, got 0"});
-  ExpectFailure(isocost_imbalance(loads, 3, &out), bad,
-                {"isocost_imbalance: loads: load of rank 1 = -2"});
+  ExpectFailure(
+      isocost_imbalance(loads, 3, &out), bad,
+      {"isocost_imbalance: loads: load of rank 1: expected a finite number >= 0, got -2"});
   ExpectFailure(isocost_imbalance(zeros, 2, &out), bad, {"all loads are zero"});
   EXPECT_EQ(out, -1);
 
@@ -360,8 +362,9 @@ TEST(CMetrics, EveryBadArgumentNamesItself) {
   ExpectFailure(isocost_phase_stats(times, 2, -1, nullptr, &total, nullptr, nullptr), bad,
                 {"phases: expected an integer >= 1, got -1"});
   const double negative[] = {1, 2, -3, 4};
-  ExpectFailure(isocost_phase_stats(negative, 2, 2, nullptr, &total, nullptr, nullptr), bad,
-                {"isocost_phase_stats: phase '0': load of rank 1 = -3"});
+  ExpectFailure(
+      isocost_phase_stats(negative, 2, 2, nullptr, &total, nullptr, nullptr), bad,
+      {"isocost_phase_stats: phase '0': load of rank 1: expected a finite number >= 0, got -3"});
   const double all_zero[] = {0, 0, 0, 0};
   ExpectFailure(isocost_phase_stats(all_zero, 2, 2, nullptr, &total, nullptr, nullptr), bad,
                 {"zero"});

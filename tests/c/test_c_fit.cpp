@@ -266,7 +266,7 @@ TEST(CFit, EveryBadArgumentNamesItself) {
   ExpectFailure(isocost_fit(lo, hi, dt, -3, "power", &out, &s), bad,
                 {"count: expected an integer >= 1, got -3"});
   ExpectFailure(isocost_fit(lo, hi, dt, n, "sieve2", &out, &s), bad,
-                {"isocost_fit: unknown model 'sieve2'", "poly:N"});
+                {"isocost_fit: model: expected sieve", "poly:N", "got 'sieve2'"});
   ExpectFailure(isocost_fit(lo, hi, dt, n, "poly:11", &out, &s), bad,
                 {"model 'poly:11': expected poly:N with N an integer in [1, 10]"});
   ExpectFailure(isocost_fit(lo, hi, dt, n, "expr:", &out, &s), bad, {"needs a formula"});

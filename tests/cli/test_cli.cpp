@@ -80,7 +80,7 @@ const BadCase kBadInputCases[] = {
      {"A=-1"}},
     {"PolynomialDecreasing",
      {"cut", "--model", "polynomial", "--param", "c1=1,c2=-1", "--domain", "0:1", "--ranks", "2"},
-     {"t'(x) = -1", "x=1"}},  // t' = 1 - 2x is least at x = 1
+     {"t'(1): expected a value >= 0", "got -1"}},  // t' = 1 - 2x is least at x = 1
     {"PolynomialUnknownCoefficient",
      {"cut", "--model", "polynomial", "--param", "c33=1", "--domain", "0:1", "--ranks", "2"},
      {"'c33'"}},

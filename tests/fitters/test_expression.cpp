@@ -278,8 +278,10 @@ TEST(ExpressionModel, DecreasingFormulaIsRejected) {
       [] {
         isocost::expression_model("A*x^2+B*x", {{"A", 2.0}, {"B", -10.0}}, 0, 5);
       },
-      {"expression model 'A*x^2+B*x'", "decreases", "nondecreasing"});
-  expect_error([] { isocost::expression_model("-x", {}, 0, 1); }, {"decreases"});
+      {"expression model 'A*x^2+B*x': t(",
+       "expected a value >= 0 (t before it; t must be nondecreasing), got -"});
+  expect_error([] { isocost::expression_model("-x", {}, 0, 1); },
+               {"expected a value >= 0 (t before it; t must be nondecreasing), got -"});
 }
 
 TEST(ExpressionModel, NonFiniteValuesAreRejected) {

@@ -377,11 +377,13 @@ TEST(FitSpec, NamesRoundTrip) {
        {"sieve", "sieve+c", "power", "poly:3", "exp", "expr:A*x^p", "pchip", "makima"})
     EXPECT_EQ(isocost::parse_fit_spec(n).name(), n);
   EXPECT_EQ(isocost::parse_fit_spec("poly:4").degree, 4);
-  expect_error([] { isocost::parse_fit_spec("cubic"); }, {"unknown model 'cubic'", "poly:N"});
+  expect_error([] { isocost::parse_fit_spec("cubic"); },
+               {"model: expected sieve", "poly:N", "got 'cubic'"});
   expect_error([] { isocost::parse_fit_spec("poly:0"); }, {"poly:N"});
   expect_error([] { isocost::parse_fit_spec("poly:2.5"); }, {"poly:N"});
   expect_error([] { isocost::parse_fit_spec("expr:"); }, {"needs a formula"});
-  expect_error([] { isocost::parse_fit_loss("l1"); }, {"unknown loss 'l1'"});
+  expect_error([] { isocost::parse_fit_loss("l1"); },
+               {"loss: expected none, huber or cauchy, got 'l1'"});
 }
 
 TEST(Fit, BadInputIsAnError) {

@@ -278,7 +278,8 @@ TEST(MeshCommunicator, BadDimsThrowOnEveryRank) {
   const int P = size_of(MPI_COMM_WORLD), rank = rank_of(MPI_COMM_WORLD);
   auto msg = error_of([&] { make_cart(MPI_COMM_WORLD, {P + 1}, false); });
   expect_has(msg, "mesh_communicator: invalid input on " + std::to_string(P) + " rank");
-  expect_has(msg, "expected the communicator size " + std::to_string(P));
+  expect_has(msg, "expected " + std::to_string(P) + " nodes (the communicator size), got " +
+                      std::to_string(P + 1) + " nodes");
   expect_in_step(MPI_COMM_WORLD);
   msg = error_of([&] { make_cart(MPI_COMM_WORLD, {0, P + 1}, false); });
   expect_has(msg, "does not divide");
@@ -314,7 +315,7 @@ TEST(MpiDiffusion, BadLoadsThrowTheSameErrorOnEveryRank) {
     // A negative load on the last rank.
     auto msg = error_of([&] { isocost::mpi::diffuse(cart, rank == P - 1 ? -1.0 : 1.0, o); });
     expect_has(msg, "diffuse: invalid input on 1 rank (rank " + std::to_string(P - 1) +
-                        ": load -1, expected a finite number >= 0)");
+                        ": load: expected a finite number >= 0, got -1)");
     expect_in_step(cart);
     // NaN on rank 0, infinity on every other even rank.
     msg = error_of([&] {
@@ -326,13 +327,14 @@ TEST(MpiDiffusion, BadLoadsThrowTheSameErrorOnEveryRank) {
     });
     const int bad = (P + 1) / 2;
     expect_has(msg, bad == 1 ? "1 rank (" : std::to_string(bad) + " ranks (");
-    expect_has(msg, "rank 0: load nan");
-    // Ranks with the same problem are grouped: "ranks 2, 4, 6: load inf".
+    expect_has(msg, "rank 0: load: expected a finite number >= 0, got nan");
+    // Ranks with the same problem are grouped: "ranks 2, 4, 6: load: expected …, got
+    // inf".
     if (P > 4) {
       expect_has(msg, "ranks 2, 4");
-      expect_has(msg, ": load inf");
+      expect_has(msg, ": load: expected a finite number >= 0, got inf");
     } else if (P > 2) {
-      expect_has(msg, "rank 2: load inf");
+      expect_has(msg, "rank 2: load: expected a finite number >= 0, got inf");
     }
     expect_in_step(cart);
     // All zero: every rank sees the same gathered loads.
@@ -351,7 +353,9 @@ TEST(MpiDiffusion, BadOptionsThrowTheSameErrorOnEveryRank) {
   o.alpha = 1.5;
   auto msg = error_of([&] { isocost::mpi::diffuse(cart, rank == 0 ? -2.0 : 1.0, o); });
   expect_has(msg, P == 1 ? "1 rank (" : std::to_string(P) + " ranks (");
-  expect_has(msg, "rank 0: alpha: expected a number in (0, 1), got 1.5, load -2");
+  expect_has(msg,
+             "rank 0: alpha: expected a number in (0, 1), got 1.5; load: expected a finite number "
+             ">= 0, got -2");
   expect_in_step(cart);
   // Alpha valid but different on the last rank.
   o.alpha = rank == P - 1 ? 0.1 : 0.05;

@@ -26,11 +26,13 @@ TEST(BlockDistribution, ValidatesOffsets) {
   std::string e;
   EXPECT_TRUE((BlockDistribution{{0, 3, 3, 10}}).is_valid(&e)) << e;
   EXPECT_FALSE((BlockDistribution{{0, 5, 3, 10}}).is_valid(&e));
-  expect_has(e, "offsets[2] = 3 < offsets[1] = 5");
+  expect_has(e,
+             "offsets[2]: expected a value >= 5 (offsets[1]; nondecreasing offsets: blocks must "
+             "not overlap), got 3");
   EXPECT_FALSE((BlockDistribution{{1, 5}}).is_valid(&e));
-  expect_has(e, "offsets[0] = 1, expected 0");
+  expect_has(e, "offsets[0]: expected 0, got 1");
   EXPECT_FALSE((BlockDistribution{{0}}).is_valid(&e));
-  expect_has(e, "expected P + 1 >= 2");
+  expect_has(e, "offsets: expected P + 1 >= 2 of them, got 1");
   EXPECT_THROW((BlockDistribution{{0, -1}}).validate(), isocost::Error);
 
   const auto u = BlockDistribution::uniform(10, 4);
@@ -94,7 +96,7 @@ TEST(BoxDistribution, ValidatesTilings) {
   auto outside = d;
   outside.boxes[1].hi[0] = 5;
   EXPECT_FALSE(outside.is_valid(&e));
-  expect_has(e, "boxes[1] = [2, 5) x [0, 2) x [0, 1): along x expected 0 <= lo <= hi <= 4");
+  expect_has(e, "boxes[1]: expected 0 <= lo <= hi <= 4 along x, got [2, 5) x [0, 2) x [0, 1)");
 
   auto inverted = d;
   inverted.boxes[3] = {{1, 0, 0}, {0, 0, 0}};
@@ -104,7 +106,7 @@ TEST(BoxDistribution, ValidatesTilings) {
   auto flat = d;
   flat.cells[2] = 0;
   EXPECT_FALSE(flat.is_valid(&e));
-  expect_has(e, "cells along z = 0, expected >= 1");
+  expect_has(e, "cells along z: expected >= 1, got 0");
 
   // 3-D: 2x2x2 octants tile; dropping one leaves a gap of 8 cells.
   BoxDistribution c;

@@ -129,11 +129,12 @@ std::vector<EntryPoint> block_entry_points(i64 n) {
                false, false,
                // Empty local data share no storage with anything.
                [=](int b) { return uniform.count(b) > 0; }});
-  t.push_back({"redistribute_arrays", "the arrays hold", [=](bool faulty) {
-                 auto a = local_values(uniform);
-                 std::vector<int> b(a.size() + (faulty ? 1 : 0));
-                 isocost::mpi::redistribute_arrays(MPI_COMM_WORLD, uniform, shifted, {}, a, b);
-               }});
+  t.push_back(
+      {"redistribute_arrays", "the arrays' lengths: expected equal lengths", [=](bool faulty) {
+         auto a = local_values(uniform);
+         std::vector<int> b(a.size() + (faulty ? 1 : 0));
+         isocost::mpi::redistribute_arrays(MPI_COMM_WORLD, uniform, shifted, {}, a, b);
+       }});
   t.push_back({"exchange (destinations)", "goes to rank", [=](bool faulty) {
                  auto a = local_values(uniform);
                  std::vector<int> to(a.size(), P - 1);
@@ -207,7 +208,8 @@ std::vector<EntryPoint> block_entry_points(i64 n) {
                    b.maybe_rebalance(a);
                  }
                }});
-  t.push_back({"BlockBalancer::apply (arrays of unequal lengths)", "the arrays hold",
+  t.push_back({"BlockBalancer::apply (arrays of unequal lengths)",
+               "the arrays' lengths: expected equal lengths",
                [=](bool faulty) {
                  BlockBalancer b(MPI_COMM_WORLD, shifted, block_options());
                  const BlockPlan plan = first_check(b);
@@ -357,7 +359,8 @@ TEST(MpiFaults, GridAndBoxEntryPoints) {
   t.push_back({"gather_load_stats", "time", [&](bool faulty) {
                  isocost::mpi::gather_load_stats(MPI_COMM_WORLD, faulty ? -1.0 : 1.0);
                }});
-  t.push_back({"balance_tasks (a task load)", "load = ", [&](bool faulty) {
+  t.push_back({"balance_tasks (a task load)", "load: expected a finite number >= 0, got nan",
+               [&](bool faulty) {
                  std::vector<isocost::Task> tasks{{rank_of(), faulty ? kNaN : 1.0, false}};
                  isocost::testing::TaskStore store;
                  store.items[rank_of()] = "x";

@@ -181,7 +181,8 @@ TEST_F(Files, BadFilesAreTheSameErrorOnEveryRank) {
     out.write(reinterpret_cast<const char*>(w.data()), static_cast<std::streamsize>(8 * n));
   });
   const std::string expected = serial_message([&] { read_weights(nan_file); });
-  expect_has(expected, "byte 396: grid density: weight of cell (47) is nan");
+  expect_has(expected,
+             "byte 396: grid density: weight of cell (47): expected a finite value >= 0, got nan");
   std::string msg = error_of([&] { mpi::read_weights(MPI_COMM_WORLD, nan_file); });
   EXPECT_EQ(msg, expected);
   expect_agreed_error(msg, "cell (47)");
@@ -212,7 +213,7 @@ TEST_F(Files, BadFilesAreTheSameErrorOnEveryRank) {
   const auto text =
       on_root("bad.csv", [&](const std::string& p) { std::ofstream(p) << "1,2,3\n4,5,-6\n"; });
   msg = error_of([&] { mpi::read_points(MPI_COMM_WORLD, text); });
-  expect_agreed_error(msg, text + ":2: weight -6, expected a value >= 0");
+  expect_agreed_error(msg, text + ":2: weight: expected a value >= 0, got -6");
 
   // A path that differs between ranks is named, not read.
   if (size_of() > 1) {

@@ -216,13 +216,14 @@ TEST(PartitionPoints, BadInputFailsOnEveryRank) {
   if (rank_of() == last && !p.w.empty()) p.xyz[1] = std::numeric_limits<double>::infinity();
   std::string e = error_of([&] { partition_points(MPI_COMM_WORLD, 2, p.xyz, p.w, s); });
   expect_has(e, "partition_points");
-  expect_has(e, "rank " + std::to_string(last) + ": point 0 has coordinate 1 = inf");
+  expect_has(e, "rank " + std::to_string(last) +
+                    ": coordinate 1 of point 0: expected a finite number, got inf");
   expect_in_step();
 
   p = draw(2, 100, false);
   if (rank_of() == last && !p.w.empty()) p.w[0] = -2;
   e = error_of([&] { partition_points(MPI_COMM_WORLD, 2, p.xyz, p.w, s); });
-  expect_has(e, "point 0 has weight -2, expected a finite number >= 0");
+  expect_has(e, "weight of point 0: expected a finite number >= 0, got -2");
   expect_in_step();
 
   p = draw(2, 100, false);
@@ -237,7 +238,7 @@ TEST(PartitionPoints, BadInputFailsOnEveryRank) {
     expect_in_step();
   }
   e = error_of([&] { partition_points(MPI_COMM_WORLD, 4, {}, {}, s); });
-  expect_has(e, "4 dimensions, expected 1, 2 or 3");
+  expect_has(e, "dims: expected 1, 2 or 3, got 4");
   expect_in_step();
   e = error_of([&] { partition_points(MPI_COMM_WORLD, 2, {}, {}, s); });
   expect_has(e, "no rank holds a point");

@@ -370,13 +370,14 @@ TEST(PartitionPointsJagged, BadInputFailsOnEveryRank) {
   JaggedPoints p = draw(2, 100, Pattern::uniform, Layout::round_robin);
   if (rank_of() == last) p.xyz[1] = std::numeric_limits<double>::quiet_NaN();
   expect_agreed_error(run(2, p, g, s),
-                      "rank " + std::to_string(last) + ": point 0 has coordinate 1 = nan");
+                      "rank " + std::to_string(last) +
+                          ": coordinate 1 of point 0: expected a finite number, got nan");
   p = draw(2, 100, Pattern::uniform, Layout::round_robin);
   if (rank_of() == last) p.w[0] = std::numeric_limits<double>::infinity();
-  expect_agreed_error(run(2, p, g, s), "point 0 has weight inf");
+  expect_agreed_error(run(2, p, g, s), "weight of point 0: expected a finite number >= 0, got inf");
   p = draw(2, 100, Pattern::uniform, Layout::round_robin);
   if (rank_of() == last) p.w[0] = -1;
-  expect_agreed_error(run(2, p, g, s), "point 0 has weight -1, expected a finite number >= 0");
+  expect_agreed_error(run(2, p, g, s), "weight of point 0: expected a finite number >= 0, got -1");
   p = draw(2, 100, Pattern::uniform, Layout::round_robin);
   if (rank_of() == last) p.w.pop_back();
   expect_agreed_error(run(2, p, g, s), "coordinates for");
@@ -384,12 +385,13 @@ TEST(PartitionPointsJagged, BadInputFailsOnEveryRank) {
   const JaggedPoints zero{{0.5, 0.5}, {0.0}, {0}};
   expect_agreed_error(run(2, zero, g, s), "all weights are zero");
   p = draw(2, 100, Pattern::uniform, Layout::round_robin);
-  expect_agreed_error(run(2, p, g, Speeds::uniform(5)), "has 4 ranks but the speeds 5");
+  expect_agreed_error(run(2, p, g, Speeds::uniform(5)),
+                      "expected 5 ranks, as many as the speeds, got 4 ranks");
   expect_agreed_error(run(2, p, ProcessGrid{{2, 2}, {0, 0}}, s), "cut twice");
   expect_agreed_error(run(2, p, ProcessGrid{{2, 2}, {0, 2}}, s), "does not exist");
-  expect_agreed_error(run(4, JaggedPoints{}, g, s), "4 dimensions, expected 1, 2 or 3");
+  expect_agreed_error(run(4, JaggedPoints{}, g, s), "dims: expected 1, 2 or 3, got 4");
   expect_agreed_error(run(2, p, ProcessGrid{{10'000'001}, {0}}, Speeds::uniform(10'000'001)),
-                      "parts, expected at most 10000000");
+                      "parts: expected at most 10000000, got 10000001");
   isocost::mpi::JaggedPointsOptions o;
   o.buckets = 1;
   expect_agreed_error(run(2, p, g, s, o), "buckets: expected an integer in [2, 65536], got 1");

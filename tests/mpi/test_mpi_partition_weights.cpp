@@ -131,14 +131,15 @@ TEST(PartitionWeights, BadInputFailsOnEveryRank) {
   expect_has(e, "partition_weights");
   expect_has(e, "rank " + std::to_string(last));
   // Layout 0 starts rank q at cell 100·q/R.
-  expect_has(e, "weight nan at local cell 3 (global " + std::to_string(100 * last / R + 3) +
-                    "), expected a finite number >= 0");
+  expect_has(e, "weight of local cell 3 (global " + std::to_string(100 * last / R + 3) +
+                    "): expected a finite number >= 0, got nan");
   expect_in_step();
 
   w = mine(pattern("step", 100), 0);
   if (rank_of() == last) w[0] = -1;
   e = error_of([&] { partition_weights(MPI_COMM_WORLD, w, s); });
-  expect_has(e, "weight -1 at local cell 0");
+  expect_has(e, "weight of local cell 0");
+  expect_has(e, "expected a finite number >= 0, got -1");
   expect_in_step();
 
   const std::vector<double> zeros(3, 0.0);

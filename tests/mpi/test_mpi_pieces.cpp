@@ -116,13 +116,13 @@ TEST(MpiPlanPieces, BadInputOnOneRankFailsOnEveryRank) {
       error_of([&] { isocost::mpi::plan_pieces(MPI_COMM_WORLD, kChunks, ids, costs, 2, speeds); });
   expect_has(e, "plan_pieces");
   expect_has(e, "rank " + std::to_string(last));
-  expect_has(e, "chunk id 96 at 0, expected 0 to 95");
+  expect_has(e, "chunk id at 0: expected 0 to 95, got 96");
   expect_in_step();
 
   ids = {0};
   costs = {1, rank_of() == last ? -2.0 : 1.0};
   e = error_of([&] { isocost::mpi::plan_pieces(MPI_COMM_WORLD, kChunks, ids, costs, 2, speeds); });
-  expect_has(e, "cost of chunk 0 in phase 1 = -2, expected a finite number >= 0");
+  expect_has(e, "cost of chunk 0 in phase 1: expected a finite number >= 0, got -2");
   expect_in_step();
 
   costs = {1, 1};
@@ -137,8 +137,9 @@ TEST(MpiPlanPieces, BadInputOnOneRankFailsOnEveryRank) {
     isocost::mpi::plan_pieces(MPI_COMM_WORLD, kChunks, ids, costs, 2,
                               Speeds::uniform(size_of() + 1));
   });
-  expect_has(e, "speeds for " + std::to_string(size_of() + 1) + " ranks, expected " +
-                    std::to_string(size_of()));
+  expect_has(e, "speeds: expected " + std::to_string(size_of()) +
+                    " ranks (the communicator's size), got " + std::to_string(size_of() + 1) +
+                    " ranks");
   expect_in_step();
 
   // Every cost 0: the serial plan's own error, alike on every rank.

@@ -422,7 +422,8 @@ TEST(RedistributeErrors, BadInputOnOneRankThrowsTheSameErrorEverywhere) {
   auto bad = to;
   if (rank == last) bad.offsets = {0};
   std::string msg = run(from, bad, local);
-  expect_agreed_error(msg, "rank " + std::to_string(last) + ": to: 1 offsets, expected P + 1 >= 2");
+  expect_agreed_error(
+      msg, "rank " + std::to_string(last) + ": to: offsets: expected P + 1 >= 2 of them, got 1");
   if (rank == last && P > 1) {
     bad = to;
     std::swap(bad.offsets[0], bad.offsets[1]);

@@ -74,7 +74,7 @@ TEST(GatherSamples, BadInputOnOneRankThrowsOnEveryRank) {
     const char* expect;  // part of the message
   };
   const Case cases[] = {
-      {"negative time", 0, 1, -1, "time -1"},
+      {"negative time", 0, 1, -1, "time for the non-empty range [0, 1): expected > 0, got -1"},
       {"zero time for a non-empty range", 0, 1, 0, "expected > 0"},
       {"NaN time", 0, 1, nan, "finite"},
       {"infinite end", 0, std::numeric_limits<double>::infinity(), 1, "finite ends"},
@@ -106,7 +106,9 @@ TEST(GatherSamples, EveryBadRankIsNamed) {
             std::string::npos)
       << message;
   for (int r = 0; r < size; r += 2)
-    EXPECT_NE(message.find("rank " + std::to_string(r) + ": time " + std::to_string(-r - 1)),
+    EXPECT_NE(message.find("rank " + std::to_string(r) + ": time for the non-empty range [" +
+                           std::to_string(10 * r) + ", " + std::to_string(10 * r + 10) +
+                           "): expected > 0, got " + std::to_string(-r - 1)),
               std::string::npos)
         << message;
   expect_gathered_in_step(comm);
@@ -138,7 +140,9 @@ TEST(GatherSamples, WorksOnASubCommunicator) {
       EXPECT_EQ(s.intervals()[static_cast<std::size_t>(r)].dt, 1.0 + 2 * r + rank % 2);
   });
   if (rank % 2 == 1)
-    EXPECT_NE(message.find("rank 0: time -1"), std::string::npos) << message;
+    EXPECT_NE(message.find("rank 0: time for the non-empty range [0, 1): expected > 0, got -1"),
+              std::string::npos)
+        << message;
   else
     EXPECT_EQ(message, "");
   MPI_Comm_free(&half);
@@ -218,7 +222,9 @@ TEST(GatherLoadStats, BadTimeOrAllZeroThrowsOnEveryRank) {
   const int rank = rank_of(comm);
   auto message =
       error_of([&] { (void)isocost::mpi::gather_load_stats(comm, rank == 0 ? -2.0 : 1.0); });
-  EXPECT_NE(message.find("gather_load_stats: invalid input on 1 rank (rank 0: time -2"),
+  EXPECT_NE(message.find(
+                "gather_load_stats: invalid input on 1 rank (rank 0: time: expected a finite value "
+                ">= 0, got -2"),
             std::string::npos)
       << message;
   expect_gathered_in_step(comm);

@@ -459,8 +459,9 @@ TEST(BalanceTasks, BadInputOnOneRankThrowsTheSameErrorEverywhere) {
   // A graph without one node per rank, on the last rank only.
   const auto wrong = isocost::mesh_graph({P + 1}, false);
   auto msg = run(rank == last ? wrong : graph, original, store.callbacks(), {});
-  expect_agreed_error(msg, on_last + "graph has " + std::to_string(P + 1) + " nodes, expected " +
-                               std::to_string(P) + " (one per rank of the communicator)");
+  expect_agreed_error(msg, on_last + "graph: expected " + std::to_string(P) +
+                               " nodes (one per rank of the communicator), got " +
+                               std::to_string(P + 1) + " nodes");
   expect_has(msg, "balance_tasks: invalid input on 1 rank");
   // A NaN load and a negative load on the last rank.
   for (double bad : {std::nan(""), -1.0}) {
@@ -469,8 +470,8 @@ TEST(BalanceTasks, BadInputOnOneRankThrowsTheSameErrorEverywhere) {
     msg = run(graph, mine, store.callbacks(), {});
     expect_agreed_error(msg, on_last + "my_tasks[" +
                                  std::to_string(tasks[static_cast<std::size_t>(last)].size()) +
-                                 "] (id 999999): load = " + (bad < 0 ? "-1" : "nan") +
-                                 ", expected a finite number >= 0");
+                                 "] (id 999999): load: expected a finite number >= 0, got " +
+                                 (bad < 0 ? "-1" : "nan"));
   }
   // An id twice on the last rank.
   {

@@ -27,7 +27,7 @@ bool parse_number(std::string_view text, double& value);
 
 /// The one phrasing of a value that is not what was expected (error.hpp):
 /// "NAME: expected EXPECTED, got GOT", e.g. "ranks: expected an integer >= 1,
-/// got 0". Options validation, the number checks and the C API use it.
+/// got 0". Every message about a bad value is worded through it.
 std::string expected_got(std::string_view name, std::string_view expected, std::string_view got);
 
 /// "x", "y" or "z": the name of axis `a` (0, 1 or 2) in messages and files.

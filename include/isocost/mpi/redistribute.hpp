@@ -48,6 +48,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "isocost/detail/text.hpp"
 #include "isocost/mpi/distribution.hpp"
 #include "isocost/mpi/transfer_options.hpp"
 #include "isocost/options.hpp"
@@ -135,7 +136,8 @@ std::string check_arrays(std::size_t& count, const std::vector<T>&... arrays) {
     equal = equal && s == count;
     lengths += (lengths.empty() ? "" : ", ") + std::to_string(s);
   }
-  return equal ? std::string() : "the arrays hold " + lengths + " elements, expected equal lengths";
+  return equal ? std::string()
+               : isocost::detail::expected_got("the arrays' lengths", "equal lengths", lengths);
 }
 
 /// Packs element i of every array into record i.

@@ -88,8 +88,8 @@ def test_errors_are_raised_on_every_rank(raises):
     local = 40 - bounds(len(bad))[holder]
     # The same message on every rank, naming the rank and the cell.
     with raises(isocost.Error, f"partition_weights: invalid input on 1 rank (rank {holder}: "
-                               f"weight -1 at local cell {local} (global 40), expected a finite "
-                               "number >= 0)"):
+                               f"weight of local cell {local} (global 40): expected a finite "
+                               "number >= 0, got -1)"):
         isocost.mpi.partition_weights(comm, bad[my_slice(len(bad))], 2)
     with raises(isocost.Error, "speeds: 2 values for 3 ranks; expected one per rank"):
         isocost.mpi.partition_weights(comm, WEIGHTS, 3, speeds=[1, 2])

@@ -53,7 +53,8 @@ int points_impl(const char* function, MPI_Comm comm, int dims, const double* coo
     require_comm(comm);
     Problems p;
     p.at_least(count, 0, "count");
-    if (dims < 1 || dims > 3) p.add("dims: expected 1, 2 or 3, got " + std::to_string(dims));
+    if (dims < 1 || dims > 3)
+      p.add(isocost::detail::expected_got("dims", "1, 2 or 3", std::to_string(dims)));
     p.need(coords, "coords", count > 0);
     p.need(weights, "weights", count > 0);
     p.need(part, "part", count > 0);
@@ -76,7 +77,7 @@ int grid_impl(const char* function, MPI_Comm comm, int dims, const std::int64_t*
     require_comm(comm);
     Problems p;
     const bool dims_ok = dims >= 1 && dims <= isocost::kMaxDims;
-    if (!dims_ok) p.add("dims: expected 1, 2 or 3, got " + std::to_string(dims));
+    if (!dims_ok) p.add(isocost::detail::expected_got("dims", "1, 2 or 3", std::to_string(dims)));
     p.need(cells, "cells");
     p.need(lo, "lo");
     p.need(hi, "hi");
@@ -106,7 +107,7 @@ int grid_impl(const char* function, MPI_Comm comm, int dims, const std::int64_t*
       ranks = 1;
       for (int c : grid.counts) {
         if (c < 1) {
-          p.add("counts: expected integers >= 1, got " + std::to_string(c));
+          p.add(isocost::detail::expected_got("counts", "integers >= 1", std::to_string(c)));
           break;
         }
         // Capped: speeds_of() rejects more than kMaxParts parts.

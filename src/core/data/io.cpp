@@ -27,9 +27,10 @@ double number(const Record& r, std::size_t k, const std::string& name, const std
               bool nonnegative) {
   double v;
   if (!detail::parse_number(r.fields[k], v) || !std::isfinite(v))
-    throw ParseError(name, r.line, what + ": expected a finite number, got " + quote(r.fields[k]));
+    throw ParseError(name, r.line,
+                     detail::expected_got(what, "a finite number", quote(r.fields[k])));
   if (nonnegative && v < 0)
-    throw ParseError(name, r.line, what + ": expected a number >= 0, got " + quote(r.fields[k]));
+    throw ParseError(name, r.line, detail::expected_got(what, "a number >= 0", quote(r.fields[k])));
   return v == 0 ? 0.0 : v;  // -0 is 0 (it would print as "-0")
 }
 

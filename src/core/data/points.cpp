@@ -93,7 +93,7 @@ RawLayout raw_layout(std::span<const char> head, std::uintmax_t file_size,
   if (file_size < 12 || head.size() < 12) throw truncated(12);
   const auto dims = load<std::uint32_t>(head, 8);
   if (dims < 1 || dims > kMaxDims)
-    throw Error(at + "byte 8: header dims = " + std::to_string(dims) + ", expected 1 to 3");
+    throw Error(at + detail::expected_got("byte 8: header dims", "1 to 3", std::to_string(dims)));
   L.dims = static_cast<int>(dims);
   const std::uintmax_t header = L.points ? 20 : 12 + 8 * dims;
   if (file_size < header || head.size() < header) throw truncated(header);
@@ -102,17 +102,20 @@ RawLayout raw_layout(std::span<const char> head, std::uintmax_t file_size,
     L.count = load<std::int64_t>(head, 12);
     L.record_values = L.dims + 1;
     if (L.count < 1 || L.count > kMaxValues / L.record_values)
-      throw Error(at + "byte 12: header count = " + std::to_string(L.count) + ", expected 1 to " +
-                  std::to_string(kMaxValues / L.record_values) + " points");
+      throw Error(at + detail::expected_got(
+                           "byte 12: header count",
+                           "1 to " + std::to_string(kMaxValues / L.record_values) + " points",
+                           std::to_string(L.count)));
     what = std::to_string(L.count) + " points in " + std::to_string(L.dims) + "-D";
   } else {
     L.count = 1;
     for (int a = 0; a < L.dims; ++a) {
       const auto n = load<std::int64_t>(head, 12 + 8 * static_cast<std::size_t>(a));
       if (n < 1 || n > kMaxValues / L.count)
-        throw Error(at + "byte " + std::to_string(12 + 8 * a) + ": header cells along " +
-                    detail::axis_name(a) + " = " + std::to_string(n) + ", expected 1 to " +
-                    std::to_string(kMaxValues / L.count));
+        throw Error(at + detail::expected_got("byte " + std::to_string(12 + 8 * a) +
+                                                  ": header cells along " + detail::axis_name(a),
+                                              "1 to " + std::to_string(kMaxValues / L.count),
+                                              std::to_string(n)));
       L.cells[static_cast<std::size_t>(a)] = n;
       L.count *= n;
     }
@@ -132,8 +135,9 @@ RawLayout raw_layout(std::span<const char> head, std::uintmax_t file_size,
 std::string raw_weight_error(const std::string& path, const RawLayout& L, std::int64_t index,
                              double value) {
   return path + ": byte " + std::to_string(L.data_offset + 8 * static_cast<std::uint64_t>(index)) +
-         ": grid density: weight of cell " + cell_text(L.dims, L.cells, index) + " is " +
-         exact(value) + ", expected a finite value >= 0";
+         ": " +
+         detail::expected_got("grid density: weight of cell " + cell_text(L.dims, L.cells, index),
+                              "a finite value >= 0", exact(value));
 }
 
 std::string raw_point_error(const std::string& path, const RawLayout& L, std::int64_t index,
@@ -142,8 +146,9 @@ std::string raw_point_error(const std::string& path, const RawLayout& L, std::in
   return path + ": byte " +
          std::to_string(L.data_offset +
                         8 * static_cast<std::uint64_t>(index * L.record_values + value)) +
-         ": point " + std::to_string(index) + " has " + field_name(L.dims, value) + " = " +
-         exact(v) + (weight ? ", expected a finite weight >= 0" : ", expected a finite number");
+         ": " +
+         detail::expected_got(field_name(L.dims, value) + " of point " + std::to_string(index),
+                              weight ? "a finite weight >= 0" : "a finite number", exact(v));
 }
 
 }  // namespace detail
@@ -205,7 +210,7 @@ PointSet read_text_points(std::ifstream& in, const std::string& path) {
             path, rec.line,
             field_name(p.dims, a) + ": expected a finite number, got " + detail::quote(f));
       if (weight && v < 0)
-        throw ParseError(path, rec.line, "weight " + exact(v) + ", expected a value >= 0");
+        throw ParseError(path, rec.line, detail::expected_got("weight", "a value >= 0", exact(v)));
       (weight ? p.weights : p.coords).push_back(v);
     }
   }
@@ -232,20 +237,23 @@ PointSet read_points(const std::string& path) {
 void write_points(const std::string& path, const PointSet& p) {
   detail::require_little_endian(path);
   if (p.dims < 1 || p.dims > kMaxDims)
-    throw Error("write_points: " + std::to_string(p.dims) + " dimensions, expected 1 to 3");
+    throw Error(detail::expected_got("write_points: dims", "1 to 3", std::to_string(p.dims)));
   const auto d = static_cast<std::size_t>(p.dims);
   if (p.coords.size() != p.weights.size() * d || p.weights.empty())
-    throw Error("write_points: " + std::to_string(p.coords.size()) + " coordinates for " +
-                std::to_string(p.weights.size()) + " points in " + std::to_string(p.dims) +
-                "-D, expected at least one point and dims coordinates each");
+    throw Error(detail::expected_got(
+        "write_points: coordinates for " + std::to_string(p.weights.size()) + " points in " +
+            std::to_string(p.dims) + "-D",
+        "at least one point and " + std::to_string(p.dims) + " coordinates each",
+        std::to_string(p.coords.size())));
   for (std::size_t i = 0; i < p.weights.size(); ++i) {
     for (std::size_t a = 0; a < d; ++a)
       if (!std::isfinite(p.coords[i * d + a]))
-        throw Error("write_points: point " + std::to_string(i) + " has " + detail::axis_name(a) +
-                    " = " + exact(p.coords[i * d + a]) + ", expected a finite number");
+        throw Error(detail::expected_got(
+            std::string("write_points: ") + detail::axis_name(a) + " of point " + std::to_string(i),
+            "a finite number", exact(p.coords[i * d + a])));
     if (!detail::valid_weight(p.weights[i]))
-      throw Error("write_points: point " + std::to_string(i) + " has weight " +
-                  exact(p.weights[i]) + ", expected a finite weight >= 0");
+      throw Error(detail::expected_got("write_points: weight of point " + std::to_string(i),
+                                       "a finite weight >= 0", exact(p.weights[i])));
   }
   detail::write_atomically(path, [&](std::ostream& out) {
     const auto dims = static_cast<std::uint32_t>(p.dims);

@@ -77,7 +77,7 @@ std::int64_t parse_index(const std::string& name, std::size_t line, const std::s
                          const std::string& what, std::int64_t limit) {
   double v = 0;
   if (!parse_number(field, v) || !std::isfinite(v) || v != std::floor(v) || v < 0)
-    throw ParseError(name, line, what + ": expected an integer >= 0, got " + quote(field));
+    throw ParseError(name, line, expected_got(what, "an integer >= 0", quote(field)));
   if (v > static_cast<double>(limit))
     throw ParseError(name, line,
                      what + ": " +

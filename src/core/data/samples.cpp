@@ -185,21 +185,24 @@ Samples samples_from_partition(std::span<const double> cuts, std::span<const dou
                 " ranks but there are " + std::to_string(times.size()) + " times");
   for (std::size_t i = 0; i < cuts.size(); ++i) {
     if (!std::isfinite(cuts[i]))
-      throw Error(what + "cut " + std::to_string(i) + " = " + exact(cuts[i]) +
-                  ", expected a finite value");
+      throw Error(what + detail::expected_got("cut " + std::to_string(i), "a finite value",
+                                              exact(cuts[i])));
     if (i > 0 && cuts[i] < cuts[i - 1])
-      throw Error(what + "cuts must not decrease, but cut " + std::to_string(i) + " = " +
-                  exact(cuts[i]) + " is below cut " + std::to_string(i - 1) + " = " +
-                  exact(cuts[i - 1]));
+      throw Error(what +
+                  detail::expected_got("cut " + std::to_string(i),
+                                       "a value >= " + exact(cuts[i - 1]) + " (cut " +
+                                           std::to_string(i - 1) + "; cuts must not decrease)",
+                                       exact(cuts[i])));
   }
   std::vector<IntervalSample> out;
   for (std::size_t i = 0; i < times.size(); ++i) {
     if (cuts[i] == cuts[i + 1]) continue;  // an idle rank measured nothing
     const double time = times[i];
     if (!std::isfinite(time) || !(time > 0))
-      throw Error(what + "rank " + std::to_string(i) + " owns [" + exact(cuts[i]) + ", " +
-                  exact(cuts[i + 1]) + ") but its time is " + exact(time) +
-                  ", expected a finite time > 0");
+      throw Error(what +
+                  detail::expected_got("time of rank " + std::to_string(i) + ", which owns [" +
+                                           exact(cuts[i]) + ", " + exact(cuts[i + 1]) + ")",
+                                       "a finite time > 0", exact(time)));
     const double dt = speeds != nullptr ? time * speeds->speed(static_cast<int>(i)) : time;
     out.push_back({cuts[i], cuts[i + 1], dt});
   }
@@ -239,11 +242,11 @@ std::vector<double> isotonic_regression(std::span<const double> y,
   for (std::size_t k = 0; k < y.size(); ++k) {
     const double w = weights.empty() ? 1.0 : weights[k];
     if (!std::isfinite(y[k]))
-      throw Error("isotonic regression: value " + std::to_string(k) + " = " + exact(y[k]) +
-                  ", expected a finite value");
+      throw Error(detail::expected_got("isotonic regression: value " + std::to_string(k),
+                                       "a finite value", exact(y[k])));
     if (!std::isfinite(w) || !(w > 0))
-      throw Error("isotonic regression: weight " + std::to_string(k) + " = " + exact(w) +
-                  ", expected a finite value > 0");
+      throw Error(detail::expected_got("isotonic regression: weight " + std::to_string(k),
+                                       "a finite value > 0", exact(w)));
     blocks.push_back({y[k], w, 1});
     // Pool while the last two blocks are out of order. Every pool removes a
     // block for good, so the whole pass is O(n). Equal neighbours stay apart,

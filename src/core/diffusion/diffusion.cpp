@@ -52,8 +52,8 @@ void ProcessGraph::validate() const {
       throw Error("process graph: edge " + std::to_string(k) + " is a self-loop at node " +
                   std::to_string(e.i));
     if (!(e.weight > 0) || !std::isfinite(e.weight))
-      throw Error("process graph: edge " + std::to_string(k) + " has weight " + exact(e.weight) +
-                  ", expected a finite number > 0");
+      throw Error(detail::expected_got("process graph: weight of edge " + std::to_string(k),
+                                       "a finite number > 0", exact(e.weight)));
   }
   // Connected components by union–find.
   std::vector<int> parent(static_cast<std::size_t>(nodes));
@@ -93,7 +93,7 @@ void ProcessGraph::validate() const {
 
 ProcessGraph mesh_graph(const std::vector<int>& dims, bool torus) {
   if (dims.empty() || dims.size() > 3)
-    throw Error("mesh: expected 1 to 3 dimensions, got " + std::to_string(dims.size()));
+    throw Error(detail::expected_got("mesh", "1 to 3 dimensions", std::to_string(dims.size())));
   long long n = 1;
   for (std::size_t a = 0; a < dims.size(); ++a) {
     if (dims[a] < 1)
@@ -172,7 +172,7 @@ DiffusionScheme parse_diffusion_scheme(std::string_view name) {
   for (auto s : {DiffusionScheme::explicit_euler, DiffusionScheme::implicit,
                  DiffusionScheme::crank_nicolson, DiffusionScheme::least_squares})
     if (name == to_string(s)) return s;
-  throw Error("unknown scheme '" + std::string(name) + "', expected cn, implicit, explicit or lsq");
+  throw Error(detail::expected_got("scheme", "cn, implicit, explicit or lsq", detail::quote(name)));
 }
 
 std::string DiffusionSummary::brief_report() const {
@@ -553,8 +553,8 @@ Simulation simulate_diffusion(const ProcessGraph& graph, std::span<const double>
                 std::to_string(loads.size()) + " loads");
   for (std::size_t i = 0; i < elements.size(); ++i)
     if (!std::isfinite(elements[i]) || elements[i] < 0)
-      throw Error("simulation: element count of node " + std::to_string(i) + " = " +
-                  exact(elements[i]) + ", expected a finite number >= 0");
+      throw Error(detail::expected_got("simulation: element count of node " + std::to_string(i),
+                                       "a finite number >= 0", exact(elements[i])));
   o.validate();
   // Loads scaled by a power of two as in diffuse(), so totals near the double
   // limit do not overflow; elements per unit load are scale-free.

@@ -52,9 +52,10 @@ void check_cuts(const CostModel& t, std::span<const double> cuts) {
                   " is not a finite number inside the domain [" + exact(t.lo()) + ", " +
                   exact(t.hi()) + "]");
     if (k > 0 && x < cuts[k - 1])
-      throw Error("shift: cut " + std::to_string(k) + " = " + exact(x) + " is below cut " +
-                  std::to_string(k - 1) + " = " + exact(cuts[k - 1]) +
-                  "; cuts must be nondecreasing");
+      throw Error(detail::expected_got("shift: cut " + std::to_string(k),
+                                       "a value >= " + exact(cuts[k - 1]) + " (cut " +
+                                           std::to_string(k - 1) + "; nondecreasing cuts)",
+                                       exact(x)));
     if (t.is_discrete() && x != std::floor(x))
       throw Error("shift: cut " + std::to_string(k) + " = " + exact(x) +
                   " is not an integer (the model is discrete)");
@@ -74,9 +75,9 @@ ShiftResult shift_cuts(const CostModel& t, std::span<const double> cuts,
                 std::to_string(P) + " ranks; expected one per boundary, " + std::to_string(P - 1));
   for (std::size_t b = 0; b < transfers.size(); ++b)
     if (!std::isfinite(transfers[b]))
-      throw Error("shift: transfer " + std::to_string(b) + " (ranks " + std::to_string(b) + " -> " +
-                  std::to_string(b + 1) + ") = " + exact(transfers[b]) +
-                  ", expected a finite number");
+      throw Error(detail::expected_got("shift: transfer " + std::to_string(b) + " (ranks " +
+                                           std::to_string(b) + " -> " + std::to_string(b + 1) + ")",
+                                       "a finite number", exact(transfers[b])));
   const double load_total = check_loads(loads, "shift", P);
 
   const bool discrete = t.is_discrete();

@@ -254,8 +254,9 @@ void check_tasks(std::span<const std::vector<Task>> tasks) {
   for (std::size_t v = 0; v < tasks.size(); ++v)
     for (const auto& t : tasks[v]) {
       if (!(t.load >= 0) || !std::isfinite(t.load))
-        throw Error("task " + std::to_string(t.id) + " on node " + std::to_string(v) + ": load " +
-                    exact(t.load) + ", expected a finite number >= 0");
+        throw Error(detail::expected_got(
+            "task " + std::to_string(t.id) + " on node " + std::to_string(v) + ": load",
+            "a finite number >= 0", exact(t.load)));
       const auto [it, fresh] = seen.emplace(t.id, v);
       if (!fresh)
         throw Error("task id " + std::to_string(t.id) + " appears twice: on node " +
@@ -316,9 +317,10 @@ TaskSelection select_tasks(const ProcessGraph& graph, std::span<const std::vecto
                 " edges), got " + std::to_string(transfers.size()));
   for (std::size_t e = 0; e < transfers.size(); ++e)
     if (!std::isfinite(transfers[e]))
-      throw Error("transfers: edge " + std::to_string(e) + " (" + std::to_string(graph.edges[e].i) +
-                  ", " + std::to_string(graph.edges[e].j) + ") has transfer " +
-                  exact(transfers[e]) + ", expected a finite number");
+      throw Error(detail::expected_got("transfers: transfer on edge " + std::to_string(e) + " (" +
+                                           std::to_string(graph.edges[e].i) + ", " +
+                                           std::to_string(graph.edges[e].j) + ")",
+                                       "a finite number", exact(transfers[e])));
   check_tasks(tasks);
 
   // Markers, indexed globally in input order.

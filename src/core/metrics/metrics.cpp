@@ -70,8 +70,8 @@ double check_loads(std::span<const double> loads, std::string_view what, std::si
   double total = 0;
   for (std::size_t i = 0; i < loads.size(); ++i) {
     if (!std::isfinite(loads[i]) || loads[i] < 0)
-      throw Error(w + ": load of " + u + " " + std::to_string(i) + " = " + exact(loads[i]) +
-                  ", expected a finite number >= 0");
+      throw Error(detail::expected_got(w + ": load of " + u + " " + std::to_string(i),
+                                       "a finite number >= 0", exact(loads[i])));
     total += loads[i];
   }
   if (!allow_all_zero && !(total > 0))

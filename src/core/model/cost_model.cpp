@@ -341,9 +341,10 @@ CostModel polynomial_model(std::vector<double> c, double lo, double hi, double x
   const double total = detail::polynomial_value(c, uhi) - detail::polynomial_value(c, ulo);
   const double slack = 1e-12 * std::abs(total) / (uhi - ulo) + 64 * worst.rounding;
   if (worst.value < -slack)
-    throw Error("polynomial model: t'(x) = " + exact(worst.value / scale) +
-                " < 0 at x=" + exact(x0 + worst.x * scale) + "; t(x) must be nondecreasing on [" +
-                exact(lo) + ", " + exact(hi) + "]");
+    throw Error(detail::expected_got(
+        "polynomial model: t'(" + exact(x0 + worst.x * scale) + ")",
+        "a value >= 0 (t(x) nondecreasing on [" + exact(lo) + ", " + exact(hi) + "])",
+        exact(worst.value / scale)));
   return CostModel(std::make_shared<PolynomialImpl>(std::move(c), lo, x0, scale), lo, hi);
 }
 
@@ -375,14 +376,15 @@ CostModel analytic_model(std::function<double(double)> cost, std::function<doubl
     if (!std::isfinite(t))
       throw Error("analytic model: t(" + exact(x) + ") = " + exact(t) + " is not finite");
     if (k > 0 && t < previous)
-      throw Error("analytic model: t decreases from " + exact(previous) + " to " + exact(t) +
-                  " at x=" + exact(x) + "; t must be nondecreasing");
+      throw Error(detail::expected_got(
+          "analytic model: t(" + exact(x) + ")",
+          "a value >= " + exact(previous) + " (t before it; t must be nondecreasing)", exact(t)));
     previous = t;
     if (density) {
       const double d = density(x);
       if (!std::isfinite(d) || d < 0)
-        throw Error("analytic model: density(" + exact(x) + ") = " + exact(d) +
-                    ", expected a finite value >= 0");
+        throw Error(detail::expected_got("analytic model: density(" + exact(x) + ")",
+                                         "a finite value >= 0", exact(d)));
     }
   }
   return CostModel(std::move(impl), lo, hi);
@@ -404,7 +406,8 @@ Interpolation parse_interpolation(const std::string& name) {
   if (name == "pchip") return Interpolation::pchip;
   if (name == "makima") return Interpolation::makima;
   if (name == "linear") return Interpolation::linear;
-  throw Error("unknown interpolation '" + name + "', expected pchip, makima or linear");
+  throw Error(
+      detail::expected_got("interpolation", "pchip, makima or linear", detail::quote(name)));
 }
 
 namespace {

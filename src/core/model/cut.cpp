@@ -37,8 +37,8 @@ std::string_view to_string(CutMethod method) {
 CutMethod parse_cut_method(std::string_view name) {
   for (auto m : {CutMethod::newton, CutMethod::secant, CutMethod::bisection, CutMethod::toms748})
     if (name == to_string(m)) return m;
-  throw Error("unknown method '" + std::string(name) +
-              "', expected newton, secant, bisection or toms748");
+  throw Error(
+      detail::expected_got("method", "newton, secant, bisection or toms748", detail::quote(name)));
 }
 
 std::string_view to_string(CutTermination termination) {
@@ -80,10 +80,11 @@ bool CutOptions::is_valid(std::string* error) const {
   };
   if (!check_fields(*this, error)) return false;
   if (cost_tolerance > 0 && cost_tolerance < kMinCostTolerance)
-    return fail("cost_tolerance=" + exact(cost_tolerance) +
-                " is below what double precision can reach; expected 0 (solve to the x "
-                "tolerance) or a value >= " +
-                exact(kMinCostTolerance));
+    return fail(detail::expected_got(
+        "cost_tolerance",
+        "0 (solve to the x tolerance) or a value >= " + exact(kMinCostTolerance) +
+            " (what double precision can reach)",
+        exact(cost_tolerance)));
   if (method == CutMethod::binary_search)
     return fail(
         "cut method binary_search is chosen automatically for discrete models; "

@@ -119,8 +119,8 @@ CostModel discrete_model(std::vector<double> weights, std::int64_t first) {
     if (std::isfinite(sum) && low >= 0) continue;
     for (std::size_t k = b; k < e; ++k)
       if (!std::isfinite(w[k]) || w[k] < 0)
-        throw Error("discrete model: weight " + std::to_string(k) + " = " + exact(w[k]) +
-                    ", expected a finite value >= 0");
+        throw Error(detail::expected_got("discrete model: weight " + std::to_string(k),
+                                         "a finite value >= 0", exact(w[k])));
   }
   const double total = std::isfinite(sum) ? out[n] : sum;
   if (!std::isfinite(total))

@@ -16,7 +16,8 @@ using detail::exact;
 
 // ---------------------------------------------------------------------------
 Speeds Speeds::uniform(int ranks) {
-  if (ranks < 1) throw Error("ranks: expected an integer >= 1, got " + std::to_string(ranks));
+  if (ranks < 1)
+    throw Error(detail::expected_got("ranks", "an integer >= 1", std::to_string(ranks)));
   Speeds s;
   s.ranks_ = ranks;
   return s;
@@ -67,8 +68,8 @@ Speeds Speeds::from_times(std::span<const double> seconds) {
   double slowest = 0;
   for (std::size_t k = 0; k < seconds.size(); ++k) {
     if (!std::isfinite(seconds[k]) || !(seconds[k] > 0))
-      throw Error("speeds from times: rank " + std::to_string(k) + " took " + exact(seconds[k]) +
-                  " s, expected a finite time > 0");
+      throw Error(detail::expected_got("speeds from times: time of rank " + std::to_string(k),
+                                       "a finite time > 0", exact(seconds[k]) + " s"));
     slowest = std::max(slowest, seconds[k]);
   }
   std::vector<double> speeds(seconds.size());
@@ -335,9 +336,10 @@ Partition partition_from_cuts(std::span<const std::int64_t> cuts, std::span<cons
                                      "0 (t counts from lo)", exact(t_at_cuts[0])));
   for (std::size_t i = 1; i < n; ++i) {
     if (cuts[i] < cuts[i - 1])
-      throw Error(what + std::string("cut ") + std::to_string(i) + " = " + std::to_string(cuts[i]) +
-                  " is below cut " + std::to_string(i - 1) + " = " + std::to_string(cuts[i - 1]) +
-                  "; expected nondecreasing cuts");
+      throw Error(detail::expected_got(what + std::string("cut ") + std::to_string(i),
+                                       "a value >= " + std::to_string(cuts[i - 1]) + " (cut " +
+                                           std::to_string(i - 1) + "; nondecreasing cuts)",
+                                       std::to_string(cuts[i])));
     if (!std::isfinite(t_at_cuts[i]) || t_at_cuts[i] < t_at_cuts[i - 1])
       throw Error(detail::expected_got(what + std::string("t at cut ") + std::to_string(i),
                                        "a finite value >= " + exact(t_at_cuts[i - 1]) +

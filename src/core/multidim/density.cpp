@@ -43,12 +43,13 @@ double Box::surface() const {
 
 void Box::validate(const std::string& what) const {
   if (dims < 1 || dims > kMaxDims)
-    throw Error(what + ": expected 1 to 3 dimensions, got " + std::to_string(dims));
+    throw Error(detail::expected_got(what, "1 to 3 dimensions", std::to_string(dims)));
   static const char* names = "xyz";
   for (int a = 0; a < dims; ++a) {
     if (!std::isfinite(lo[a]) || !std::isfinite(hi[a]))
-      throw Error(what + ": " + names[a] + " range [" + exact(lo[a]) + ", " + exact(hi[a]) +
-                  "] must be finite");
+      throw Error(what + ": " +
+                  detail::expected_got(std::string(1, names[a]) + " range", "finite ends",
+                                       "[" + exact(lo[a]) + ", " + exact(hi[a]) + "]"));
     if (!(lo[a] < hi[a]))
       throw Error(what + ": " + names[a] + " range needs lo < hi, got lo=" + exact(lo[a]) +
                   ", hi=" + exact(hi[a]));

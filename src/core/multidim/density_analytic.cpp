@@ -110,8 +110,8 @@ class AnalyticDensityImpl final : public detail::DensityImpl {
   double rho(const Point& p) const {
     const double v = rho_(std::span<const double>(p.data(), static_cast<std::size_t>(box_.dims)));
     if (!(v >= 0) || !std::isfinite(v))
-      throw Error("analytic density: rho" + point_text(p, box_.dims) + " = " + exact(v) +
-                  ", expected a finite value >= 0");
+      throw Error(detail::expected_got("analytic density: rho" + point_text(p, box_.dims),
+                                       "a finite value >= 0", exact(v)));
     return v;
   }
 
@@ -188,8 +188,8 @@ void check_lattice(const Callable& rho, const Box& box) {
     }
     const double v = rho(std::span<const double>(p.data(), static_cast<std::size_t>(box.dims)));
     if (!(v >= 0) || !std::isfinite(v))
-      throw Error("analytic density: rho" + point_text(p, box.dims) + " = " + exact(v) +
-                  ", expected a finite value >= 0");
+      throw Error(detail::expected_got("analytic density: rho" + point_text(p, box.dims),
+                                       "a finite value >= 0", exact(v)));
   }
 }
 

@@ -49,7 +49,7 @@ std::string shape_text(const GridShape& shape) { return shape_text(shape.dims, s
 
 void validate_shape(const GridShape& shape, const std::string& what) {
   if (shape.dims < 1 || shape.dims > kMaxDims)
-    throw Error(what + ": expected 1 to 3 dimensions, got " + std::to_string(shape.dims));
+    throw Error(detail::expected_got(what, "1 to 3 dimensions", std::to_string(shape.dims)));
   std::int64_t count = 1;
   for (int a = 0; a < shape.dims; ++a) {
     const std::int64_t n = shape.cells[a];
@@ -81,9 +81,10 @@ void check_weights(const std::vector<double>& w, const GridShape& shape,
   const std::string at =
       first_byte < 0 ? where
                      : where + "byte " + std::to_string(first_byte + 8 * std::int64_t(bad)) + ": ";
-  throw Error(at + "grid density: weight of cell " +
-              cell_text(shape.dims, shape.cells, static_cast<std::int64_t>(bad)) + " is " +
-              exact(w[bad]) + ", expected a finite value >= 0");
+  throw Error(at + detail::expected_got(
+                       "grid density: weight of cell " +
+                           cell_text(shape.dims, shape.cells, static_cast<std::int64_t>(bad)),
+                       "a finite value >= 0", exact(w[bad])));
 }
 
 // Running sums along x, then y, then z, over the weights themselves. Each
@@ -272,7 +273,8 @@ Density make_grid(std::vector<double> weights, const GridShape& raw_shape, const
   const double total = weights.back();
   if (total == 0) throw Error("grid density: all weights are zero; the total must be > 0");
   if (!std::isfinite(total))
-    throw Error("grid density: the weights sum to " + exact(total) + "; the total must be finite");
+    throw Error(
+        detail::expected_got("grid density: the weights' sum", "a finite number", exact(total)));
   return Density(std::make_shared<GridImpl>(std::move(weights), shape, box), box,
                  std::make_shared<GridShape>(shape));
 }
@@ -323,8 +325,9 @@ std::vector<double> read_text(std::istream& in, const std::string& path, const G
                              detail::quote(f));
       if (v < 0)
         throw ParseError(path, line,
-                         "weight of cell " + cell_text(shape.dims, shape.cells, row * nx + i) +
-                             " is " + exact(v) + ", expected a value >= 0");
+                         detail::expected_got(
+                             "weight of cell " + cell_text(shape.dims, shape.cells, row * nx + i),
+                             "a value >= 0", exact(v)));
       w.push_back(v);
     }
     ++row;

@@ -21,7 +21,7 @@ using detail::DoesNotFit;
 using detail::exact;
 
 std::vector<ProcessGrid> candidate_process_grids(int P, int dims) {
-  if (P < 1) throw Error("ranks: expected an integer >= 1, got " + std::to_string(P));
+  if (P < 1) throw Error(detail::expected_got("ranks", "an integer >= 1", std::to_string(P)));
   if (dims < 1 || dims > kMaxDims)
     throw Error("expected 1 to 3 dimensions, got " + std::to_string(dims));
   std::vector<std::vector<int>> factorisations;  // one count per axis

@@ -7,16 +7,19 @@
 
 #include <string>
 
+#include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 
 namespace isocost {
 
 void HilbertGrid::validate() const {
   if (dims < 1 || dims > 3)
-    throw Error("Hilbert grid: " + std::to_string(dims) + " dimensions, expected 1, 2 or 3");
+    throw Error(detail::expected_got("Hilbert grid: dims", "1, 2 or 3", std::to_string(dims)));
   if (bits < 1 || dims * bits > 64)
-    throw Error("Hilbert grid: " + std::to_string(bits) + " bits per axis in " +
-                std::to_string(dims) + " dimensions, expected 1 to " + std::to_string(64 / dims));
+    throw Error(detail::expected_got(
+        "Hilbert grid: bits per axis",
+        "1 to " + std::to_string(64 / dims) + " in " + std::to_string(dims) + " dimensions",
+        std::to_string(bits)));
 }
 
 namespace {

@@ -38,8 +38,9 @@ double trend(std::span<const double> t, std::span<const double> v, double at, do
 
 void check_half_life(double half_life) {
   if (!(half_life > 0))  // NaN too
-    throw Error("forecast: half_life " + detail::exact(half_life) +
-                " rounds, expected a number > 0 (infinity: equal weights)");
+    throw Error(detail::expected_got("forecast: half_life",
+                                     "a number > 0 (infinity: equal weights)",
+                                     detail::exact(half_life) + " rounds"));
 }
 
 }  // namespace
@@ -59,8 +60,8 @@ std::vector<std::int64_t> forecast_offsets(std::span<const PlannedCuts> rounds, 
                   std::to_string(last.size() - 1) + " and " + std::to_string(last.back()) +
                   "; expected the same");
     if (!std::isfinite(rounds[j].time))
-      throw Error("forecast: round " + std::to_string(j) + " has time " +
-                  detail::exact(rounds[j].time) + ", expected a finite number");
+      throw Error(detail::expected_got("forecast: time of round " + std::to_string(j),
+                                       "a finite number", detail::exact(rounds[j].time)));
   }
   const std::int64_t N = last.back();
   std::vector<double> times, v(rounds.size());
@@ -91,8 +92,8 @@ Decomposition forecast_decomposition(std::span<const PlannedParts> rounds, doubl
                   std::to_string(rounds[j].decomposition.parts.size()) + " parts, the newest " +
                   std::to_string(last.parts.size()) + "; expected the same");
     if (!std::isfinite(rounds[j].time))
-      throw Error("forecast: round " + std::to_string(j) + " has time " +
-                  detail::exact(rounds[j].time) + ", expected a finite number");
+      throw Error(detail::expected_got("forecast: time of round " + std::to_string(j),
+                                       "a finite number", detail::exact(rounds[j].time)));
     times.push_back(rounds[j].time);
   }
   Decomposition out = last;

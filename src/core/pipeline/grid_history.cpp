@@ -9,6 +9,7 @@
 #include <numeric>
 #include <string>
 
+#include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 
 namespace isocost::detail {
@@ -108,10 +109,10 @@ GridHistoryUse refine_with_history(const GridShape& shape, const Decomposition& 
       for (int a = 0; a < dims; ++a) {
         const auto ax = static_cast<std::size_t>(a);
         if (p.cell_lo[ax] < 0 || p.cell_lo[ax] > p.cell_hi[ax] || p.cell_hi[ax] > shape.cells[ax])
-          throw Error(where + ": part " + std::to_string(r) + " has cells [" +
-                      std::to_string(p.cell_lo[ax]) + ", " + std::to_string(p.cell_hi[ax]) +
-                      ") along axis " + std::to_string(a) + ", expected a range within [0, " +
-                      std::to_string(shape.cells[ax]) + "]");
+          throw Error(detail::expected_got(
+              where + ": cells of part " + std::to_string(r) + " along axis " + std::to_string(a),
+              "a range within [0, " + std::to_string(shape.cells[ax]) + "]",
+              "[" + std::to_string(p.cell_lo[ax]) + ", " + std::to_string(p.cell_hi[ax]) + ")"));
       }
     }
     std::fill(cover.begin(), cover.end(), 0);
@@ -124,8 +125,9 @@ GridHistoryUse refine_with_history(const GridShape& shape, const Decomposition& 
         std::string cell = std::to_string(atoms.lines[0][x]);
         if (dims > 1) cell += ", " + std::to_string(atoms.lines[1][y]);
         if (dims > 2) cell += ", " + std::to_string(atoms.lines[2][z]);
-        throw Error(where + " does not tile the grid: cell (" + cell + ") lies in " +
-                    std::to_string(cover[i]) + " parts, expected 1");
+        throw Error(where + " does not tile the grid: " +
+                    detail::expected_got("parts holding cell (" + cell + ")", "1",
+                                         std::to_string(cover[i])));
       }
   }
   Constraint now{&current, {}};

@@ -48,7 +48,7 @@ namespace {
 
 void check_seconds(double s, const std::string& what) {
   if (!std::isfinite(s) || s < 0)
-    throw Error("monitor: " + what + " = " + exact(s) + " s, expected a finite time >= 0");
+    throw Error(detail::expected_got("monitor: " + what, "a finite time >= 0", exact(s) + " s"));
 }
 
 }  // namespace
@@ -130,9 +130,9 @@ double LoadMonitor::end_step() {
   const double busy = t - step_start_ - idle_;
   if (!(busy >= 0)) {
     abandon_step();
-    throw Error("monitor: step busy time = " + exact(busy) +
-                " s, expected >= 0 (did the clock go backwards, or the step end on "
-                "another thread than it began?)");
+    throw Error(detail::expected_got("monitor: step busy time", ">= 0", exact(busy) + " s") +
+                " (did the clock go backwards, or the step end on another thread than it "
+                "began?)");
   }
   commit(busy);
   return busy;
@@ -174,8 +174,9 @@ void LoadMonitor::end_phase() {
   const std::size_t i = open_phase_;
   open_phase_ = kNone;
   if (!(d >= 0))
-    throw Error("monitor: phase '" + names_[i] + "' time = " + exact(d) +
-                " s, expected >= 0 (did the clock go backwards?)");
+    throw Error(
+        detail::expected_got("monitor: phase '" + names_[i] + "' time", ">= 0", exact(d) + " s") +
+        " (did the clock go backwards?)");
   auto& p = current().phases;
   if (i >= p.size()) p.resize(names_.size(), 0.0);  // registered during this step
   p[i] += d;
@@ -200,7 +201,8 @@ void LoadMonitor::end_idle() {
   idle_open_ = false;
   const double d = t - idle_start_;
   if (!(d >= 0))
-    throw Error("monitor: idle time = " + exact(d) + " s, expected >= 0 (clock went backwards?)");
+    throw Error(detail::expected_got("monitor: idle time", ">= 0", exact(d) + " s") +
+                " (clock went backwards?)");
   idle_ += d;
 }
 
@@ -234,7 +236,8 @@ void LoadMonitor::record_task(std::int64_t id, double seconds) {
 void LoadMonitor::add_work(double units) {
   check_open("add_work()");
   if (!std::isfinite(units) || units < 0)
-    throw Error("monitor: work = " + exact(units) + " units, expected a finite number >= 0");
+    throw Error(
+        detail::expected_got("monitor: work", "a finite number >= 0", exact(units) + " units"));
   current().work += units;
 }
 
@@ -265,7 +268,8 @@ void LoadMonitor::record_step(const StepSample& sample) {
   for (const auto& t : sample.tasks)
     check_seconds(t.seconds, "time of task " + std::to_string(t.id));
   if (!std::isfinite(sample.work) || sample.work < 0)
-    throw Error("monitor: work = " + exact(sample.work) + " units, expected a finite number >= 0");
+    throw Error(detail::expected_got("monitor: work", "a finite number >= 0",
+                                     exact(sample.work) + " units"));
   Slot& s = current();
   s.phases.assign(names_.size(), 0.0);
   std::copy(sample.phases.begin(), sample.phases.end(), s.phases.begin());
@@ -282,8 +286,8 @@ void LoadMonitor::set_predicted_load(double seconds) {
 
 void LoadMonitor::set_predicted_work(double units) {
   if (!std::isfinite(units) || units < 0)
-    throw Error("monitor: predicted work = " + exact(units) +
-                " units, expected a finite number >= 0");
+    throw Error(detail::expected_got("monitor: predicted work", "a finite number >= 0",
+                                     exact(units) + " units"));
   prediction_ = Prediction::work;
   predicted_ = units;
 }

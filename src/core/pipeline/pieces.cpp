@@ -45,8 +45,9 @@ Costs check(std::span<const double> chunk_costs, std::size_t F) {
     for (std::size_t p = 0; p < F; ++p) {
       const double v = k.at(g, p);
       if (!(v >= 0) || !std::isfinite(v))
-        throw Error("plan_pieces: cost of chunk " + std::to_string(g) + " in phase " +
-                    std::to_string(p) + " = " + exact(v) + ", expected a finite number >= 0");
+        throw Error(detail::expected_got(
+            "plan_pieces: cost of chunk " + std::to_string(g) + " in phase " + std::to_string(p),
+            "a finite number >= 0", exact(v)));
       k.total[p] += v;
     }
   if (!(std::accumulate(k.total.begin(), k.total.end(), 0.0) > 0))

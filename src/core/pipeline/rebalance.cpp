@@ -67,12 +67,13 @@ void validate_block_offsets(std::span<const std::int64_t> o) {
     throw Error("block distribution: expected at least 2 offsets (one rank), got " +
                 std::to_string(o.size()));
   if (o[0] != 0)
-    throw Error("block distribution: offset 0 = " + std::to_string(o[0]) + ", expected 0");
+    throw Error(detail::expected_got("block distribution: offset 0", "0", std::to_string(o[0])));
   for (std::size_t k = 1; k < o.size(); ++k)
     if (o[k] < o[k - 1])
-      throw Error("block distribution: offset " + std::to_string(k) + " = " + std::to_string(o[k]) +
-                  " is below offset " + std::to_string(k - 1) + " = " + std::to_string(o[k - 1]) +
-                  "; offsets must be nondecreasing");
+      throw Error(detail::expected_got("block distribution: offset " + std::to_string(k),
+                                       "a value >= " + std::to_string(o[k - 1]) + " (offset " +
+                                           std::to_string(k - 1) + "; nondecreasing offsets)",
+                                       std::to_string(o[k])));
 }
 
 std::pair<std::int64_t, std::int64_t> block_elements_moved(std::span<const std::int64_t> from,
@@ -180,17 +181,19 @@ BlockRebalance rebalance_global(std::span<const std::int64_t> offsets,
       const BlockRound& h = history[k];
       validate_block_offsets(h.offsets);
       if (h.offsets.size() != offsets.size() || h.offsets.back() != offsets.back())
-        throw Error("rebalance: history round " + std::to_string(k) + " has " +
-                    std::to_string(h.offsets.size() - 1) + " ranks and " +
-                    std::to_string(h.offsets.back()) + " elements, expected " + std::to_string(P) +
-                    " and " + std::to_string(offsets.back()));
+        throw Error(detail::expected_got(
+            "rebalance: history round " + std::to_string(k),
+            std::to_string(P) + " ranks and " + std::to_string(offsets.back()) + " elements",
+            std::to_string(h.offsets.size() - 1) + " ranks and " +
+                std::to_string(h.offsets.back()) + " elements"));
       if (h.loads.size() != P)
         throw Error("rebalance: history round " + std::to_string(k) + " has " +
                     std::to_string(h.loads.size()) + " loads for " + std::to_string(P) + " ranks");
       for (double v : h.loads)
         if (!(v >= 0) || !std::isfinite(v))
-          throw Error("rebalance: history round " + std::to_string(k) + " has a load " + exact(v) +
-                      ", expected finite numbers >= 0");
+          throw Error(
+              detail::expected_got("rebalance: a load of history round " + std::to_string(k),
+                                   "a finite number >= 0", exact(v)));
     }
     model = cumulative_model(offsets, loads, speeds, options.interpolation,
                              detail::newest(history, options.history), options.history_tolerance,
@@ -223,8 +226,9 @@ BlockRebalance rebalance_phases(std::span<const std::int64_t> offsets,
     for (std::size_t p = 0; p < F; ++p) {
       const double v = phase_loads[r * F + p];
       if (!(v >= 0) || !std::isfinite(v))
-        throw Error("rebalance: load of rank " + std::to_string(r) + " in phase " +
-                    std::to_string(p) + " = " + exact(v) + ", expected a finite number >= 0");
+        throw Error(detail::expected_got(
+            "rebalance: load of rank " + std::to_string(r) + " in phase " + std::to_string(p),
+            "a finite number >= 0", exact(v)));
       total[r] += v;
       phase_total[p] += v;
     }

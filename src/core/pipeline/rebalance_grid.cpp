@@ -32,8 +32,7 @@ std::string cell_text(const Cells& c, int dims) {
 }
 
 std::string range_text(const Part& p, int a) {
-  return std::string(detail::axis_name(a)) + " [" + std::to_string(p.cell_lo[a]) + ", " +
-         std::to_string(p.cell_hi[a]) + ")";
+  return "[" + std::to_string(p.cell_lo[a]) + ", " + std::to_string(p.cell_hi[a]) + ")";
 }
 
 // Cells of a part along the first `dims` axes (ranges already checked).
@@ -97,12 +96,12 @@ Box grid_box(const GridShape& shape, const Decomposition& dec) {
 Tiling check_tiling(const GridShape& shape, const Decomposition& dec) {
   const int dims = shape.dims;
   if (dims < 1 || dims > kMaxDims)
-    throw Error("rebalance_grid: the grid has " + std::to_string(dims) +
-                " dimensions, expected 1 to 3");
+    throw Error(detail::expected_got("rebalance_grid: grid dims", "1 to 3", std::to_string(dims)));
   for (int a = 0; a < dims; ++a)
     if (shape.cells[a] < 1)
-      throw Error("rebalance_grid: the grid has " + std::to_string(shape.cells[a]) +
-                  " cells along " + detail::axis_name(a) + ", expected >= 1");
+      throw Error(detail::expected_got(
+          std::string("rebalance_grid: grid cells along ") + detail::axis_name(a), ">= 1",
+          std::to_string(shape.cells[a])));
   dec.process_grid.validate(dims);
   const int P = dec.process_grid.ranks();
   if (dec.ranks() != P)
@@ -119,9 +118,9 @@ Tiling check_tiling(const GridShape& shape, const Decomposition& dec) {
                   std::to_string(p.rank) + "; expected the parts in rank order");
     for (int a = 0; a < dims; ++a)
       if (p.cell_lo[a] < 0 || p.cell_lo[a] > p.cell_hi[a] || p.cell_hi[a] > shape.cells[a])
-        throw Error("rebalance_grid: part " + std::to_string(r) + " holds cells " +
-                    range_text(p, a) + ", expected a range inside [0, " +
-                    std::to_string(shape.cells[a]) + ")");
+        throw Error(detail::expected_got(
+            "rebalance_grid: cells of part " + std::to_string(r) + " along " + detail::axis_name(a),
+            "a range inside [0, " + std::to_string(shape.cells[a]) + ")", range_text(p, a)));
     if (part_cells(p, dims) == 0) continue;
     Cells c = p.cell_lo;
     for (int a = dims; a < kMaxDims; ++a) c[a] = 0;
@@ -256,8 +255,9 @@ std::pair<std::int64_t, std::int64_t> grid_cells_moved(const Decomposition& from
       const Part& p = parts[r];
       for (int a = 0; a < kMaxDims; ++a) {
         if (p.cell_lo[a] < 0 || p.cell_hi[a] < p.cell_lo[a])
-          throw Error(std::string("grid_cells_moved: part ") + std::to_string(r) + " " + which +
-                      " holds cells " + range_text(p, a) + ", expected 0 <= lo <= hi");
+          throw Error(detail::expected_got("grid_cells_moved: cells of part " + std::to_string(r) +
+                                               " " + which + " along " + detail::axis_name(a),
+                                           "[lo, hi) with 0 <= lo <= hi", range_text(p, a)));
         extent[a] = std::max(extent[a], p.cell_hi[a]);
       }
       cells += part_cells(p, kMaxDims);
@@ -274,9 +274,10 @@ std::pair<std::int64_t, std::int64_t> grid_cells_moved(const Decomposition& from
                 grid_text(eb) + " grid after; expected the same grid");
   const std::int64_t total = ea[0] * ea[1] * ea[2];
   if (na != total || nb != total)
-    throw Error("grid_cells_moved: the parts hold " + std::to_string(na) + " cells before and " +
-                std::to_string(nb) + " after, expected the " + std::to_string(total) +
-                " cells of the " + grid_text(ea) + " grid");
+    throw Error(detail::expected_got(
+        "grid_cells_moved: cells the parts hold before and after",
+        std::to_string(total) + " each (the cells of the " + grid_text(ea) + " grid)",
+        std::to_string(na) + " and " + std::to_string(nb)));
   std::int64_t moved = 0, most = 0;
   for (std::size_t r = 0; r < a.size(); ++r) {
     std::int64_t kept = 1;
@@ -360,10 +361,11 @@ GridRebalance rebalance_grid_global(const GridShape& shape, const Decomposition&
   for (double& w : t.owner) w = per_cell[static_cast<std::size_t>(w)];
   for (std::size_t k = 0; k < history.size(); ++k) {
     if (history[k].parts.parts.size() != P || history[k].loads.size() != P)
-      throw Error("rebalance_grid: history round " + std::to_string(k) + " has " +
-                  std::to_string(history[k].parts.parts.size()) + " parts and " +
-                  std::to_string(history[k].loads.size()) + " loads, expected " +
-                  std::to_string(P) + " of each");
+      throw Error(
+          detail::expected_got("rebalance_grid: history round " + std::to_string(k),
+                               std::to_string(P) + " parts and " + std::to_string(P) + " loads",
+                               std::to_string(history[k].parts.parts.size()) + " parts and " +
+                                   std::to_string(history[k].loads.size()) + " loads"));
     check_loads(history[k].loads, "rebalance_grid: history round " + std::to_string(k), P, "part");
   }
   const detail::GridHistoryUse use = detail::refine_with_history(

@@ -33,7 +33,7 @@ bool is_check_step(long long step, int every) {
   if (every < 1)
     throw Error(
         detail::expected_got("trigger: every (k)", "an integer >= 1", std::to_string(every)));
-  if (step < 0) throw Error("trigger: step = " + std::to_string(step) + ", expected >= 0");
+  if (step < 0) throw Error(detail::expected_got("trigger: step", ">= 0", std::to_string(step)));
   return step > 0 && step % every == 0;
 }
 

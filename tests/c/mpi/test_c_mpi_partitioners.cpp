@@ -233,7 +233,7 @@ TEST(CPartitionersErrors, Points) {
                                        nullptr, part.data(), nullptr)),
       kInvalid,
       "isocost_partition_points: partition_points: invalid input on 1 rank (" + odd_name() +
-          "point 1 has weight -nan, expected a finite number >= 0)");
+          "weight of point 1: expected a finite number >= 0, got -nan)");
   EXPECT_EQ(part, std::vector<int>(2, -7));
 }
 

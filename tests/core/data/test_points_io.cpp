@@ -72,7 +72,9 @@ TEST_F(PointsFile, TextWithHeaderCommentsAndTwoDimensions) {
 TEST_F(PointsFile, TextErrorsNameTheLine) {
   EXPECT_EQ(message([&] { read_points(write("a.csv", "1,2,3\n4,5\n")); }),
             (dir / "a.csv").string() + ":2: expected 3 fields (as the first point), got 2");
-  EXPECT_NE(message([&] { read_points(write("b.csv", "1,2,-3\n")); }).find(":1: weight -3"),
+  EXPECT_NE(message([&] {
+              read_points(write("b.csv", "1,2,-3\n"));
+            }).find(":1: weight: expected a value >= 0, got -3"),
             std::string::npos);
   EXPECT_NE(message([&] { read_points(write("c.csv", "1,nan,3\n")); }).find(":1: y: expected"),
             std::string::npos);
@@ -89,23 +91,24 @@ TEST_F(PointsFile, RawErrorsNameTheByte) {
       message([&] {
         read_points(write("w.bin", raw_points(2, 2, {0, 0, 1, 0, 0, -1})));
       }),
-      (dir / "w.bin").string() + ": byte 60: point 1 has w = -1, expected a finite weight >= 0");
-  EXPECT_EQ(message([&] {
-              read_points(write("x.bin", raw_points(1, 1, {nan, 1})));
-            }),
-            (dir / "x.bin").string() + ": byte 20: point 0 has x = nan, expected a finite number");
+      (dir / "w.bin").string() + ": byte 60: w of point 1: expected a finite weight >= 0, got -1");
+  EXPECT_EQ(
+      message([&] {
+        read_points(write("x.bin", raw_points(1, 1, {nan, 1})));
+      }),
+      (dir / "x.bin").string() + ": byte 20: x of point 0: expected a finite number, got nan");
   EXPECT_NE(message([&] {
               read_points(write("s.bin", raw_points(2, 3, {0, 0, 1})));
             }).find("file size 44 bytes does not match the 3 points in 2-D: expected 92 bytes"),
             std::string::npos);
   EXPECT_NE(message([&] { read_points(write("t.bin", "ISOCOSTP\x02")); }).find("truncated header"),
             std::string::npos);
-  EXPECT_NE(
-      message([&] { read_points(write("c.bin", raw_points(2, 0, {}))); }).find("header count = 0"),
-      std::string::npos);
+  const std::string count = message([&] { read_points(write("c.bin", raw_points(2, 0, {}))); });
+  EXPECT_NE(count.find("byte 12: header count: expected 1 to "), std::string::npos) << count;
+  EXPECT_NE(count.find(" points, got 0"), std::string::npos) << count;
   EXPECT_NE(message([&] {
               read_points(write("d.bin", raw_points(4, 1, {0, 0, 0, 0, 1})));
-            }).find("header dims = 4"),
+            }).find("header dims: expected 1 to 3, got 4"),
             std::string::npos);
 }
 
@@ -137,15 +140,17 @@ TEST_F(PointsFile, WriterRefusesWhatTheReaderWould) {
   const auto path = (dir / "bad.bin").string();
   EXPECT_NE(message([&] {
               write_points(path, PointSet{2, {0, 0}, {-1}});
-            }).find("weight -1"),
+            }).find("weight of point 0: expected a finite weight >= 0, got -1"),
             std::string::npos);
   EXPECT_NE(message([&] {
               write_points(path, PointSet{2, {0}, {1}});
-            }).find("1 coordinates"),
+            })
+                .find("coordinates for 1 points in 2-D: expected at least one point and 2 "
+                      "coordinates each, got 1"),
             std::string::npos);
   EXPECT_NE(message([&] {
               write_points(path, PointSet{0, {}, {1}});
-            }).find("0 dimensions"),
+            }).find("write_points: dims: expected 1 to 3, got 0"),
             std::string::npos);
   EXPECT_FALSE(fs::exists(path));
 }

@@ -71,10 +71,26 @@ TEST(Isotonic, DecreasingInputBecomesTheWeightedMean) {
 
 TEST(Isotonic, RejectsBadInput) {
   expect_error([] { isocost::isotonic_regression(V{1, 2}, V{1}); }, {"2 values", "1 weights"});
-  expect_error([] { isocost::isotonic_regression(V{1, 2}, V{1, 0}); }, {"weight 1 = 0", "> 0"});
-  expect_error([] { isocost::isotonic_regression(V{1, 2}, V{-1, 1}); }, {"weight 0 = -1"});
-  expect_error([] { isocost::isotonic_regression(V{1, 2}, V{1, INFINITY}); }, {"weight 1 = inf"});
-  expect_error([] { isocost::isotonic_regression(V{1, NAN}); }, {"value 1 = nan", "finite"});
+  expect_error(
+      [] {
+        isocost::isotonic_regression(V{1, 2}, V{1, 0});
+      },
+      {"weight 1: expected a finite value > 0, got 0"});
+  expect_error(
+      [] {
+        isocost::isotonic_regression(V{1, 2}, V{-1, 1});
+      },
+      {"weight 0: expected a finite value > 0, got -1"});
+  expect_error(
+      [] {
+        isocost::isotonic_regression(V{1, 2}, V{1, INFINITY});
+      },
+      {"weight 1: expected a finite value > 0, got inf"});
+  expect_error(
+      [] {
+        isocost::isotonic_regression(V{1, NAN});
+      },
+      {"value 1: expected a finite value, got nan"});
 }
 
 // The violated optimality (KKT) conditions of weighted isotonic regression,
@@ -308,18 +324,22 @@ TEST(FromPartition, RejectsBadInput) {
       [] {
         samples_from_partition(V{0, 2, 1}, V{1, 1});
       },
-      {"cut 2 = 1", "below cut 1 = 2"});
-  expect_error([] { samples_from_partition(V{0, NAN}, V{1}); }, {"cut 1 = nan"});
+      {"cut 2: expected a value >= 2 (cut 1; cuts must not decrease), got 1"});
+  expect_error(
+      [] {
+        samples_from_partition(V{0, NAN}, V{1});
+      },
+      {"cut 1: expected a finite value, got nan"});
   expect_error(
       [] {
         samples_from_partition(V{0, 1, 2}, V{1, 0});
       },
-      {"rank 1", "[1, 2)", "time is 0", "> 0"});
+      {"time of rank 1, which owns [1, 2): expected a finite time > 0, got 0"});
   expect_error(
       [] {
         samples_from_partition(V{0, 1, 2}, V{INFINITY, 1});
       },
-      {"rank 0", "time is inf"});
+      {"time of rank 0, which owns [0, 1): expected a finite time > 0, got inf"});
   expect_error([] { samples_from_partition(V{1, 1, 1}, V{1, 1}); }, {"every rank", "empty"});
 }
 

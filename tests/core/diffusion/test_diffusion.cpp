@@ -265,7 +265,8 @@ TEST(Diffusion, BudgetAndBadInput) {
                {"7 loads for 8 nodes; expected one per node"});
   expect_error([&] { isocost::diffuse(g, std::vector<double>(8, 0.0), o); },
                {"all loads are zero"});
-  expect_error([] { isocost::parse_diffusion_scheme("rk4"); }, {"unknown scheme 'rk4'"});
+  expect_error([] { isocost::parse_diffusion_scheme("rk4"); },
+               {"scheme: expected cn, implicit, explicit or lsq, got 'rk4'"});
 }
 
 TEST(Diffusion, LoadsNearTheDoubleLimitAndTinyLoadsBalance) {

@@ -288,10 +288,10 @@ TEST(CheckLoads, CountsValuesAndTotal) {
             "diffusion: 3 loads for 2 nodes; expected one per node");
   const std::vector<double> bad{1, -0.5, 2};
   EXPECT_EQ(error_of([&] { isocost::check_loads(bad, "shift"); }),
-            "shift: load of rank 1 = -0.5, expected a finite number >= 0");
+            "shift: load of rank 1: expected a finite number >= 0, got -0.5");
   const std::vector<double> nan{1, 1, kNaN};
   EXPECT_EQ(error_of([&] { isocost::check_loads(nan, "g", 0, "part"); }),
-            "g: load of part 2 = nan, expected a finite number >= 0");
+            "g: load of part 2: expected a finite number >= 0, got nan");
   const std::vector<double> zero{0, 0};
   EXPECT_EQ(error_of([&] { isocost::check_loads(zero, "z"); }),
             "z: all loads are zero; expected a positive total");

@@ -133,14 +133,19 @@ TEST(PolynomialModel, DecreasingSomewhereIsAnErrorNamingWhere) {
       [] {
         isocost::polynomial_model({0, -1, 0, 1}, -1, 1);
       },
-      {"t'(x) = -1", "x=0", "nondecreasing"});
+      {"t'(0): expected a value >= 0", "nondecreasing", "got -1"});
   // t = x^2 on [−1, 1]: t' = 2x, minimum −2 at the left end.
-  expect_error([] { isocost::polynomial_model({0, 0, 1}, -1, 1); }, {"x=-1"});
+  expect_error(
+      [] {
+        isocost::polynomial_model({0, 0, 1}, -1, 1);
+      },
+      {"t'(-1): expected a value >= 0"});
   // t' = (x^2 − 1)^2 − 0.01 dips below zero only near x = ±1, both interior
   // minima of t' on [−2, 2]; the exact isolation must find them.
   // t = 0.99x − (2/3)x^3 + x^5/5.
   const std::vector<double> c{0, 0.99, 0, -2.0 / 3, 0, 0.2};
-  expect_error([&] { isocost::polynomial_model(c, -2, 2); }, {"t'(x) = -0.01"});
+  expect_error([&] { isocost::polynomial_model(c, -2, 2); },
+               {"expected a value >= 0", "got -0.01"});
   // On [−0.5, 0.5] the same polynomial increases.
   EXPECT_NO_THROW(isocost::polynomial_model(c, -0.5, 0.5));
 }
@@ -180,7 +185,8 @@ TEST(AnalyticModel, NumericDensityFollowsTheStepRule) {
 
 TEST(AnalyticModel, SampledChecksCatchBadCallables) {
   expect_error([] { isocost::analytic_model([](double x) { return -x; }, {}, 0, 1); },
-               {"decreases", "nondecreasing"});
+               {"analytic model: t(",
+                "expected a value >= 0 (t before it; t must be nondecreasing), got -"});
   expect_error(
       [] { isocost::analytic_model([](double x) { return x < 0.75 ? x : kNaN; }, {}, 0, 1); },
       {"t(0.75) = nan", "not finite"});
@@ -188,7 +194,7 @@ TEST(AnalyticModel, SampledChecksCatchBadCallables) {
       [] {
         isocost::analytic_model([](double x) { return x; }, [](double) { return -1.0; }, 0, 1);
       },
-      {"density(0) = -1", ">= 0"});
+      {"density(0): expected a finite value >= 0, got -1"});
   expect_error([] { isocost::analytic_model([](double) { return 3.0; }, {}, 0, 1); },
                {"total cost", "> 0"});
   expect_error([] { isocost::analytic_model({}, {}, 0, 1); }, {"callable is empty"});
@@ -295,8 +301,16 @@ TEST(DiscreteModel, PrefixSumsAndPiecewiseLinearCost) {
 
 TEST(DiscreteModel, BadWeightsAreErrors) {
   expect_error([] { isocost::discrete_model({}); }, {"empty"});
-  expect_error([] { isocost::discrete_model({1, -2, 3}); }, {"weight 1 = -2", ">= 0"});
-  expect_error([] { isocost::discrete_model({1, kNaN}); }, {"weight 1 = nan"});
+  expect_error(
+      [] {
+        isocost::discrete_model({1, -2, 3});
+      },
+      {"weight 1: expected a finite value >= 0, got -2"});
+  expect_error(
+      [] {
+        isocost::discrete_model({1, kNaN});
+      },
+      {"weight 1: expected a finite value >= 0, got nan"});
   expect_error([] { isocost::discrete_model({0, 0}); }, {"all weights are zero"});
 }
 
@@ -336,7 +350,7 @@ TEST(PolynomialModel, ScaledVariable) {
       [] {
         isocost::polynomial_model({0, -1, 1}, 1e8, 3e8, 1e8, 1e8);
       },
-      {"< 0 at x=1e+08"});
+      {"t'(1e+08): expected a value >= 0", "got -"});
   expect_error([] { isocost::polynomial_model({0, 1}, 0, 1, 0, 0); }, {"scale: expected > 0"});
 }
 

@@ -61,7 +61,7 @@ TEST(Speeds, BadValuesAreErrors) {
       [] {
         Speeds::from_times(std::vector<double>{1, 0});
       },
-      {"rank 1 took 0 s", "finite time > 0"});
+      {"time of rank 1: expected a finite time > 0, got 0 s"});
   expect_error([] { Speeds::from_times(std::vector<double>{1, 2, INFINITY}); }, {"rank 2", "inf"});
 }
 
@@ -428,7 +428,7 @@ TEST(DiscretePartition, FromCutsChecksItsInput) {
       [&] {
         isocost::partition_from_cuts(C{0, 3, 2}, V{0, 6, 10}, two, near);
       },
-      {"cut 2 = 2 is below cut 1 = 3", "nondecreasing"});
+      {"cut 2: expected a value >= 3 (cut 1; nondecreasing cuts), got 2"});
   expect_error(
       [&] {
         isocost::partition_from_cuts(C{0, 3, 4}, V{0, 6, 5}, two, near);

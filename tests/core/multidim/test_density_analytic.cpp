@@ -235,31 +235,31 @@ TEST(AnalyticDensityMarginal, MarginalModelIsTheMarginal) {
 TEST(AnalyticDensityErrors, NegativeAtLatticePoint) {
   const Box box = Box::of({0, 0}, {20, 20});
   expect_error([&] { analytic_density([](std::span<const double> p) { return p[0] - 5; }, box); },
-               {"rho(0, 0) = -5", ">= 0"});
+               {"rho(0, 0): expected a finite value >= 0, got -5"});
   // Only the centre is negative.
   expect_error(
       [&] {
         analytic_density(
             [](std::span<const double> p) { return p[0] == 10 && p[1] == 10 ? -1.0 : 1.0; }, box);
       },
-      {"rho(10, 10) = -1"});
+      {"rho(10, 10): expected a finite value >= 0, got -1"});
   // Negative only between lattice points: found while integrating.
   expect_error(
       [&] {
         analytic_density(
             [](std::span<const double> p) { return p[0] > 1 && p[0] < 2 ? -1.0 : 1.0; }, box);
       },
-      {"analytic density: rho(1.", "= -1"});
+      {"analytic density: rho(1.", "expected a finite value >= 0, got -1"});
 }
 
 TEST(AnalyticDensityErrors, NotFinite) {
   const Box box = Box::of({0, 0}, {20, 20});
   expect_error(
       [&] { analytic_density([](std::span<const double> p) { return std::sqrt(p[0] - 1); }, box); },
-      {"rho(0, 0) = ", "nan", "finite"});
+      {"rho(0, 0): expected a finite value >= 0, got ", "nan"});
   expect_error(
       [&] { analytic_density([](std::span<const double> p) { return 1 / (20 - p[1]); }, box); },
-      {"rho(0, 20) = inf"});
+      {"rho(0, 20): expected a finite value >= 0, got inf"});
 }
 
 TEST(AnalyticDensityErrors, WrongAntiderivative) {

@@ -327,7 +327,7 @@ TEST(GridDensity, BadWeights) {
       [] {
         isocost::grid_density({1e308, 1e308}, GridShape{1, {2, 1, 1}});
       },
-      {"sum to inf", "finite"});
+      {"the weights' sum: expected a finite number, got inf"});
   expect_error(
       [] {
         isocost::grid_density({1, 2, 3, 4, 5}, Shape(3, 2));

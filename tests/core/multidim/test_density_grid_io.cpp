@@ -183,7 +183,7 @@ TEST(ReadGridDensity, RawErrors) {
   {
     TempPath f("dims", RawBytes({3, 2, 1, 1}, {}));
     expect_error([&] { isocost::read_grid_density(f.path(), Shape(3, 2)); },
-                 {"byte 8", "dims = 4", "1 to 3"});
+                 {"byte 8: header dims: expected 1 to 3, got 4"});
   }
   {
     TempPath f("neg", RawBytes({3, 2}, {1, 2, 3, 4, -5, 6}));

@@ -67,13 +67,21 @@ TEST(HilbertKey, FirstLevelOrderAndOneDimension) {
 }
 
 TEST(HilbertGrid, BadShapesAreNamed) {
-  expect_error([] { HilbertGrid{4, 8}.validate(); }, {"4 dimensions, expected 1, 2 or 3"});
+  expect_error(
+      [] {
+        HilbertGrid{4, 8}.validate();
+      },
+      {"Hilbert grid: dims: expected 1, 2 or 3, got 4"});
   expect_error(
       [] {
         HilbertGrid{3, 22}.validate();
       },
-      {"22 bits per axis in 3 dimensions, expected 1 to 21"});
-  expect_error([] { HilbertGrid{2, 0}.validate(); }, {"0 bits per axis"});
+      {"Hilbert grid: bits per axis: expected 1 to 21 in 3 dimensions, got 22"});
+  expect_error(
+      [] {
+        HilbertGrid{2, 0}.validate();
+      },
+      {"bits per axis: expected 1 to 32 in 2 dimensions, got 0"});
 }
 
 }  // namespace

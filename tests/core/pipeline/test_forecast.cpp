@@ -45,9 +45,10 @@ TEST(ForecastOffsets, RecentPlansWeighMoreWithAHalfLife) {
   const std::vector<PlannedCuts> line{
       {0, {0, 10, 20, 30}}, {1, {0, 12, 22, 30}}, {2, {0, 14, 24, 30}}};
   EXPECT_EQ(forecast_offsets(line, 4, 0.5), (Offsets{0, 18, 28, 30}));
-  expect_error([&] { forecast_offsets(r, 5, 0.0); }, {"half_life 0", "expected a number > 0"});
+  expect_error([&] { forecast_offsets(r, 5, 0.0); },
+               {"half_life: expected a number > 0", "got 0 rounds"});
   expect_error([&] { forecast_offsets(r, 5, std::numeric_limits<double>::quiet_NaN()); },
-               {"half_life", "expected a number > 0"});
+               {"half_life: expected a number > 0", "got nan"});
 }
 
 TEST(ForecastOffsets, ClampedOrderedAndWithoutATrendTheNewest) {
@@ -69,7 +70,8 @@ TEST(ForecastOffsets, BadInput) {
   expect_error([&] { forecast_offsets(ok, std::numeric_limits<double>::infinity()); },
                {"time inf", "not finite"});
   const std::vector<PlannedCuts> bad{{0, {0, 6, 5}}, {1, {0, 6, 10}}};
-  expect_error([&] { forecast_offsets(bad, 2); }, {"offset 2 = 5", "nondecreasing"});
+  expect_error([&] { forecast_offsets(bad, 2); },
+               {"offset 2: expected a value >= 6 (offset 1; nondecreasing offsets), got 5"});
 }
 
 // Two parts of a 10x4 grid cut at x = c: [0, c) and [c, 10) along x, the
@@ -122,7 +124,7 @@ TEST(ForecastDecomposition, WeighsAsTheOffsets) {
   EXPECT_EQ(w.parts[1].cell_lo[0], 8);
   EXPECT_EQ(w.parts[1].cell_hi[0], 20);
   expect_error([&] { isocost::forecast_decomposition(r, 5, shape, -1.0); },
-               {"half_life -1", "expected a number > 0"});
+               {"half_life: expected a number > 0", "got -1 rounds"});
 }
 
 TEST(ForecastDecomposition, CrossingCutsKeepTheNewestPlan) {

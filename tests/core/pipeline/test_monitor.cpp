@@ -384,7 +384,7 @@ TEST(Monitor, Misuse) {
   // A clock that runs backwards is caught, and the step is dropped.
   m.begin_step();
   clock.t -= 1;
-  expect_error([&] { m.end_step(); }, {"busy time = -1", "backwards"});
+  expect_error([&] { m.end_step(); }, {"busy time: expected >= 0, got -1 s", "backwards"});
   EXPECT_FALSE(m.step_open());
   EXPECT_EQ(m.steps(), 1);
 }

@@ -156,12 +156,12 @@ TEST(PlanPieces, BadInputIsNamed) {
       [&] {
         plan_pieces(std::vector<double>{1, 2, -3, 1}, 2, two);
       },
-      {"cost of chunk 1 in phase 0 = -3, expected a finite number >= 0"});
+      {"cost of chunk 1 in phase 0: expected a finite number >= 0, got -3"});
   expect_error(
       [&] {
         plan_pieces(std::vector<double>{1, std::numeric_limits<double>::quiet_NaN()}, 1, two);
       },
-      {"cost of chunk 1 in phase 0 = nan"});
+      {"cost of chunk 1 in phase 0: expected a finite number >= 0, got nan"});
   expect_error([&] { plan_pieces(std::vector<double>{0, 0, 0, 0}, 2, two); }, {"every cost is 0"});
 }
 

@@ -84,7 +84,7 @@ TEST(RebalanceGlobal, HistoryAddsPointsAndIsMadeMonotone) {
   EXPECT_EQ(isocost::rebalance_global(now, loads, two, o, h).offsets, (Offsets{0, 84, 100}));
   h = {{{0, 75, 99}, {0.5, 3.5}}};
   expect_error([&] { isocost::rebalance_global(now, loads, two, o, h); },
-               {"history round 0", "99 elements", "expected 2 and 100"});
+               {"history round 0: expected 2 ranks and 100 elements, got 2 ranks and 99 elements"});
 }
 
 TEST(RebalanceGlobal, SpeedsConvertTimesToCost) {
@@ -340,8 +340,12 @@ TEST(Rebalance, BadInput) {
       [&] {
         isocost::rebalance_global(Offsets{0, 10, 5}, t, two);
       },
-      {"offset 2 = 5", "nondecreasing"});
-  expect_error([&] { isocost::rebalance_global(Offsets{3, 10, 20}, t, two); }, {"offset 0 = 3"});
+      {"offset 2: expected a value >= 10 (offset 1; nondecreasing offsets), got 5"});
+  expect_error(
+      [&] {
+        isocost::rebalance_global(Offsets{3, 10, 20}, t, two);
+      },
+      {"block distribution: offset 0: expected 0, got 3"});
   expect_error([&] { isocost::rebalance_global(Offsets{0}, std::vector<double>{}, two); },
                {"at least 2 offsets"});
   expect_error([&] { isocost::rebalance_global(o, std::vector<double>{1}, two); },

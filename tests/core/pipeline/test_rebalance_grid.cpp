@@ -453,7 +453,7 @@ TEST(GridCellsMoved, CountsCellsThatChangeOwner) {
       [] {
         isocost::grid_cells_moved(rows(1, {0, 4, 10}), rows(1, {0, 6, 4}));
       },
-      {"part 1 after", "y [6, 4)"});
+      {"cells of part 1 after along y: expected [lo, hi) with 0 <= lo <= hi, got [6, 4)"});
   expect_error(
       [] {
         isocost::grid_cells_moved(rows(1, {0, 6, 10}), rows(2, {0, 6, 10}));
@@ -506,7 +506,7 @@ TEST(RebalanceGridWeights, CutsTheGivenCellCosts) {
       {"119 cell costs for a grid of 120 cells"});
   costs[5] = -1;
   expect_error([&] { isocost::rebalance_grid_weights(shape, now, costs, speeds); },
-               {"load of cell 5 = -1"});
+               {"load of cell 5: expected a finite number >= 0, got -1"});
 }
 
 // New parts cut elsewhere (as mpi::decompose_grid() does, in cell units):
@@ -599,8 +599,16 @@ TEST(RebalanceGrid, BadInput) {
       return isocost::rebalance_grid_global(s, d, loads, speeds);
     };
     expect_error([&] { call(shape, now, {1, 1, 1}); }, {"3 loads for 4 parts"});
-    expect_error([&] { call(shape, now, {1, -1, 1, 1}); }, {"load of part 1 = -1"});
-    expect_error([&] { call(shape, now, {1, 1, NAN, 1}); }, {"load of part 2 = nan"});
+    expect_error(
+        [&] {
+          call(shape, now, {1, -1, 1, 1});
+        },
+        {"load of part 1: expected a finite number >= 0, got -1"});
+    expect_error(
+        [&] {
+          call(shape, now, {1, 1, NAN, 1});
+        },
+        {"load of part 2: expected a finite number >= 0, got nan"});
     expect_error([&] { call(shape, now, {0, 0, 0, 0}); }, {"all loads are zero"});
     if (!diffusive) {
       expect_error([&] { call(shape, now, ok, Speeds::uniform(2)); }, {"2 speeds for 4 parts"});
@@ -623,7 +631,8 @@ TEST(RebalanceGrid, BadInput) {
     expect_error([&] { call(shape, bad, ok); }, {"cell (0, 5) belongs to no part"});
     bad = now;
     bad.parts[3].cell_hi[1] = 9;
-    expect_error([&] { call(shape, bad, ok); }, {"part 3", "y [6, 9)", "[0, 8)"});
+    expect_error([&] { call(shape, bad, ok); },
+                 {"cells of part 3 along y: expected a range inside [0, 8), got [6, 9)"});
     expect_error(
         [&] {
           call(GridShape{2, {4, 9, 1}}, now, ok);

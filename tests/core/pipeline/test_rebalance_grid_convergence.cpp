@@ -193,18 +193,19 @@ TEST(RebalanceGridConvergence, HistoryRoundsMustTileTheGrid) {
       [&] {
         isocost::rebalance_grid_global(shape, d, now, Speeds::uniform(2), {}, {{{overlap, now}}});
       },
-      {"history round 0 does not tile the grid", "cell (4, 0) lies in 2 parts, expected 1"});
+      {"history round 0 does not tile the grid: parts holding cell (4, 0): expected 1, got 2"});
   auto outside = d;
   outside.parts[1].cell_hi[0] = 9;
   expect_error(
       [&] {
         isocost::rebalance_grid_global(shape, d, now, Speeds::uniform(2), {}, {{{outside, now}}});
       },
-      {"history round 0: part 1 has cells [4, 9) along axis 0", "within [0, 8]"});
+      {"history round 0: cells of part 1 along axis 0: expected a range within [0, 8], got [4, "
+       "9)"});
   const std::vector<GridRound> wrong_count{{d, {1, 2, 3}}};
   expect_error(
       [&] { isocost::rebalance_grid_global(shape, d, now, Speeds::uniform(2), {}, wrong_count); },
-      {"history round 0 has 2 parts and 3 loads, expected 2 of each"});
+      {"history round 0: expected 2 parts and 2 loads, got 2 parts and 3 loads"});
 }
 
 }  // namespace

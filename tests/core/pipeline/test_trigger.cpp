@@ -121,7 +121,8 @@ TEST(Trigger, BadInput) {
                {"trigger: every: expected an integer >= 1, got 0"});
   expect_error([&] { isocost::check_trigger(1, loads, drift_every(-2, 0.1)); }, {"got -2"});
   expect_error([&] { isocost::is_check_step(5, 0); }, {"every (k)", "got 0"});
-  expect_error([&] { isocost::check_trigger(-1, loads, drift_every(1, 0.1)); }, {"step = -1"});
+  expect_error([&] { isocost::check_trigger(-1, loads, drift_every(1, 0.1)); },
+               {"trigger: step: expected >= 0, got -1"});
   expect_error(
       [&] {
         isocost::check_trigger(1, loads, drift_every(1, std::numeric_limits<double>::quiet_NaN()));
