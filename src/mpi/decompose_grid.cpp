@@ -69,26 +69,29 @@ std::string check_input(const GridShape& shape, const Cells& lo, const Cells& hi
   std::string why;
   if (!options.is_valid(&why)) return "options: " + why;
   if (shape.dims < 1 || shape.dims > kMaxDims)
-    return "a grid of " + std::to_string(shape.dims) + " dimensions, expected 1 to 3";
+    return isocost::detail::expected_got("dims", "1, 2 or 3", std::to_string(shape.dims));
   try {
     g.validate(shape.dims);
   } catch (const Error& e) {
     return e.what();
   }
   if (g.ranks() > kMaxParts)
-    return "a process grid of " + std::to_string(g.ranks()) + " ranks, expected at most " +
-           std::to_string(kMaxParts);
+    return isocost::detail::expected_got(
+        "process grid ranks", "at most " + std::to_string(kMaxParts), std::to_string(g.ranks()));
   if (speeds.ranks() != g.ranks())
     return std::to_string(speeds.ranks()) + " speeds for the " + std::to_string(g.ranks()) +
            " ranks of the process grid";
   std::int64_t cells = 1;
   for (int a = 0; a < shape.dims; ++a) {
     if (shape.cells[a] < 1)
-      return "a grid of " + std::to_string(shape.cells[a]) + " cells along axis " +
-             std::to_string(a) + ", expected at least 1";
+      return isocost::detail::expected_got(
+          std::string("cells along ") + isocost::detail::axis_name(a), "an integer >= 1",
+          std::to_string(shape.cells[a]));
     if (lo[a] < 0 || hi[a] < lo[a] || hi[a] > shape.cells[a])
-      return "box [" + std::to_string(lo[a]) + ", " + std::to_string(hi[a]) + ") along axis " +
-             std::to_string(a) + ", expected inside [0, " + std::to_string(shape.cells[a]) + ")";
+      return isocost::detail::expected_got(
+          std::string("box along ") + isocost::detail::axis_name(a),
+          "a range inside [0, " + std::to_string(shape.cells[a]) + ")",
+          "[" + std::to_string(lo[a]) + ", " + std::to_string(hi[a]) + ")");
     cells *= hi[a] - lo[a];
   }
   if (static_cast<std::int64_t>(w.size()) != cells)
@@ -109,8 +112,8 @@ std::string check_input(const GridShape& shape, const Cells& lo, const Cells& hi
     if (z0 + z1 == 0 && m0 >= 0 && m1 >= 0) continue;
     for (i = b; i < e; ++i)
       if (!(w[i] >= 0) || !std::isfinite(w[i]))
-        return "weight " + isocost::detail::exact(w[i]) + " at local cell " + std::to_string(i) +
-               ", expected a finite number >= 0";
+        return isocost::detail::expected_got("weight of local cell " + std::to_string(i),
+                                             "a finite number >= 0", isocost::detail::exact(w[i]));
   }
   return {};
 }

@@ -29,8 +29,16 @@ std::string ExchangeSummary::brief_report() const {
 namespace detail {
 
 std::string key_out_of_range(std::size_t i, std::int64_t key, std::int64_t size, bool cells) {
-  return "element " + std::to_string(i) + " has key " + std::to_string(key) + ", expected " +
-         (cells ? "a cell index" : "an index") + " in [0, " + std::to_string(size) + ")";
+  return isocost::detail::expected_got(
+      "element " + std::to_string(i) + "'s key",
+      std::string(cells ? "a cell index" : "an index") + " in [0, " + std::to_string(size) + ")",
+      std::to_string(key));
+}
+
+std::string destination_out_of_range(std::size_t i, int q, int size) {
+  return isocost::detail::expected_got("element " + std::to_string(i) + "'s destination",
+                                       "a rank in [0, " + std::to_string(size) + ")",
+                                       std::to_string(q));
 }
 
 std::string check_owners(const BlockDistribution& d, int size) {

@@ -42,8 +42,8 @@ i64 choose_unit(i64 n_max, int P, i64 max_count) {
 
 std::string check_max_count(i64 max_count, int P) {
   if (max_count <= P)
-    return "options.max_mpi_count = " + std::to_string(max_count) +
-           ", expected more than P = " + std::to_string(P);
+    return isocost::detail::expected_got(
+        "options.max_mpi_count", "more than P = " + std::to_string(P), std::to_string(max_count));
   return {};
 }
 

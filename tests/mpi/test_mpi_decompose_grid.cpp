@@ -149,7 +149,7 @@ TEST(DecomposeGrid, BadInputFailsOnEveryRank) {
   std::string e =
       error_of([&] { isocost::mpi::decompose_grid(MPI_COMM_WORLD, shape, lo, hi, w, pg, s); });
   expect_has(e, "decompose_grid");
-  expect_has(e, "weight -1 at local cell 0");
+  expect_has(e, "weight of local cell 0: expected a finite number >= 0, got -1");
   expect_in_step();
 
   w = mine(all, shape, lo, hi);
@@ -191,7 +191,7 @@ TEST(DecomposeGrid, BadInputFailsOnEveryRank) {
     isocost::mpi::decompose_grid(MPI_COMM_WORLD, shape, lo, rank_of() == last ? out : hi,
                                  mine(all, shape, lo, hi), pg, s);
   });
-  expect_has(e, "expected inside [0, 20)");
+  expect_has(e, "box along x: expected a range inside [0, 20), got [0, 21)");
   expect_in_step();
 
   if (R > 1) {

@@ -178,8 +178,9 @@ TEST(Exchange, BadInputIsTheSameErrorEverywhereAndMovesNothing) {
   std::vector<double> w{1, 2, 3};
   if (rank == last) keys[1] = 10 * P;  // out of range
   std::string msg = error_of([&] { isocost::mpi::exchange(MPI_COMM_WORLD, d, keys, w); });
-  expect_agreed_error(
-      msg, "rank " + std::to_string(last) + ": element 1 has key " + std::to_string(10 * P));
+  expect_agreed_error(msg, "rank " + std::to_string(last) +
+                               ": element 1's key: expected an index in [0, " +
+                               std::to_string(10 * P) + "), got " + std::to_string(10 * P));
   EXPECT_EQ(w, (std::vector<double>{1, 2, 3}));
   keys = {0, 1, 2};
   if (rank == last) w.push_back(4);  // arrays of different lengths
@@ -341,7 +342,9 @@ TEST(Exchange, AKeyFunctionThatThrowsIsTheSameErrorEverywhere) {
         MPI_COMM_WORLD, d, [&](std::size_t i) -> i64 { return rank == last && i == 1 ? -1 : 0; },
         w);
   });
-  expect_agreed_error(out, "rank " + std::to_string(last) + ": element 1 has key -1");
+  expect_agreed_error(out, "rank " + std::to_string(last) +
+                               ": element 1's key: expected an index in [0, " +
+                               std::to_string(10 * P) + "), got -1");
   EXPECT_EQ(w, (std::vector<double>{1, 2, 3}));
 }
 

@@ -135,14 +135,14 @@ std::vector<EntryPoint> block_entry_points(i64 n) {
          std::vector<int> b(a.size() + (faulty ? 1 : 0));
          isocost::mpi::redistribute_arrays(MPI_COMM_WORLD, uniform, shifted, {}, a, b);
        }});
-  t.push_back({"exchange (destinations)", "goes to rank", [=](bool faulty) {
+  t.push_back({"exchange (destinations)", "'s destination: expected a rank in", [=](bool faulty) {
                  auto a = local_values(uniform);
                  std::vector<int> to(a.size(), P - 1);
                  if (faulty) to.push_back(P);
                  if (faulty) a.push_back(0);
                  isocost::mpi::exchange(MPI_COMM_WORLD, to, {}, a);
                }});
-  t.push_back({"exchange (block keys)", "has key", [=](bool faulty) {
+  t.push_back({"exchange (block keys)", "'s key: expected", [=](bool faulty) {
                  std::vector<i64> keys{0};
                  if (faulty) keys.push_back(n);
                  std::vector<double> a(keys.size(), 1.0);
@@ -251,7 +251,7 @@ std::vector<EntryPoint> block_entry_points(i64 n) {
                  b.apply(plan, cb);
                },
                false, true});
-  t.push_back({"BlockBalancer::exchange", "has key", [=](bool faulty) {
+  t.push_back({"BlockBalancer::exchange", "'s key: expected", [=](bool faulty) {
                  BlockBalancer b(MPI_COMM_WORLD, uniform, block_options());
                  std::vector<i64> keys{n - 1};
                  if (faulty) keys.push_back(-1);
@@ -275,7 +275,7 @@ TEST(MpiFaults, GridAndBoxEntryPoints) {
                                            (faulty ? 1 : 0));
                  isocost::mpi::redistribute(MPI_COMM_WORLD, boxes, boxes, local);
                }});
-  t.push_back({"exchange (cell keys)", "has key", [&](bool faulty) {
+  t.push_back({"exchange (cell keys)", "'s key: expected", [&](bool faulty) {
                  std::vector<i64> keys{0};
                  if (faulty) keys.push_back(boxes.size());
                  std::vector<double> a(keys.size());
@@ -329,7 +329,7 @@ TEST(MpiFaults, GridAndBoxEntryPoints) {
                  b.apply(faulty ? stale : plan, a);
                },
                false, true});
-  t.push_back({"GridBalancer::exchange", "has key", [&](bool faulty) {
+  t.push_back({"GridBalancer::exchange", "'s key: expected", [&](bool faulty) {
                  GridBalancer b(MPI_COMM_WORLD, g.shape, g.start, grid_options());
                  std::vector<i64> keys{faulty ? -5 : 0};
                  std::vector<double> a(1);

@@ -298,7 +298,8 @@ TEST(MigrateErrors, BadInputOnOneRankThrowsTheSameErrorAndCallsNoCallback) {
   msg = run(ids, moves, store.callbacks(), o);
   expect_agreed_error(
       msg, P == 1 ? "options.max_mpi_count: expected an integer in [2, 2147483647], got 1"
-                  : "options.max_mpi_count = " + std::to_string(P) + ", expected more than P");
+                  : "options.max_mpi_count: expected more than P = " + std::to_string(P) +
+                        ", got " + std::to_string(P));
 
   // No callback ran, nothing moved.
   EXPECT_EQ(store.calls(), 0);

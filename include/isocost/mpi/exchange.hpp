@@ -90,6 +90,8 @@ namespace isocost::mpi {
 
 namespace detail {
 
+/// "element I's destination: expected a rank in [0, P), got Q".
+std::string destination_out_of_range(std::size_t i, int q, int size);
 /// "" or why `d` cannot route keys over `size` ranks (invalid, or not one
 /// part per rank).
 std::string check_owners(const BlockDistribution& d, int size);
@@ -138,8 +140,7 @@ ExchangeSummary exchange(MPI_Comm comm, std::span<const int> destination,
       const int q = destination[i];
       if (q == rank) continue;
       if (q < 0 || q >= size) {
-        problem = "element " + std::to_string(i) + " goes to rank " + std::to_string(q) +
-                  ", expected a rank in [0, " + std::to_string(size) + ")";
+        problem = detail::destination_out_of_range(i, q, size);
         break;
       }
       leaving.index.push_back(i);

@@ -91,7 +91,7 @@ void exchange_end(const ExchangeState& s, bool verify, std::uint64_t before, std
 /// The order-independent hash of one record's bytes (verification).
 std::uint64_t record_hash(const std::byte* record, std::size_t bytes);
 
-/// "element I has key K, expected …" for a key outside [0, N).
+/// "element I's key: expected an index in [0, N), got K".
 std::string key_out_of_range(std::size_t i, std::int64_t key, std::int64_t size, bool cells);
 
 /// Every element's key through `key(i)`: the ones outside this rank's block

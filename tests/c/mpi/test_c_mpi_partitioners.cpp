@@ -268,8 +268,8 @@ TEST(CPartitionersErrors, Grid) {
                                                nullptr, plo.data(), phi.data(), nullptr)),
                 kInvalid,
                 "isocost_decompose_grid: decompose_grid: invalid input on 1 rank (" + odd_name() +
-                    "box [" + std::to_string(P) + ", " + std::to_string(P + 1) +
-                    ") along axis 1, expected inside [0, " + std::to_string(P) + "))");
+                    "box along y: expected a range inside [0, " + std::to_string(P) + "), got [" +
+                    std::to_string(P) + ", " + std::to_string(P + 1) + "))");
   EXPECT_EQ(plo, std::vector<std::int64_t>(6, -7));
 }
 
