@@ -229,7 +229,8 @@ struct BlockRebalance {
 /// shape; earlier rounds cut elsewhere and add points. Each round's
 /// cumulative cost is scaled to the current total, the points are merged (the
 /// current round weighs twice an earlier one), made nondecreasing by
-/// weighted isotonic regression and interpolated. Useful when the load
+/// weighted isotonic regression and interpolated (with options.edges, the
+/// density's edges located among them). Useful when the load
 /// changes slowly between rounds; stale rounds mislead.
 ///
 /// Throws Error for invalid offsets, loads of the wrong count, negative or
