@@ -80,6 +80,7 @@ Outcome run(const Settings& s, bool balance, int predict, MPI_Comm comm) {
   o.pipeline.monitor.clock = isocost::MonitorClock::cpu;
   o.pipeline.monitor.window = 3;
   o.pipeline.trigger.every = s.every;
+  o.pipeline.profit_trigger = false;  // the drift trigger alone, as the runs were measured
   o.predict = predict;
   if (balance && predict == 0) o.pipeline.log_path = s.log;
   isocost::mpi::BlockBalancer b(comm, isocost::mpi::BlockDistribution::uniform(N, P), o);

@@ -49,6 +49,7 @@ mpi::BlockBalancerOptions options_for(Strategy strategy, bool choose, int steps,
     p.policy = mpi::BalancePolicy::diffusion;
     p.trigger.drift_threshold.reset();
     p.trigger.min_efficiency = 1 / (1 + p.simulation.threshold);
+    p.profit_trigger = false;  // the stopping rule alone (at this horizon anything pays)
     p.steps_ahead = kForcedHorizon;
   }
   return o;

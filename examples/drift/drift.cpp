@@ -86,6 +86,7 @@ Outcome run(const Settings& s, double threshold, MPI_Comm comm) {
   o.pipeline.monitor.window = 3;
   o.pipeline.trigger.every = s.every;
   o.pipeline.trigger.drift_threshold = threshold >= 0 ? threshold : 0.1;
+  o.pipeline.profit_trigger = false;  // the threshold alone: it is what the runs compare
   o.pipeline.policy = isocost::mpi::BalancePolicy::global;  // Swartz: repartition
   isocost::mpi::BlockBalancer b(comm, isocost::mpi::BlockDistribution::uniform(N, P), o);
   const long long lo0 = b.distribution().begin(rank);

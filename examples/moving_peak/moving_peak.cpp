@@ -122,6 +122,7 @@ Outcome run(const Settings& s, const Policy& how, MPI_Comm comm) {
   o.pipeline.monitor.window = s.every;
   o.pipeline.trigger.every = s.every;
   o.pipeline.trigger.drift_threshold = how.drift_threshold;
+  o.pipeline.profit_trigger = false;  // the threshold alone: it is what the runs compare
   o.pipeline.policy = how.policy;
   o.predict = how.predict;
   const isocost::GridShape shape{2, {s.nx, s.ny, 1}};

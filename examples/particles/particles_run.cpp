@@ -33,6 +33,7 @@ std::unique_ptr<BlockBalancer> make_balancer(const RunOptions& ro, const BlockDi
   // leaves low (§4.2).
   o.pipeline.trigger.min_efficiency = ro.mineff;
   o.pipeline.trigger.drift_threshold = std::nullopt;
+  o.pipeline.profit_trigger = false;  // mineff alone: it is what the runs compare
   o.balance_phases = ro.scheme == Scheme::phases || ro.scheme == Scheme::vector;
   o.pipeline.policy = isocost::mpi::BalancePolicy::global;
   o.pipeline.comm = comm_model;  // measured once, by the run's first balancer

@@ -33,7 +33,8 @@ std::string Decision::brief_report() const {
                     exact(phase_check->efficiency) + (phase_check->fired ? ", fired" : "")
               : std::string())
       << (following ? "; planned below the trigger: the forecast follows a moving load" : "")
-      << " -> " << isocost::to_string(action) << ": " << reason;
+      << (pays ? "; planned below the trigger: a rebalance would pay" : "") << " -> "
+      << isocost::to_string(action) << ": " << reason;
   return out.str();
 }
 
@@ -56,6 +57,7 @@ nlohmann::ordered_json decision_json(const Decision& d) {
                   {"fired", c.fired}};
   }
   if (d.following) j["following"] = true;
+  if (d.pays) j["pays"] = true;
   if (d.phase_check) {
     const TriggerCheck& c = *d.phase_check;
     j["phase_check"] = {{"t_min", c.t_min}, {"t_avg", c.t_avg},           {"t_max", c.t_max},

@@ -102,7 +102,8 @@ Plan LayoutBalancer<Plan, Event, Options>::decide_data(double bytes,
   // A forecast that just moved the data follows a moving load: a good plan
   // leaves the last window nearly balanced, but the load has moved on since.
   plan.following = !plan.check.fired && following_ && options_.predict > 1;
-  if (!plan.check.fired && !plan.following) {
+  plan.pays = !plan.following && p.pays(plan);
+  if (!plan.check.fired && !plan.following && !plan.pays) {
     finish(Event{plan});
     p.post(plan.step, false, problem, bytes);
     return plan;
@@ -157,15 +158,18 @@ Plan LayoutBalancer<Plan, Event, Options>::decide_data(double bytes,
   if (options_.global.history > 0 && options_.predict <= 1)  // the forecast plans without it
     remember(in.loads);
   p.decided(plan, t0);
+  const double received = static_cast<double>(plan.rebalance.max_elements_received) * bytes;
   if (!plan.moves()) {
     plan.reason = "the cost model predicts no gain";
-  } else if (!p.profitable(plan,
-                           static_cast<double>(plan.rebalance.max_elements_received) * bytes)) {
+  } else if (!p.profitable(plan, received)) {
     plan.action = Strategy::none;
     plan.reason = "not profitable";
   } else if (plan.rebalance.elements_moved == 0) {
     plan.action = Strategy::none;
     plan.reason = "the plan moves nothing";
+  } else if (!predicts_gain(plan, received)) {
+    plan.action = Strategy::none;
+    plan.reason = "the plan predicts no gain worth its cost";
   } else {
     take_plan(plan);
     plan.reason = "rebalanced";
@@ -215,6 +219,16 @@ void LayoutBalancer<Plan, Event, Options>::gather_costs(Inputs& in) {
   MPI_Allgatherv(costs_.data(), static_cast<int>(costs_.size()), MPI_DOUBLE, in.costs.data(),
                  n.data(), displ.data(), MPI_DOUBLE, comm());
   if (reorders_costs()) reorder_costs(in, displ);
+}
+
+template <class Plan, class Event, class Options>
+bool LayoutBalancer<Plan, Event, Options>::predicts_gain(const Plan& plan, double bytes) const {
+  // A forecast is predicted on the loads as measured, not on its own cuts;
+  // a phase plan lowers the synchronised time, which its total may not show.
+  const auto& r = plan.rebalance;
+  if (r.forecast || r.method() == PlanMethod::phases || r.predicted_time.empty()) return true;
+  const double predicted = *std::max_element(r.predicted_time.begin(), r.predicted_time.end());
+  return pipeline_->gains(plan, predicted, bytes);
 }
 
 template <class Plan, class Event, class Options>

@@ -186,6 +186,18 @@ void Pipeline::check_phases(Decision& d, const CheckNumbers& c) {
   }
 }
 
+bool Pipeline::pays(const Decision& d) const {
+  if (!options_.profit_trigger || d.check.fired) return false;
+  // Watts §2.2.2 as the trigger: the saving against what rebalancing has
+  // cost, or before the first a message and a decision (Pearce eqs 5–6; the
+  // bytes are known once there is a plan, and profitable() weighs them).
+  const TriggerCheck& t = d.phase_check ? *d.phase_check : d.check;
+  ProfitabilityOptions po;
+  po.cost = cost(last_decision_seconds_.value_or(0));
+  po.expected_improvement = options_.expected_improvement;
+  return assess_profitability(t.t_avg, t.t_max, 0, costs_, po).profitable;
+}
+
 RebalanceCostOptions Pipeline::cost(double measured_decision_seconds) const {
   RebalanceCostOptions c;
   c.steps_ahead = options_.steps_ahead;
@@ -234,6 +246,15 @@ bool Pipeline::profitable(Decision& d, double received_bytes) {
   const TriggerCheck& t = d.phase_check ? *d.phase_check : d.check;
   d.profit = assess_profitability(t.t_avg, t.t_max, received_bytes, costs_, po);
   return d.profit->profitable;
+}
+
+bool Pipeline::gains(const Decision& d, double predicted_t_max, double received_bytes) const {
+  const double t_max = d.check.t_max;
+  if (!(predicted_t_max < t_max)) return false;
+  ProfitabilityOptions po;
+  po.cost = cost(d.decision_seconds);
+  po.expected_improvement = options_.expected_improvement;
+  return assess_profitability(predicted_t_max, t_max, received_bytes, costs_, po).profitable;
 }
 
 double Pipeline::rebalanced(const Decision& d, double seconds, double predicted_t_max) {

@@ -75,6 +75,11 @@ class Pipeline {
   /// MPI_Allreduce of each phase's (min, max, sum), the trigger on their
   /// sums into d.phase_check, and d.check.fired when it fires. Collective.
   void check_phases(Decision& d, const CheckNumbers& c);
+  /// profit_trigger: whether a check the trigger did not fire plans anyway,
+  /// its saving exceeding the mean measured cost of the rebalances so far
+  /// (before the first: a message's latency and the decision time). On the
+  /// synchronised times with d.phase_check.
+  bool pays(const Decision& d) const;
   /// Pearce's choice for the gathered loads and element counts (policy
   /// choose), or the forced action. `can_diffuse` false (3-level grids):
   /// diffusion becomes the better of none and global.
@@ -86,6 +91,10 @@ class Pipeline {
   /// Whether moving `received_bytes` into the busiest rank pays (d.profit),
   /// on the synchronised times when d.phase_check is set.
   bool profitable(Decision& d, double received_bytes);
+  /// Whether a plan predicted to leave T_max at `predicted_t_max` pays for
+  /// moving `received_bytes`: profitable() on that gain rather than on
+  /// T_max − T_avg (the same costs and horizon).
+  bool gains(const Decision& d, double predicted_t_max, double received_bytes) const;
   /// After a migration of `seconds` on this rank: the rebalance's cost (max
   /// over ranks, one MPI_Allreduce, plus the decision time) is recorded, the
   /// window cleared and the gain remembered for the next check. Collective.

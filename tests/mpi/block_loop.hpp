@@ -35,11 +35,14 @@ inline std::vector<double> step_loads(const BlockDistribution& d, const Weight& 
   return t;
 }
 
-// Settings that make decisions reproducible: a given comm model, fixed costs.
+// Settings that make decisions reproducible: a given comm model, fixed costs,
+// and the drift trigger alone (the profit trigger weighs the measured cost of
+// the earlier rebalances).
 inline BlockBalancerOptions quiet_options() {
   BlockBalancerOptions o;
   o.pipeline.comm = isocost::CommModel{};
   o.pipeline.decision_seconds = 0.0;
+  o.pipeline.profit_trigger = false;
   o.pipeline.monitor.window = 1;
   o.pipeline.trigger.every = 2;
   o.pipeline.trigger.drift_threshold = 0.1;

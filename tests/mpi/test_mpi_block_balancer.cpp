@@ -121,6 +121,54 @@ TEST(BlockBalancer, BelowTheThresholdNothingFires) {
   EXPECT_EQ(r.final.offsets, BlockDistribution::uniform(N, P).offsets);
 }
 
+TEST(BlockBalancer, BelowTheThresholdARebalanceThatPaysIsPlanned) {
+  // The same 5 % below the drift threshold, with the profit trigger (the
+  // default): removing T_max − T_avg over steps_ahead steps pays for a
+  // rebalance that costs nothing here, so the first check that sees it plans.
+  const int P = size_of();
+  const std::int64_t N = 100 * P;
+  BlockBalancerOptions o = quiet_options();
+  o.pipeline.profit_trigger = true;
+  const LoopRun r = run_loop(o, N, 10, step_change(N, P, 1.05), true);
+  ASSERT_EQ(r.checks.size(), 5u);
+  const BlockEvent* moved = nullptr;
+  for (const auto& e : r.checks) {
+    EXPECT_FALSE(e.check.fired) << e.check.step;
+    if (!moved && e.moves()) moved = &e;
+  }
+  if (P == 1) {
+    EXPECT_EQ(moved, nullptr) << "one rank is balanced";
+    return;
+  }
+  ASSERT_NE(moved, nullptr);
+  EXPECT_EQ(moved->check.step, 6);
+  EXPECT_TRUE(moved->pays);
+  EXPECT_EQ(moved->reason, "rebalanced");
+  EXPECT_NE(moved->brief_report().find("planned below the trigger: a rebalance would pay"),
+            std::string::npos);
+  EXPECT_NE(moved->to_json().find("\"pays\":true"), std::string::npos);
+  EXPECT_NE(r.final.offsets, BlockDistribution::uniform(N, P).offsets);
+}
+
+TEST(BlockBalancer, APlanPredictedNoBetterIsNotCarriedOut) {
+  // P + 1 elements of equal cost: some rank holds two whatever the cuts. The
+  // plan moves which one (its predicted T_max is the measured one), so it is
+  // kept, instead of shuffling an element at every check.
+  const int P = size_of();
+  if (P == 1) GTEST_SKIP() << "one rank never fires";
+  const std::int64_t N = P + 1;
+  const LoopRun r = run_loop(
+      quiet_options(), N, 10, [](std::int64_t, int) { return 1.0; }, true);
+  ASSERT_EQ(r.checks.size(), 5u);
+  for (const auto& e : r.checks) {
+    EXPECT_TRUE(e.check.fired) << e.check.step;
+    EXPECT_EQ(e.action, Strategy::none);
+    EXPECT_EQ(e.reason, "the plan predicts no gain worth its cost");
+    EXPECT_GT(e.rebalance.elements_moved, 0);
+  }
+  EXPECT_EQ(r.final.offsets, BlockDistribution::uniform(N, P).offsets);
+}
+
 TEST(BlockBalancer, RefusedWhenTheCostExceedsTheGain) {
   const int P = size_of();
   if (P == 1) GTEST_SKIP() << "one rank never fires";

@@ -11,7 +11,9 @@
 //     efficiency, Watts's mineff). With `overlap` an MPI_Iallreduce is posted
 //     instead and completed at the next decide(), which then decides exactly
 //     as the blocking check would have at the step it was posted
-//     (Chrisochoides: balancing should not stall the computation).
+//     (Chrisochoides: balancing should not stall the computation). Below
+//     the trigger the check still plans when removing the imbalance would
+//     pay for a rebalance at its measured cost (`profit_trigger`).
 //  2. If it fired: one MPI_Allgather of (load, elements[, phase loads]) —
 //     and, when the code gave per-element or per-cell costs, an
 //     MPI_Allgatherv of those — after which every rank computes the same
@@ -21,7 +23,10 @@
 //     chosen plan is computed.
 //  4. Profitability (Watts §2.2.2): the saving (T_max − T_avg)·steps_ahead
 //     against the mean measured cost of earlier rebalances or, before the
-//     first, latency + per_byte·bytes (Pearce eq. 6) plus the decision time.
+//     first, latency + per_byte·bytes (Pearce eq. 6) plus the decision time;
+//     then the same test on the plan's own predicted T_max, so that a plan
+//     the history predicts no better than the current layout is not carried
+//     out.
 //  5. apply(plan, arrays…) migrates (only what changes owner) and clears the
 //     timing window: its loads were measured on the old distribution.
 // Every check is logged (JSON lines, rank 0) and passed to the observer; the
@@ -77,6 +82,17 @@ struct BalancerOptions {
   /// Fraction of T_max − T_avg a rebalance is expected to remove, in (0, 1]
   /// (Watts §2.2.2).
   double expected_improvement = 1.0;
+  /// Also plan at a check the trigger did not fire when a rebalance would
+  /// pay (Watts §2.2.2 as the trigger; Decision::pays): when the saving
+  /// (T_max − T_avg)·steps_ahead·expected_improvement exceeds the mean
+  /// measured cost of the rebalances so far (before the first: the comm
+  /// model's latency plus the decision time). The data then move only if
+  /// the plan is profitable for the bytes it moves and predicts a lower
+  /// T_max that pays for them. Without it an imbalance below the drift
+  /// threshold is lost at every step; turn it off (or lower
+  /// expected_improvement) when step times are so noisy that the loads'
+  /// differences are mostly noise.
+  bool profit_trigger = true;
   /// Latency and per-byte cost of moving data (Pearce eq. 6). Empty: measured
   /// at construction with MPI_Sendrecv exchanges of 8 B … 1 MiB between rank
   /// pairs (comm_model() tells what was measured).
@@ -104,6 +120,7 @@ struct BalancerOptions {
     v("trigger", self.trigger);
     v("steps_ahead", self.steps_ahead, at_least(1));
     v("expected_improvement", self.expected_improvement, left_open(0, 1));
+    v("profit_trigger", self.profit_trigger);
     v("comm", self.comm);
     v("decision_seconds", self.decision_seconds, at_least(0));
     v("simulation", self.simulation);
@@ -132,6 +149,11 @@ struct Decision {
   /// a forecast that moved the data (`predict`), and a load that moves keeps
   /// moving while the window it left behind looks balanced.
   bool following = false;
+  /// The check planned although the trigger did not fire: removing
+  /// T_max − T_avg would pay for a rebalance at the mean measured cost of the
+  /// earlier ones (before the first, at a message and a decision;
+  /// BalancerOptions::profit_trigger).
+  bool pays = false;
   std::optional<Profitability> profit;   ///< when a plan was computed
   std::optional<StrategyChoice> choice;  ///< when the check fired and policy == choose
   /// What apply() will do: Strategy::none moves nothing (and communicates
@@ -345,6 +367,9 @@ class LayoutBalancer : public BalancerBase {
   /// Collective: in.costs (and in.ordered_costs) from every rank's costs_,
   /// after one agreement that every rank found room for them.
   void gather_costs(Inputs& in);
+  /// The guard after a plan's profitability: its own predicted T_max is
+  /// lower than the measured one by a saving that pays for moving `bytes`.
+  bool predicts_gain(const Plan& plan, double bytes) const;
 
   // What decide() and apply() errors begin with ("BlockBalancer::decide").
   const char* name_;

@@ -55,8 +55,9 @@ struct BlockBalancerOptions {
   /// The global plan from per-rank loads (rebalance_global()), with the
   /// history of earlier rounds it merges: global.history rounds are kept
   /// (4 by default; 0 keeps none), global.history_tolerance drops drifted
-  /// ones. Stale points mislead a load that moves: use `predict` there,
-  /// which plans without the history.
+  /// ones, global.edges locates the density's edges among their points.
+  /// Stale points mislead a load that moves: use `predict` there, which
+  /// plans without the history.
   GlobalRebalanceOptions global;
   /// Plans for a moving load (Eijkhout §4): > 0 forecasts each cut by the
   /// linear trend through the plans of this many recent checks, each made

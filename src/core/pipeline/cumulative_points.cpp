@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
+#include "isocost/cost_model.hpp"
 #include "isocost/samples.hpp"
 
 namespace isocost::detail {
@@ -90,6 +92,61 @@ Accumulated accumulate_rounds(std::span<const std::int64_t> offsets, std::span<c
     ++out.rounds_used;
   }
   return out;
+}
+
+namespace {
+
+constexpr double kFlat = 0.1;     // a neighbour is flat within this fraction of the jump
+constexpr double kSpread = 0.35;  // an excess spans the middle 2·kSpread of its interval
+constexpr double kSlack = 1e-3;   // slopes this close (relative) are equal
+constexpr int kSamples = 8;       // pchip samples per smooth interval
+
+}  // namespace
+
+void edge_points(std::vector<double>& x, std::vector<double>& t) {
+  const std::size_t m = x.size() - 1;  // intervals
+  if (m < 2) return;
+  std::vector<double> s(m);
+  for (std::size_t i = 0; i < m; ++i) s[i] = (t[i + 1] - t[i]) / (x[i + 1] - x[i]);
+  std::optional<CostModel> smooth;  // Boost's pchip needs 4 points
+  if (m >= 3) smooth = tabulated_model(x, t, Interpolation::pchip);
+  std::vector<double> ox{x[0]}, ot{t[0]};
+  for (std::size_t i = 0; i < m; ++i) {
+    const double S = s[i], W = x[i + 1] - x[i];
+    const double L = i > 0 ? s[i - 1] : s[i + 1], R = i + 1 < m ? s[i + 1] : s[i - 1];
+    const double L2 = i > 1 ? s[i - 2] : L, R2 = i + 2 < m ? s[i + 2] : R;
+    const double jump = std::max(std::abs(S - L), std::abs(S - R));
+    const bool flat = std::abs(L - L2) <= kFlat * jump && std::abs(R - R2) <= kFlat * jump;
+    // Inner points stay strictly inside the interval and keep t nondecreasing.
+    const auto add = [&](double px, double pt) {
+      if (px <= ox.back() + 1e-9 * W || px >= x[i + 1] - 1e-9 * W) return;
+      ox.push_back(px);
+      ot.push_back(std::clamp(pt, ot.back(), t[i + 1]));
+    };
+    if (flat && S > std::max(L, R) * (1 + kSlack)) {  // an excess, both slopes beside it
+      const double lo = x[i] + (0.5 - kSpread) * W, hi = x[i] + (0.5 + kSpread) * W;
+      add(lo, t[i] + L * (lo - x[i]));
+      add(hi, t[i + 1] - R * (x[i + 1] - hi));
+    } else if (flat && S < std::min(L, R) * (1 - kSlack)) {
+      // A deficit: both slopes for a length w, L·w + R·w being its cost.
+      const double w = S * W / (L + R);
+      add(x[i] + w, t[i] + L * w);
+      add(x[i + 1] - w, t[i + 1] - R * w);
+    } else if (flat && (L - S) * (S - R) > 0 && std::abs(L - R) > kSlack * std::max(L, R)) {
+      // An edge at k, where t_i + L·(k − x_i) = t_{i+1} − R·(x_{i+1} − k).
+      const double k = (t[i + 1] - t[i] - R * W) / (L - R);
+      add(x[i] + k, t[i] + L * k);
+    } else if (smooth) {
+      for (int j = 1; j < kSamples; ++j) {
+        const double px = x[i] + W * j / kSamples;
+        add(px, t[0] + smooth->cost(x[0], px));
+      }
+    }
+    ox.push_back(x[i + 1]);
+    ot.push_back(t[i + 1]);
+  }
+  x = std::move(ox);
+  t = std::move(ot);
 }
 
 }  // namespace isocost::detail

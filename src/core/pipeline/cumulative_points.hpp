@@ -36,4 +36,17 @@ Accumulated accumulate_rounds(std::span<const std::int64_t> offsets, std::span<c
                               const Speeds& speeds, std::span<const BlockRound> history,
                               double tolerance);
 
+/// GlobalRebalanceOptions::edges: (x, t) (nondecreasing, x strictly
+/// increasing, t from 0) replaced by points to interpolate linearly. An
+/// interval whose neighbours' slopes are each flat (the next slope out
+/// differs from theirs by at most a tenth of the interval's jump from them)
+/// holds an edge of the density when its slope lies between theirs: the two
+/// slopes are extended to where they meet. When it is steeper than both, it
+/// holds a concentrated excess, put in its middle 70 % (a narrower guess
+/// would put the cuts of several targets together); flatter than both, a
+/// deficit, met by both slopes. Elsewhere the points follow the pchip
+/// through (x, t), sampled 8 times per interval. A missing neighbour (the
+/// domain's ends) mirrors the other.
+void edge_points(std::vector<double>& x, std::vector<double>& t);
+
 }  // namespace isocost::detail

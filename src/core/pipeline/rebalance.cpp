@@ -131,15 +131,20 @@ BlockRebalance cut_model(const CostModel& model, const Speeds& speeds,
 }
 
 // The interpolated cumulative cost of the current round, with the points of
-// earlier rounds (rebalance_global()'s history) merged in.
+// earlier rounds (rebalance_global()'s history) merged in; with `edges`, the
+// density's edges located among them (GlobalRebalanceOptions::edges).
 CostModel cumulative_model(std::span<const std::int64_t> offsets, std::span<const double> loads,
                            const Speeds& speeds, Interpolation interpolation,
                            std::span<const BlockRound> history = {}, double tolerance = 0,
-                           detail::Accumulated* used = nullptr) {
+                           detail::Accumulated* used = nullptr, bool edges = false) {
   detail::Accumulated a = detail::accumulate_rounds(offsets, loads, speeds, history, tolerance);
   // Boost's pchip and makima need 4 points; fewer ranges are interpolated
   // linearly, which is the only monotone choice through 2–3 points anyway.
-  const Interpolation how = a.x.size() < 4 ? Interpolation::linear : interpolation;
+  Interpolation how = a.x.size() < 4 ? Interpolation::linear : interpolation;
+  if (edges && a.rounds_used > 0 && how == Interpolation::pchip) {
+    detail::edge_points(a.x, a.t);
+    how = Interpolation::linear;
+  }
   if (used) {
     used->rounds_used = a.rounds_used;
     used->rounds_dropped = a.rounds_dropped;
@@ -197,7 +202,7 @@ BlockRebalance rebalance_global(std::span<const std::int64_t> offsets,
     }
     model = cumulative_model(offsets, loads, speeds, options.interpolation,
                              detail::newest(history, options.history), options.history_tolerance,
-                             &used);
+                             &used, options.edges);
   }
   BlockRebalance out = cut_model(*model, speeds, offsets, options.cut);
   out.options = options;
