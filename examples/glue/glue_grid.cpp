@@ -26,12 +26,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <numeric>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "example_main.hpp"
 #include "example_support.hpp"
+#include "glue_runs.hpp"
 #include "isocost/decompose.hpp"
 #include "isocost/mpi/grid_balancer.hpp"
 
@@ -173,35 +173,6 @@ bool glue_rebalance(MPI_Comm comm, const Settings& s, std::vector<CellBox>& boxe
   return true;
 }
 
-struct Run {
-  std::string name;
-  double efficiency = 0, wall = 0, cpu_max = 0, cpu_sum = 0;
-  int rebalances = 0;
-  bool correct = false;
-};
-
-template <class Body>
-Run timed(MPI_Comm comm, const Settings& s, const std::string& name, Body&& body) {
-  Run r;
-  r.name = name;
-  std::vector<double> done(static_cast<std::size_t>(s.steps));
-  MPI_Barrier(comm);
-  const double w0 = MPI_Wtime(), c0 = examples::cpu_seconds();
-  bool right = body(done, r.rebalances);
-  double wall = MPI_Wtime() - w0, cpu = examples::cpu_seconds() - c0;
-  MPI_Allreduce(&wall, &r.wall, 1, MPI_DOUBLE, MPI_MAX, comm);
-  MPI_Allreduce(&cpu, &r.cpu_max, 1, MPI_DOUBLE, MPI_MAX, comm);
-  MPI_Allreduce(&cpu, &r.cpu_sum, 1, MPI_DOUBLE, MPI_SUM, comm);
-  MPI_Allreduce(MPI_IN_PLACE, &right, 1, MPI_CXX_BOOL, MPI_LAND, comm);
-  r.correct = right;
-  std::vector<double> most(done.size()), sum(done.size());
-  MPI_Allreduce(done.data(), most.data(), static_cast<int>(done.size()), MPI_DOUBLE, MPI_MAX, comm);
-  MPI_Allreduce(done.data(), sum.data(), static_cast<int>(done.size()), MPI_DOUBLE, MPI_SUM, comm);
-  for (std::size_t t = 0; t < done.size(); ++t)
-    r.efficiency += sum[t] / 4 / most[t] / static_cast<double>(done.size());
-  return r;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -223,26 +194,27 @@ int main(int argc, char** argv) {
                            std::to_string(P));
     const isocost::GridShape shape{2, {s.n, s.n, 1}};
     const auto start = isocost::decompose_uniform(shape, {{2, 2}, {0, 1}});
-    std::vector<Run> runs;
-    runs.push_back(timed(comm, s, "balancer", [&](std::vector<double>& done, int& moves) {
-      isocost::mpi::GridBalancer b(comm, shape, start);
-      auto box = [&] { return b.boxes().boxes[static_cast<std::size_t>(rank)]; };
-      std::vector<double> id = indices(s, box()), u = id, cost;
-      for (int t = 0; t < s.steps; ++t) {
-        const bool check = [&] {
-          auto scope = b.step();
-          const bool c = b.next_decide_is_check();  // costs only where a check reads them
-          done[static_cast<std::size_t>(t)] = compute(s, t, box(), u, c ? &cost : nullptr);
-          return c;
-        }();
-        if (check) b.set_costs(cost);
-        moves += b.maybe_rebalance(id, u).migration ? 1 : 0;
-      }
-      return id == indices(s, box());
-    }));
+    std::vector<glue::Run> runs;
+    runs.push_back(
+        glue::timed(comm, "balancer", s.steps, [&](std::vector<double>& done, int& moves) {
+          isocost::mpi::GridBalancer b(comm, shape, start);
+          auto box = [&] { return b.boxes().boxes[static_cast<std::size_t>(rank)]; };
+          std::vector<double> id = indices(s, box()), u = id, cost;
+          for (int t = 0; t < s.steps; ++t) {
+            const bool check = [&] {
+              auto scope = b.step();
+              const bool c = b.next_decide_is_check();  // costs only where a check reads them
+              done[static_cast<std::size_t>(t)] = compute(s, t, box(), u, c ? &cost : nullptr);
+              return c;
+            }();
+            if (check) b.set_costs(cost);
+            moves += b.maybe_rebalance(id, u).migration ? 1 : 0;
+          }
+          return id == indices(s, box());
+        }));
     for (const bool balance : {true, false})
-      runs.push_back(
-          timed(comm, s, balance ? "glue" : "none", [&](std::vector<double>& done, int& moves) {
+      runs.push_back(glue::timed(
+          comm, balance ? "glue" : "none", s.steps, [&](std::vector<double>& done, int& moves) {
             const auto first = isocost::mpi::BoxDistribution::from_decomposition(start);
             std::vector<CellBox> boxes = first.boxes;
             std::vector<double> id = indices(s, boxes[static_cast<std::size_t>(rank)]), u = id,
@@ -255,25 +227,9 @@ int main(int argc, char** argv) {
             }
             return id == indices(s, boxes[static_cast<std::size_t>(rank)]);
           }));
-    bool ok = true;
-    std::ostringstream json;
-    json << "{\"ranks\": 4, \"cells\": " << s.n << ", \"steps\": " << s.steps << ", \"runs\": [";
-    if (rank == 0)
-      std::printf("%-9s %10s %10s %12s %12s %10s %8s\n", "run", "efficiency", "wall s",
-                  "cpu s (max)", "cpu s (sum)", "rebalances", "correct");
-    for (std::size_t k = 0; k < runs.size(); ++k) {
-      const Run& r = runs[k];
-      ok = ok && r.correct;
-      if (rank == 0)
-        std::printf("%-9s %10.3f %10.3f %12.3f %12.3f %10d %8s\n", r.name.c_str(), r.efficiency,
-                    r.wall, r.cpu_max, r.cpu_sum, r.rebalances, r.correct ? "yes" : "NO");
-      json << (k ? ", " : "") << "{\"run\": \"" << r.name << "\", \"efficiency\": " << r.efficiency
-           << ", \"wall_seconds\": " << r.wall << ", \"cpu_seconds_max\": " << r.cpu_max
-           << ", \"cpu_seconds_sum\": " << r.cpu_sum << ", \"rebalances\": " << r.rebalances
-           << ", \"correct\": " << (r.correct ? "true" : "false") << "}";
-    }
-    json << "]}\n";
-    if (!s.json.empty() && rank == 0) examples::write_summary(s.json, json.str());
+    const std::string header = "\"ranks\": 4, \"cells\": " + std::to_string(s.n) +
+                               ", \"steps\": " + std::to_string(s.steps);
+    const bool ok = glue::report(runs, rank, header, s.json);
     return ok ? 0 : 1;
   });
 }

@@ -32,12 +32,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <numeric>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "example_main.hpp"
 #include "example_support.hpp"
+#include "glue_runs.hpp"
 #include "isocost/mpi/block_balancer.hpp"
 
 namespace {
@@ -210,13 +210,6 @@ void glue_rebalance(MPI_Comm comm, const Settings& s, std::vector<i64>& offsets,
 
 // ---- The runs --------------------------------------------------------------
 
-struct Run {
-  std::string name;
-  double efficiency = 0, wall = 0, cpu_max = 0, cpu_sum = 0;
-  int rebalances = 0;
-  bool correct = false;
-};
-
 // Collective: conservation, owners and cells, against the start's census.
 bool correct(MPI_Comm comm, const Settings& s, const Particles& p, const std::vector<i64>& offsets,
              int rank, std::size_t cells_held) {
@@ -238,29 +231,6 @@ bool correct(MPI_Comm comm, const Settings& s, const Particles& p, const std::ve
   std::uint64_t hash = 0;
   for (std::uint64_t id = 0; id < n; ++id) hash ^= examples::mix64(id);
   return all[0] == n && all[1] == n * (n - 1) / 2 && all[2] == hash && all[3] == 0;
-}
-
-template <class Body>
-Run timed(MPI_Comm comm, const Settings& s, const std::string& name, Body&& body) {
-  Run r;
-  r.name = name;
-  std::vector<double> held(static_cast<std::size_t>(s.steps));  // particles pushed per step
-  MPI_Barrier(comm);
-  const double w0 = MPI_Wtime(), c0 = examples::cpu_seconds();
-  r.correct = body(held, r.rebalances);
-  double spent[2] = {MPI_Wtime() - w0, examples::cpu_seconds() - c0};
-  MPI_Allreduce(MPI_IN_PLACE, &spent[0], 1, MPI_DOUBLE, MPI_MAX, comm);
-  r.wall = spent[0];
-  MPI_Allreduce(&spent[1], &r.cpu_max, 1, MPI_DOUBLE, MPI_MAX, comm);
-  MPI_Allreduce(&spent[1], &r.cpu_sum, 1, MPI_DOUBLE, MPI_SUM, comm);
-  std::vector<double> most(held.size()), sum(held.size());
-  MPI_Allreduce(held.data(), most.data(), static_cast<int>(held.size()), MPI_DOUBLE, MPI_MAX, comm);
-  MPI_Allreduce(held.data(), sum.data(), static_cast<int>(held.size()), MPI_DOUBLE, MPI_SUM, comm);
-  int P = 0;
-  MPI_Comm_size(comm, &P);
-  for (std::size_t t = 0; t < held.size(); ++t)
-    r.efficiency += sum[t] / P / most[t] / static_cast<double>(held.size());
-  return r;
 }
 
 }  // namespace
@@ -286,29 +256,30 @@ int main(int argc, char** argv) {
     MPI_Comm_size(comm, &P);
     const auto first = BlockDistribution::uniform(s.cells, P);
     double sink = 0;
-    std::vector<Run> runs;
-    runs.push_back(timed(comm, s, "balancer", [&](std::vector<double>& held, int& moves) {
-      isocost::mpi::BlockBalancer b(comm, first);
-      Particles p = start(s, first, rank);
-      std::vector<double> density(static_cast<std::size_t>(b.local_count()));
-      for (int t = 0; t < s.steps; ++t) {
-        {
-          auto scope = b.step();
-          sink += step(s, t, p, density, b.local_begin());
-        }
-        held[static_cast<std::size_t>(t)] = static_cast<double>(p.x.size());
-        if (b.next_decide_is_check()) b.set_costs(density);  // particles per cell
-        const auto e = b.maybe_rebalance(
-            isocost::mpi::residents([&p, &s](std::size_t i) { return cell_of(p.x[i], s.cells); },
-                                    p.x, p.v, p.id),
-            density);
-        moves += e.migration ? 1 : 0;
-      }
-      return correct(comm, s, p, b.distribution().offsets, rank, density.size());
-    }));
+    std::vector<glue::Run> runs;
+    runs.push_back(
+        glue::timed(comm, "balancer", s.steps, [&](std::vector<double>& held, int& moves) {
+          isocost::mpi::BlockBalancer b(comm, first);
+          Particles p = start(s, first, rank);
+          std::vector<double> density(static_cast<std::size_t>(b.local_count()));
+          for (int t = 0; t < s.steps; ++t) {
+            {
+              auto scope = b.step();
+              sink += step(s, t, p, density, b.local_begin());
+            }
+            held[static_cast<std::size_t>(t)] = static_cast<double>(p.x.size());
+            if (b.next_decide_is_check()) b.set_costs(density);  // particles per cell
+            const auto e = b.maybe_rebalance(
+                isocost::mpi::residents(
+                    [&p, &s](std::size_t i) { return cell_of(p.x[i], s.cells); }, p.x, p.v, p.id),
+                density);
+            moves += e.migration ? 1 : 0;
+          }
+          return correct(comm, s, p, b.distribution().offsets, rank, density.size());
+        }));
     for (const bool balance : {true, false})
-      runs.push_back(
-          timed(comm, s, balance ? "glue" : "none", [&](std::vector<double>& held, int& moves) {
+      runs.push_back(glue::timed(
+          comm, balance ? "glue" : "none", s.steps, [&](std::vector<double>& held, int& moves) {
             std::vector<i64> offsets = first.offsets;
             Particles p = start(s, first, rank);
             std::vector<double> density(static_cast<std::size_t>(first.count(rank)));
@@ -324,27 +295,11 @@ int main(int argc, char** argv) {
             }
             return correct(comm, s, p, offsets, rank, density.size());
           }));
-    bool ok = true;
-    std::ostringstream json;
-    json << "{\"ranks\": " << P << ", \"cells\": " << s.cells
-         << ", \"particles_per_rank\": " << s.particles << ", \"steps\": " << s.steps
-         << ", \"runs\": [";
-    if (rank == 0)
-      std::printf("%-9s %10s %10s %12s %12s %10s %8s\n", "run", "efficiency", "wall s",
-                  "cpu s (max)", "cpu s (sum)", "rebalances", "correct");
-    for (std::size_t k = 0; k < runs.size(); ++k) {
-      const Run& r = runs[k];
-      ok = ok && r.correct;
-      if (rank == 0)
-        std::printf("%-9s %10.3f %10.3f %12.3f %12.3f %10d %8s\n", r.name.c_str(), r.efficiency,
-                    r.wall, r.cpu_max, r.cpu_sum, r.rebalances, r.correct ? "yes" : "NO");
-      json << (k ? ", " : "") << "{\"run\": \"" << r.name << "\", \"efficiency\": " << r.efficiency
-           << ", \"wall_seconds\": " << r.wall << ", \"cpu_seconds_max\": " << r.cpu_max
-           << ", \"cpu_seconds_sum\": " << r.cpu_sum << ", \"rebalances\": " << r.rebalances
-           << ", \"correct\": " << (r.correct ? "true" : "false") << "}";
-    }
-    json << "], \"checksum\": " << (sink > 0 ? 1 : 0) << "}\n";
-    if (!s.json.empty() && rank == 0) examples::write_summary(s.json, json.str());
+    const std::string header =
+        "\"ranks\": " + std::to_string(P) + ", \"cells\": " + std::to_string(s.cells) +
+        ", \"particles_per_rank\": " + std::to_string(s.particles) +
+        ", \"steps\": " + std::to_string(s.steps) + ", \"checksum\": " + (sink > 0 ? "1" : "0");
+    const bool ok = glue::report(runs, rank, header, s.json);
     return ok ? 0 : 1;
   });
 }

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <new>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -94,6 +95,20 @@ std::uint64_t record_hash(const std::byte* record, std::size_t bytes);
 /// "element I's key: expected an index in [0, N), got K".
 std::string key_out_of_range(std::size_t i, std::int64_t key, std::int64_t size, bool cells);
 
+/// scan()'s result, or the problem an exception from it makes: no memory for
+/// the departures, or what the code's key function threw.
+template <class Scan>
+std::string guarded(const Departures& out, Scan&& scan) {
+  try {
+    return scan();
+  } catch (const std::bad_alloc&) {
+    return "could not allocate the list of " + std::to_string(out.index.size()) +
+           "+ leaving elements";
+  } catch (const std::exception& e) {
+    return std::string("the key function threw: ") + e.what();
+  }
+}
+
 /// Every element's key through `key(i)`: the ones outside this rank's block
 /// of `d` go into `out` with their owner. `d` must be valid with a part per
 /// rank (checked before). "" or the first key out of range, or what `key`
@@ -103,7 +118,7 @@ std::string depart_block(const BlockDistribution& d, int rank, std::size_t n, Ke
                          Departures& out) {
   const std::int64_t lo = d.offsets[static_cast<std::size_t>(rank)],
                      hi = d.offsets[static_cast<std::size_t>(rank) + 1], size = d.size();
-  try {
+  return guarded(out, [&]() -> std::string {
     for (std::size_t i = 0; i < n; ++i) {
       const std::int64_t k = key(i);
       if (k >= lo && k < hi) continue;  // stays: the one test most elements take
@@ -112,13 +127,8 @@ std::string depart_block(const BlockDistribution& d, int rank, std::size_t n, Ke
       out.index.push_back(i);
       out.to.push_back(static_cast<int>(it - d.offsets.begin()) - 1);
     }
-  } catch (const std::bad_alloc&) {
-    return "could not allocate the list of " + std::to_string(out.index.size()) +
-           "+ leaving elements";
-  } catch (const std::exception& e) {
-    return std::string("the key function threw: ") + e.what();
-  }
-  return {};
+    return {};
+  });
 }
 
 /// Quotient of a key by a cell count through a double product and one
@@ -147,7 +157,7 @@ std::string depart_boxes(const BoxDistribution& d, int rank, std::size_t n, Key&
   const std::int64_t nx = d.cells[0], ny = d.cells[1], size = d.size();
   if (size >= (std::int64_t{1} << 50)) {  // beyond CellDivider: one lookup per key
     const CellOwners owners(d);
-    try {
+    return guarded(out, [&]() -> std::string {
       for (std::size_t i = 0; i < n; ++i) {
         const std::int64_t k = key(i);
         const int q = owners.owner(k);
@@ -156,16 +166,12 @@ std::string depart_boxes(const BoxDistribution& d, int rank, std::size_t n, Key&
         out.index.push_back(i);
         out.to.push_back(q);
       }
-    } catch (const std::bad_alloc&) {
-      return "could not allocate the list of leaving elements";
-    } catch (const std::exception& e) {
-      return std::string("the key function threw: ") + e.what();
-    }
-    return {};
+      return {};
+    });
   }
   const CellDivider by_x(nx), by_xy(nx * ny);
   std::vector<CellOwners> owners;  // built at the first departure
-  try {
+  return guarded(out, [&]() -> std::string {
     for (std::size_t i = 0; i < n; ++i) {
       const std::int64_t k = key(i);
       if (k < 0 || k >= size) return key_out_of_range(i, k, size, true);
@@ -176,13 +182,8 @@ std::string depart_boxes(const BoxDistribution& d, int rank, std::size_t n, Key&
       out.index.push_back(i);
       out.to.push_back(owners[0].owner(x, y, z));
     }
-  } catch (const std::bad_alloc&) {
-    return "could not allocate the list of " + std::to_string(out.index.size()) +
-           "+ leaving elements";
-  } catch (const std::exception& e) {
-    return std::string("the key function threw: ") + e.what();
-  }
-  return {};
+    return {};
+  });
 }
 
 /// The departing elements' records into the send buffer, grouped by
