@@ -13,6 +13,7 @@
 #include "isocost/error.hpp"
 #include "isocost/limits.hpp"
 #include "mpi/agreement.hpp"
+#include "mpi/decompose_grid_trusted.hpp"
 #include "mpi/tiling.hpp"
 
 namespace isocost::mpi {
@@ -137,6 +138,30 @@ Decomposition decompose_grid(MPI_Comm comm, const GridShape& shape, const Cells&
       detail::same_speeds(speeds), detail::same_options(options)};
   detail::agree(comm, what, check_input(shape, lo, hi, weights, process_grid, speeds, options),
                 same);
+  Cells blo = lo, bhi = hi;
+  for (int a = shape.dims; a < kMaxDims; ++a) blo[a] = 0, bhi[a] = 1;
+  std::int64_t mine = 1, all = 0;
+  for (int a = 0; a < shape.dims; ++a) mine *= bhi[a] - blo[a];
+  MPI_Allreduce(&mine, &all, 1, MPI_INT64_T, MPI_SUM, comm);
+  if (all != shape.count())
+    throw Error(std::string(what) + ": the ranks' boxes hold " + std::to_string(all) +
+                " cells, the grid " + std::to_string(shape.count()) +
+                "; expected boxes that tile the grid");
+  Cells n{1, 1, 1};
+  for (int a = 0; a < shape.dims; ++a) n[a] = shape.cells[a];
+  if (const std::string why = detail::check_tiling(comm, n, blo, bhi); !why.empty())
+    throw Error(std::string(what) + ": " + why + "; expected boxes that tile the grid");
+  return detail::decompose_grid_trusted(comm, shape, lo, hi, weights, process_grid, speeds,
+                                        options);
+}
+
+namespace detail {
+
+Decomposition decompose_grid_trusted(MPI_Comm comm, const GridShape& shape, const Cells& lo,
+                                     const Cells& hi, std::span<const double> weights,
+                                     const ProcessGrid& process_grid, const Speeds& speeds,
+                                     const DecomposeOptions& options) {
+  const char* what = "decompose_grid";
   const int D = shape.dims;
   // Unused axes are one cell wide, so that boxes are always 3-D.
   Cells blo = lo, bhi = hi, n{1, 1, 1};
@@ -146,15 +171,6 @@ Decomposition decompose_grid(MPI_Comm comm, const GridShape& shape, const Cells&
     else
       n[a] = shape.cells[a];
   }
-  std::int64_t mine = 1, all = 0;
-  for (int a = 0; a < D; ++a) mine *= bhi[a] - blo[a];
-  MPI_Allreduce(&mine, &all, 1, MPI_INT64_T, MPI_SUM, comm);
-  if (all != shape.count())
-    throw Error(std::string(what) + ": the ranks' boxes hold " + std::to_string(all) +
-                " cells, the grid " + std::to_string(shape.count()) +
-                "; expected boxes that tile the grid");
-  if (const std::string why = detail::check_tiling(comm, n, blo, bhi); !why.empty())
-    throw Error(std::string(what) + ": " + why + "; expected boxes that tile the grid");
   const auto local = [&](std::int64_t i, std::int64_t j, std::int64_t k) -> const double& {
     const std::int64_t nx = bhi[0] - blo[0], ny = bhi[1] - blo[1];
     return weights[static_cast<std::size_t>((i - blo[0]) +
@@ -258,5 +274,7 @@ Decomposition decompose_grid(MPI_Comm comm, const GridShape& shape, const Cells&
   isocost::detail::summarise(out);
   return out;
 }
+
+}  // namespace detail
 
 }  // namespace isocost::mpi

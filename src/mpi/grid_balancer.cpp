@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "isocost/error.hpp"
-#include "isocost/mpi/decompose_grid.hpp"
 #include "mpi/balancer_report.hpp"
+#include "mpi/decompose_grid_trusted.hpp"
 #include "mpi/pipeline.hpp"
 
 namespace isocost::mpi {
@@ -100,11 +100,12 @@ void GridBalancer::make_plan(GridPlan& plan, const Inputs& in) {
     plan.rebalance = rebalance_grid_diffusive(shape_, decomposition_, in.loads, options_.diffusive,
                                               in.ordered_costs);
   } else if (plan.action == Strategy::global && plan.used_costs) {
-    // Cut from the costs where they are: one reduction of marginals a level.
+    // Cut from the costs where they are: one reduction of marginals a level
+    // (layout, options and speeds agreed at construction, costs at the check).
     const CellBox& b = boxes_.boxes[static_cast<std::size_t>(rank())];
-    Decomposition next =
-        decompose_grid(comm(), shape_, b.lo, b.hi, costs_, decomposition_.process_grid, in.speeds,
-                       options_.weights.decompose);
+    Decomposition next = detail::decompose_grid_trusted(comm(), shape_, b.lo, b.hi, costs_,
+                                                        decomposition_.process_grid, in.speeds,
+                                                        options_.weights.decompose);
     std::vector<double> now(in.cost_sums.size());
     for (std::size_t r = 0; r < now.size(); ++r)
       now[r] = in.cost_sums[r] / in.speeds.speed(static_cast<int>(r));
