@@ -116,18 +116,20 @@ TEST(Exchange, ParticlesReachTheOwnerOfTheirBlockAndNothingIsLost) {
   EXPECT_EQ(totals(ids, w, p), before);
 }
 
-TEST(Exchange, ParticlesReachTheOwnerOfTheirCellOnBoxes) {
-  const int P = size_of(), rank = rank_of();
-  isocost::GridShape shape;
-  shape.dims = 3;
-  shape.cells = {10, 7, 4};
+// A 10 x 7 x 4 grid in equal boxes over P ranks (2 x P/2 when P is even).
+BoxDistribution boxes_of_grid(int P) {
+  const isocost::GridShape shape{3, {10, 7, 4}};
   const int px = P % 2 == 0 ? 2 : 1;
   const int py = P / px;
-  const auto dec = isocost::decompose(
+  return BoxDistribution::from_decomposition(isocost::decompose(
       isocost::grid_density(std::vector<double>(280, 1.0), shape),
       px > 1 ? isocost::ProcessGrid{{px, py}, {0, 1}} : isocost::ProcessGrid{{py}, {1}},
-      isocost::Speeds::uniform(P));
-  const auto boxes = BoxDistribution::from_decomposition(dec);
+      isocost::Speeds::uniform(P)));
+}
+
+TEST(Exchange, ParticlesReachTheOwnerOfTheirCellOnBoxes) {
+  const int P = size_of(), rank = rank_of();
+  const auto boxes = boxes_of_grid(P);
   const isocost::mpi::CellOwners owners(boxes);
   std::vector<i64> keys, ids;
   std::vector<double> w;
@@ -289,16 +291,7 @@ TEST(Exchange, KeyFunctionKeepsOrderAtEveryCompactionEdge) {
 
 TEST(Exchange, KeyFunctionOnBoxesMatchesTheKeyArray) {
   const int P = size_of();
-  isocost::GridShape shape;
-  shape.dims = 3;
-  shape.cells = {10, 7, 4};
-  const int px = P % 2 == 0 ? 2 : 1;
-  const int py = P / px;
-  const auto dec = isocost::decompose(
-      isocost::grid_density(std::vector<double>(280, 1.0), shape),
-      px > 1 ? isocost::ProcessGrid{{px, py}, {0, 1}} : isocost::ProcessGrid{{py}, {1}},
-      isocost::Speeds::uniform(P));
-  const auto boxes = BoxDistribution::from_decomposition(dec);
+  const auto boxes = boxes_of_grid(P);
   std::vector<i64> keys, ids, keys2, ids2;
   std::vector<double> w, w2;
   std::vector<Payload> p, p2;
