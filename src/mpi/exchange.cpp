@@ -41,7 +41,10 @@ std::string destination_out_of_range(std::size_t i, int q, int size) {
                                        std::to_string(q));
 }
 
-std::string check_owners(const BlockDistribution& d, int size) {
+namespace {
+
+template <class Distribution>
+std::string owners_problem(const Distribution& d, int size) {
   if (std::string e; !d.is_valid(&e)) return "distribution: " + e;
   if (d.parts() != size)
     return "the distribution has " + std::to_string(d.parts()) + " parts, expected " +
@@ -49,13 +52,10 @@ std::string check_owners(const BlockDistribution& d, int size) {
   return {};
 }
 
-std::string check_owners(const BoxDistribution& d, int size) {
-  if (std::string e; !d.is_valid(&e)) return "distribution: " + e;
-  if (d.parts() != size)
-    return "the distribution has " + std::to_string(d.parts()) + " parts, expected " +
-           std::to_string(size) + " (one per rank of the communicator)";
-  return {};
-}
+}  // namespace
+
+std::string check_owners(const BlockDistribution& d, int size) { return owners_problem(d, size); }
+std::string check_owners(const BoxDistribution& d, int size) { return owners_problem(d, size); }
 
 std::uint64_t record_hash(const std::byte* record, std::size_t bytes) {
   return element_hash(0, record, bytes);

@@ -50,8 +50,11 @@ std::array<u64, 4> census(const std::vector<i64>& id, const std::vector<double>&
   return all;
 }
 
-isocost::mpi::BlockBalancerOptions quick_block() {
-  isocost::mpi::BlockBalancerOptions o;
+// Either balancer's options: a check every 2 steps on the last step's loads,
+// the global plan, no measured comm model or decision cost.
+template <class Options>
+Options quick() {
+  Options o;
   o.pipeline.comm = isocost::CommModel{};
   o.pipeline.decision_seconds = 0.0;
   o.pipeline.monitor.window = 1;
@@ -78,7 +81,7 @@ TEST(Residents, BlockCellsAndTheirParticlesMoveInOneCall) {
   for (const bool key_array : {true, false}) {
     SCOPED_TRACE(key_array ? "key array" : "key function");
     isocost::mpi::BlockBalancer b(MPI_COMM_WORLD, isocost::mpi::BlockDistribution::uniform(N, P),
-                                  quick_block());
+                                  quick<isocost::mpi::BlockBalancerOptions>());
     // Cells: their global index. Particles: 8 per cell, ids global.
     std::vector<double> cell(static_cast<std::size_t>(b.local_count()));
     for (std::size_t c = 0; c < cell.size(); ++c)
@@ -143,14 +146,8 @@ TEST(Residents, GridCellsAndTheirParticlesMoveInOneCall) {
   const auto start = isocost::decompose(
       isocost::grid_density(std::vector<double>(static_cast<std::size_t>(cells), 1.0), shape),
       {{P}, {0}}, isocost::Speeds::uniform(P));
-  isocost::mpi::GridBalancerOptions o;
-  o.pipeline.comm = isocost::CommModel{};
-  o.pipeline.decision_seconds = 0.0;
-  o.pipeline.monitor.window = 1;
-  o.pipeline.trigger.every = 2;
-  o.pipeline.steps_ahead = 100;
-  o.pipeline.policy = isocost::mpi::BalancePolicy::global;
-  isocost::mpi::GridBalancer b(MPI_COMM_WORLD, shape, start, o);
+  isocost::mpi::GridBalancer b(MPI_COMM_WORLD, shape, start,
+                               quick<isocost::mpi::GridBalancerOptions>());
   auto box = [&] { return b.boxes().boxes[static_cast<std::size_t>(rank)]; };
   auto cell_index = [&] {
     std::vector<double> v;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/shared/decompose_internal.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 
@@ -143,9 +144,7 @@ double Density::grid_line(int axis, std::int64_t k) const {
   if (axis < 0 || axis >= dims() || k < 0 || k > grid_->cells[axis])
     throw Error("grid line " + std::to_string(k) + " along axis " + std::to_string(axis) +
                 " does not exist");
-  if (k == grid_->cells[axis]) return box_.hi[axis];  // exact ends
-  return box_.lo[axis] +
-         box_.width(axis) * static_cast<double>(k) / static_cast<double>(grid_->cells[axis]);
+  return detail::grid_line(box_, grid_->cells[axis], axis, k);
 }
 
 double Density::cell_mass(const std::array<std::int64_t, kMaxDims>& c0,

@@ -5,6 +5,7 @@
 
 #include "core/pipeline/grid_history.hpp"
 #include "core/pipeline/newest.hpp"
+#include "core/shared/decompose_internal.hpp"
 
 #include <algorithm>
 #include <array>
@@ -183,19 +184,13 @@ Decomposition within_dims(const Decomposition& dec, int dims) {
 
 // Fills a part's box, volume and surface from its cell ranges on the grid
 // `shape` over `dom`, as decompose() does.
-// Grid line k of `cells` lines along axis a of `dom` (Density::grid_line()).
-double grid_line(const Box& dom, const GridShape& shape, int a, std::int64_t k) {
-  if (k == shape.cells[a]) return dom.hi[a];  // exact ends
-  return dom.lo[a] + dom.width(a) * static_cast<double>(k) / static_cast<double>(shape.cells[a]);
-}
-
 void set_geometry(Part& p, const Box& dom, const GridShape& shape) {
   const int dims = shape.dims;
   p.box = Box{};
   p.box.dims = dims;
   for (int a = 0; a < dims; ++a) {
-    p.box.lo[a] = grid_line(dom, shape, a, p.cell_lo[a]);
-    p.box.hi[a] = grid_line(dom, shape, a, p.cell_hi[a]);
+    p.box.lo[a] = detail::grid_line(dom, shape.cells[a], a, p.cell_lo[a]);
+    p.box.hi[a] = detail::grid_line(dom, shape.cells[a], a, p.cell_hi[a]);
   }
   p.volume = p.box.volume();
   if (dims > 1) {

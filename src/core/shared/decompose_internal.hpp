@@ -39,6 +39,13 @@ std::vector<std::int64_t> grid_slab_cuts(std::span<const double> prefix,
                                          std::span<const double> capacity, double min_width,
                                          double cell, int axis);
 
+/// Grid line k of `cells` equal cells along axis `axis` of `box`, the ends
+/// exact (Density::grid_line() and the grid rebalances' part boxes).
+inline double grid_line(const Box& box, std::int64_t cells, int axis, std::int64_t k) {
+  if (k == cells) return box.hi[axis];
+  return box.lo[axis] + box.width(axis) * static_cast<double>(k) / static_cast<double>(cells);
+}
+
 /// A part's volume and surface from its box (faces on `domain`'s boundary
 /// are not shared with another part), and its time cost / speed.
 void finish_part(Part& part, const Box& domain, double speed);
