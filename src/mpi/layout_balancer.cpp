@@ -116,7 +116,7 @@ Plan LayoutBalancer<Plan, Event, Options>::decide_data(double bytes,
   const std::size_t F = in.phases;
   // Every rank's (load, elements, has costs, Σ its costs[, phase loads]).
   double cost_sum = 0;
-  for (const double c : costs_) cost_sum += c;
+  for (const double v : costs_) cost_sum += v;
   std::vector<double> mine{c.my_load, static_cast<double>(local), have_costs_ ? 1.0 : 0.0,
                            cost_sum};
   mine.insert(mine.end(), c.my_phases.begin(), c.my_phases.begin() + static_cast<long>(F));
