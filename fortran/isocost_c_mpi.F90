@@ -26,6 +26,7 @@ module isocost_c_mpi
     real(c_double) :: decision_seconds = 0, comm_latency = 0, comm_per_byte = 0
     integer(c_int) :: verify = 0
     type(c_ptr) :: log_path = c_null_ptr
+    integer(c_int) :: profit_trigger = 0, edges = 0
   end type isocost_balancer_options
 
   !> isocost_balancer_decision: what a check decided (isocost_decision_reason()

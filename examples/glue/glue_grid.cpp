@@ -1,6 +1,6 @@
 // The GridBalancer against a code's own glue (issue #24): a grid with a hot
 // spot that moves, on a 2×2 process grid, run three ways on the same ranks.
-//   mpiexec -n 4 build/examples/glue/glue_grid [--json out.json]
+//   mpiexec -n 4 build/examples/glue/glue_grid [--repeat 5] [--json out.json]
 //
 // n×n cells; cell (i, j) costs 1 + 20·exp(−r²/w²) rounds of arithmetic in a
 // step, r its distance from a centre moving from (0.2, 0.3) to (0.8, 0.7) of
@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,7 +45,8 @@ struct Settings {
   i64 n = 512;
   int steps = 100;
   int every = 10;
-  std::string json;
+  int repeat = 1;
+  std::string json, log;
 };
 
 // The rounds cell (i, j) costs at step t.
@@ -173,6 +175,53 @@ bool glue_rebalance(MPI_Comm comm, const Settings& s, std::vector<CellBox>& boxe
   return true;
 }
 
+// ---- The runs ---------------------------------------------------------------
+
+// GridBalancer with default options; `cpu` gets the CPU time of its calls.
+bool with_balancer(MPI_Comm comm, const Settings& s, const isocost::GridShape& shape,
+                   const isocost::Decomposition& start, std::vector<double>& done, int& moves,
+                   double& cpu) {
+  const int rank = glue::rank_of(comm);
+  std::optional<isocost::mpi::GridBalancer> made;
+  {
+    glue::Clock c(comm, cpu);
+    isocost::mpi::GridBalancerOptions o;  // the defaults
+    o.pipeline.log_path = s.log;
+    made.emplace(comm, shape, start, o);
+  }
+  isocost::mpi::GridBalancer& b = *made;
+  auto box = [&] { return b.boxes().boxes[static_cast<std::size_t>(rank)]; };
+  std::vector<double> id = indices(s, box()), u = id, cost;
+  for (int t = 0; t < s.steps; ++t) {
+    bool check = false;
+    {
+      auto scope = b.step();
+      check = b.next_decide_is_check();  // costs only where a check reads them
+      done[static_cast<std::size_t>(t)] = compute(s, t, box(), u, check ? &cost : nullptr);
+    }
+    glue::Clock c(comm, cpu);
+    if (check) b.set_costs(cost);
+    moves += b.maybe_rebalance(id, u).migration ? 1 : 0;
+  }
+  return id == indices(s, box());
+}
+
+// The glue every `every` steps (`balance`), or the equal boxes throughout.
+bool with_glue(MPI_Comm comm, const Settings& s, const isocost::Decomposition& start, bool balance,
+               std::vector<double>& done, int& moves, double& cpu) {
+  const int rank = glue::rank_of(comm);
+  std::vector<CellBox> boxes = isocost::mpi::BoxDistribution::from_decomposition(start).boxes;
+  std::vector<double> id = indices(s, boxes[static_cast<std::size_t>(rank)]), u = id, cost;
+  for (int t = 0; t < s.steps; ++t) {
+    const bool check = balance && (t + 1) % s.every == 0;
+    done[static_cast<std::size_t>(t)] =
+        compute(s, t, boxes[static_cast<std::size_t>(rank)], u, check ? &cost : nullptr);
+    glue::Clock c(comm, cpu);
+    if (check && glue_rebalance(comm, s, boxes, rank, cost, id, u)) ++moves;
+  }
+  return id == indices(s, boxes[static_cast<std::size_t>(rank)]);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -183,6 +232,9 @@ int main(int argc, char** argv) {
   app.add_option("--cells", s.n, "cells along each axis")->check(CLI::Range(i64{4}, i64{1} << 15));
   app.add_option("--steps", s.steps, "time steps")->check(CLI::Range(1, 1 << 20));
   app.add_option("--every", s.every, "the glue's check interval")->check(CLI::Range(1, 1 << 20));
+  app.add_option("--repeat", s.repeat, "runs of each way; medians are reported")
+      ->check(CLI::Range(1, 99));
+  app.add_option("--log", s.log, "the Balancer's JSON-lines log (one object per check)");
   app.add_option("--json", s.json, "write the results as JSON to this file ('-': stdout)");
   return examples::parse_and_run(app, argc, argv, "glue_grid", [&] {
     MPI_Comm comm = MPI_COMM_WORLD;
@@ -194,42 +246,20 @@ int main(int argc, char** argv) {
                            std::to_string(P));
     const isocost::GridShape shape{2, {s.n, s.n, 1}};
     const auto start = isocost::decompose_uniform(shape, {{2, 2}, {0, 1}});
-    std::vector<glue::Run> runs;
-    runs.push_back(
-        glue::timed(comm, "balancer", s.steps, [&](std::vector<double>& done, int& moves) {
-          isocost::mpi::GridBalancer b(comm, shape, start);
-          auto box = [&] { return b.boxes().boxes[static_cast<std::size_t>(rank)]; };
-          std::vector<double> id = indices(s, box()), u = id, cost;
-          for (int t = 0; t < s.steps; ++t) {
-            const bool check = [&] {
-              auto scope = b.step();
-              const bool c = b.next_decide_is_check();  // costs only where a check reads them
-              done[static_cast<std::size_t>(t)] = compute(s, t, box(), u, c ? &cost : nullptr);
-              return c;
-            }();
-            if (check) b.set_costs(cost);
-            moves += b.maybe_rebalance(id, u).migration ? 1 : 0;
-          }
-          return id == indices(s, box());
-        }));
-    for (const bool balance : {true, false})
-      runs.push_back(glue::timed(
-          comm, balance ? "glue" : "none", s.steps, [&](std::vector<double>& done, int& moves) {
-            const auto first = isocost::mpi::BoxDistribution::from_decomposition(start);
-            std::vector<CellBox> boxes = first.boxes;
-            std::vector<double> id = indices(s, boxes[static_cast<std::size_t>(rank)]), u = id,
-                                cost;
-            for (int t = 0; t < s.steps; ++t) {
-              const bool check = balance && (t + 1) % s.every == 0;
-              done[static_cast<std::size_t>(t)] =
-                  compute(s, t, boxes[static_cast<std::size_t>(rank)], u, check ? &cost : nullptr);
-              if (check && glue_rebalance(comm, s, boxes, rank, cost, id, u)) ++moves;
-            }
-            return id == indices(s, boxes[static_cast<std::size_t>(rank)]);
-          }));
+    const std::vector<glue::Way> ways = {
+        {"balancer",
+         [&](std::vector<double>& done, int& moves, double& cpu) {
+           return with_balancer(comm, s, shape, start, done, moves, cpu);
+         }},
+        {"glue", [&](std::vector<double>& done, int& moves,
+                     double& cpu) { return with_glue(comm, s, start, true, done, moves, cpu); }},
+        {"none", [&](std::vector<double>& done, int& moves, double& cpu) {
+           return with_glue(comm, s, start, false, done, moves, cpu);
+         }}};
+    const std::vector<glue::Run> runs = glue::compare(comm, ways, s.steps, s.repeat);
     const std::string header = "\"ranks\": 4, \"cells\": " + std::to_string(s.n) +
                                ", \"steps\": " + std::to_string(s.steps);
-    const bool ok = glue::report(runs, rank, header, s.json);
+    const bool ok = glue::report(runs, rank, header, s.repeat, s.json);
     return ok ? 0 : 1;
   });
 }

@@ -1,6 +1,6 @@
 // The Balancer against a code's own glue (issue #24): one drifting particle
 // problem run three ways on the same ranks, and what each costs in all.
-//   mpiexec -n 4 build/examples/glue/glue_particles [--json out.json]
+//   mpiexec -n 4 build/examples/glue/glue_particles [--repeat 5] [--json out.json]
 //
 // N cells on [0, 1) in 1-D blocks; every rank starts with its share of the
 // particles spread evenly over its cells; two in five particles are drawn to
@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,7 +52,8 @@ struct Settings {
   int steps = 200;
   int every = 10;  // the glue's check interval (the Balancer's default too)
   int work = 60;   // arithmetic rounds per particle and step
-  std::string json;
+  int repeat = 1;
+  std::string json, log;
 };
 
 struct Particles {
@@ -233,6 +235,60 @@ bool correct(MPI_Comm comm, const Settings& s, const Particles& p, const std::ve
   return all[0] == n && all[1] == n * (n - 1) / 2 && all[2] == hash && all[3] == 0;
 }
 
+// BlockBalancer with default options, the particles as the cells' residents;
+// `cpu` gets the CPU time of its calls.
+bool with_balancer(MPI_Comm comm, const Settings& s, const BlockDistribution& first,
+                   std::vector<double>& held, int& moves, double& cpu, double& sink) {
+  const int rank = glue::rank_of(comm);
+  std::optional<isocost::mpi::BlockBalancer> made;
+  {
+    glue::Clock c(comm, cpu);
+    isocost::mpi::BlockBalancerOptions o;  // the defaults
+    o.pipeline.log_path = s.log;
+    made.emplace(comm, first, o);
+  }
+  isocost::mpi::BlockBalancer& b = *made;
+  Particles p = start(s, first, rank);
+  std::vector<double> density(static_cast<std::size_t>(b.local_count()));
+  for (int t = 0; t < s.steps; ++t) {
+    {
+      auto scope = b.step();
+      sink += step(s, t, p, density, b.local_begin());
+    }
+    held[static_cast<std::size_t>(t)] = static_cast<double>(p.x.size());
+    glue::Clock c(comm, cpu);
+    if (b.next_decide_is_check()) b.set_costs(density);  // particles per cell
+    const auto e = b.maybe_rebalance(
+        isocost::mpi::residents([&p, &s](std::size_t i) { return cell_of(p.x[i], s.cells); }, p.x,
+                                p.v, p.id),
+        density);
+    moves += e.migration ? 1 : 0;
+  }
+  return correct(comm, s, p, b.distribution().offsets, rank, density.size());
+}
+
+// The glue every `every` steps and its exchange every step (`balance`), or
+// the exchange alone on the first blocks.
+bool with_glue(MPI_Comm comm, const Settings& s, const BlockDistribution& first, bool balance,
+               std::vector<double>& held, int& moves, double& cpu, double& sink) {
+  const int rank = glue::rank_of(comm);
+  std::vector<i64> offsets = first.offsets;
+  Particles p = start(s, first, rank);
+  std::vector<double> density(static_cast<std::size_t>(first.count(rank)));
+  for (int t = 0; t < s.steps; ++t) {
+    sink += step(s, t, p, density, offsets[static_cast<std::size_t>(rank)]);
+    held[static_cast<std::size_t>(t)] = static_cast<double>(p.x.size());
+    glue::Clock c(comm, cpu);
+    if (balance && (t + 1) % s.every == 0) {
+      const std::vector<i64> before = offsets;
+      glue_rebalance(comm, s, offsets, rank, density);
+      moves += offsets != before ? 1 : 0;
+    }
+    glue_exchange(comm, s, offsets, rank, p);
+  }
+  return correct(comm, s, p, offsets, rank, density.size());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -248,6 +304,9 @@ int main(int argc, char** argv) {
   app.add_option("--every", s.every, "the glue's check interval")->check(CLI::Range(1, 1 << 20));
   app.add_option("--work", s.work, "arithmetic rounds per particle and step")
       ->check(CLI::Range(0, 1 << 20));
+  app.add_option("--repeat", s.repeat, "runs of each way; medians are reported")
+      ->check(CLI::Range(1, 99));
+  app.add_option("--log", s.log, "the Balancer's JSON-lines log (one object per check)");
   app.add_option("--json", s.json, "write the results as JSON to this file ('-': stdout)");
   return examples::parse_and_run(app, argc, argv, "glue_particles", [&] {
     MPI_Comm comm = MPI_COMM_WORLD;
@@ -256,50 +315,24 @@ int main(int argc, char** argv) {
     MPI_Comm_size(comm, &P);
     const auto first = BlockDistribution::uniform(s.cells, P);
     double sink = 0;
-    std::vector<glue::Run> runs;
-    runs.push_back(
-        glue::timed(comm, "balancer", s.steps, [&](std::vector<double>& held, int& moves) {
-          isocost::mpi::BlockBalancer b(comm, first);
-          Particles p = start(s, first, rank);
-          std::vector<double> density(static_cast<std::size_t>(b.local_count()));
-          for (int t = 0; t < s.steps; ++t) {
-            {
-              auto scope = b.step();
-              sink += step(s, t, p, density, b.local_begin());
-            }
-            held[static_cast<std::size_t>(t)] = static_cast<double>(p.x.size());
-            if (b.next_decide_is_check()) b.set_costs(density);  // particles per cell
-            const auto e = b.maybe_rebalance(
-                isocost::mpi::residents(
-                    [&p, &s](std::size_t i) { return cell_of(p.x[i], s.cells); }, p.x, p.v, p.id),
-                density);
-            moves += e.migration ? 1 : 0;
-          }
-          return correct(comm, s, p, b.distribution().offsets, rank, density.size());
-        }));
-    for (const bool balance : {true, false})
-      runs.push_back(glue::timed(
-          comm, balance ? "glue" : "none", s.steps, [&](std::vector<double>& held, int& moves) {
-            std::vector<i64> offsets = first.offsets;
-            Particles p = start(s, first, rank);
-            std::vector<double> density(static_cast<std::size_t>(first.count(rank)));
-            for (int t = 0; t < s.steps; ++t) {
-              sink += step(s, t, p, density, offsets[static_cast<std::size_t>(rank)]);
-              held[static_cast<std::size_t>(t)] = static_cast<double>(p.x.size());
-              if (balance && (t + 1) % s.every == 0) {
-                const std::vector<i64> before = offsets;
-                glue_rebalance(comm, s, offsets, rank, density);
-                moves += offsets != before ? 1 : 0;
-              }
-              glue_exchange(comm, s, offsets, rank, p);
-            }
-            return correct(comm, s, p, offsets, rank, density.size());
-          }));
+    const std::vector<glue::Way> ways = {
+        {"balancer",
+         [&](std::vector<double>& held, int& moves, double& cpu) {
+           return with_balancer(comm, s, first, held, moves, cpu, sink);
+         }},
+        {"glue",
+         [&](std::vector<double>& held, int& moves, double& cpu) {
+           return with_glue(comm, s, first, true, held, moves, cpu, sink);
+         }},
+        {"none", [&](std::vector<double>& held, int& moves, double& cpu) {
+           return with_glue(comm, s, first, false, held, moves, cpu, sink);
+         }}};
+    const std::vector<glue::Run> runs = glue::compare(comm, ways, s.steps, s.repeat);
     const std::string header =
         "\"ranks\": " + std::to_string(P) + ", \"cells\": " + std::to_string(s.cells) +
         ", \"particles_per_rank\": " + std::to_string(s.particles) +
         ", \"steps\": " + std::to_string(s.steps) + ", \"checksum\": " + (sink > 0 ? "1" : "0");
-    const bool ok = glue::report(runs, rank, header, s.json);
+    const bool ok = glue::report(runs, rank, header, s.repeat, s.json);
     return ok ? 0 : 1;
   });
 }

@@ -91,6 +91,10 @@ typedef struct isocost_balancer_options {
   int verify;              /**< nonzero: verify each migration's count and checksum (0) */
   const char* log_path;    /**< JSON-lines log written by rank 0, one line per check;
                                 NULL or "": none (NULL). Copied at creation. */
+  int profit_trigger;      /**< nonzero: also fire when a rebalance is predicted to pay for
+                                itself within steps_ahead (Pearce), not only on drift (1) */
+  int edges;               /**< nonzero: a global plan locates the edges of steep peaks among
+                                the merged rounds (GlobalRebalanceOptions::edges) (1) */
 } isocost_balancer_options;
 
 /** Sets the defaults given above. Not collective. */

@@ -71,6 +71,47 @@ const BlockEvent* first_fired(const LoopRun& r) {
   return nullptr;
 }
 
+// The comm model is measured once per set of processes: a second balancer
+// over the same ranks takes the first's to the bit (a new measurement of
+// timings would differ), a communicator over other ranks gets its own, and
+// each is a usable model (latency and per-byte cost > 0 with two ranks or
+// more, zero on one).
+TEST(BlockBalancer, CommModelIsMeasuredOncePerSetOfProcesses) {
+  const int P = size_of(), rank = rank_of();
+  const auto d = BlockDistribution::uniform(1000, P);
+  const BlockBalancer first(MPI_COMM_WORLD, d), second(MPI_COMM_WORLD, d);
+  EXPECT_EQ(first.comm_model().latency, second.comm_model().latency);
+  EXPECT_EQ(first.comm_model().per_byte, second.comm_model().per_byte);
+  if (P > 1) {
+    EXPECT_GT(first.comm_model().latency + first.comm_model().per_byte, 0.0);
+  } else {
+    EXPECT_EQ(first.comm_model().latency, 0.0);
+    EXPECT_EQ(first.comm_model().per_byte, 0.0);
+  }
+  // The even ranks alone (a duplicate of the world is the same processes).
+  MPI_Comm evens = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &evens);
+  int n = 0;
+  MPI_Comm_size(evens, &n);
+  {
+    const BlockBalancer part(evens, BlockDistribution::uniform(1000, n));
+    if (n == 1) {
+      EXPECT_EQ(part.comm_model().per_byte, 0.0);
+    } else {
+      EXPECT_GT(part.comm_model().latency + part.comm_model().per_byte, 0.0);
+    }
+  }
+  MPI_Comm dup = MPI_COMM_NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  {
+    const BlockBalancer again(dup, d);
+    EXPECT_EQ(again.comm_model().latency, first.comm_model().latency);
+    EXPECT_EQ(again.comm_model().per_byte, first.comm_model().per_byte);
+  }
+  MPI_Comm_free(&dup);
+  MPI_Comm_free(&evens);
+}
+
 TEST(BlockBalancer, DriftFiresAtTheFirstCheckThatSeesIt) {
   const int P = size_of();
   const std::int64_t N = 100 * P;

@@ -95,7 +95,8 @@ struct BalancerOptions {
   bool profit_trigger = true;
   /// Latency and per-byte cost of moving data (Pearce eq. 6). Empty: measured
   /// at construction with MPI_Sendrecv exchanges of 8 B … 1 MiB between rank
-  /// pairs (comm_model() tells what was measured).
+  /// pairs (comm_model() tells what was measured), once per set of processes:
+  /// a later balancer over the same processes reuses it.
   std::optional<CommModel> comm;
   /// C_LbDecision (Pearce eq. 5): the seconds a global repartition's decision
   /// costs, and one diffusion step's. Empty: measured — the gather, the choice

@@ -95,6 +95,8 @@ isocost::mpi::BlockBalancerOptions translate(const isocost_balancer_options& c, 
     q.comm = isocost::CommModel{.latency = c.comm_latency, .per_byte = c.comm_per_byte};
   q.verify = c.verify != 0;
   if (c.log_path != nullptr) q.log_path = c.log_path;
+  q.profit_trigger = c.profit_trigger != 0;
+  o.global.edges = c.edges != 0;
   return o;
 }
 
@@ -274,7 +276,9 @@ int isocost_balancer_options_init(isocost_balancer_options* options) noexcept {
                 .comm_latency = -1,
                 .comm_per_byte = -1,
                 .verify = 0,
-                .log_path = nullptr};
+                .log_path = nullptr,
+                .profit_trigger = 1,
+                .edges = 1};
   });
 }
 

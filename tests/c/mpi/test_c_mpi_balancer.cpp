@@ -46,9 +46,11 @@ Tag tag_of(std::int64_t i) {
   return {static_cast<char>('a' + i % 26), static_cast<char>(i % 127), static_cast<char>(i / 127)};
 }
 
-isocost_balancer_options c_options(int policy) {
+// `plain`: the profit trigger and the edge location off (both on by default).
+isocost_balancer_options c_options(int policy, bool plain = false) {
   isocost_balancer_options o;
   EXPECT_EQ(isocost_balancer_options_init(&o), ISOCOST_OK);
+  if (plain) o.profit_trigger = o.edges = 0;
   o.check_every = 2;
   o.window = 1;
   o.policy = policy;
@@ -58,8 +60,10 @@ isocost_balancer_options c_options(int policy) {
   o.verify = 1;
   return o;
 }
-isocost::mpi::BlockBalancerOptions cpp_options(isocost::mpi::BalancePolicy policy) {
+isocost::mpi::BlockBalancerOptions cpp_options(isocost::mpi::BalancePolicy policy,
+                                               bool plain = false) {
   isocost::mpi::BlockBalancerOptions o;
+  o.pipeline.profit_trigger = o.global.edges = !plain;
   o.pipeline.trigger.every = 2;
   o.pipeline.trigger.drift_threshold = 0.10;
   o.pipeline.monitor.window = 1;
@@ -79,10 +83,10 @@ std::vector<std::int64_t> offsets_of(const isocost_balancer* b) {
 // Runs `steps` steps of the C and the C++ balancer side by side; with
 // `costs`, both plan on per-element costs w(i, step). Returns the migrations.
 int run_side_by_side(isocost_balancer* b, isocost::mpi::BalancePolicy cpp_policy, std::int64_t n,
-                     int steps, bool costs) {
+                     int steps, bool costs, bool plain = false) {
   isocost::mpi::BlockBalancer ref(MPI_COMM_WORLD,
                                   isocost::mpi::BlockDistribution::uniform(n, size_of()),
-                                  cpp_options(cpp_policy));
+                                  cpp_options(cpp_policy, plain));
   std::int64_t begin = 0, count = 0;
   EXPECT_EQ(isocost_balancer_local(b, &begin, &count), ISOCOST_OK);
   std::vector<std::int64_t> ids(static_cast<std::size_t>(count));
@@ -183,19 +187,33 @@ TEST(CBalancer, SameDecisionsAndDataAsBlockBalancer) {
        {std::pair{ISOCOST_POLICY_GLOBAL, isocost::mpi::BalancePolicy::global},
         std::pair{ISOCOST_POLICY_CHOOSE, isocost::mpi::BalancePolicy::choose},
         std::pair{ISOCOST_POLICY_DIFFUSION, isocost::mpi::BalancePolicy::diffusion}}) {
-    for (bool costs : {false, true}) {
-      const isocost_balancer_options o = c_options(c);
-      isocost_balancer* b = nullptr;
-      ASSERT_EQ(isocost_balancer_create(MPI_COMM_WORLD, n, nullptr, &o, &b), ISOCOST_OK)
-          << isocost_last_error();
-      const int moved = run_side_by_side(b, cpp, n, 24, costs);
-      // The moving band makes every run with P > 1 migrate.
-      if (size_of() > 1) {
-        EXPECT_GT(moved, 0) << "policy " << c << " costs " << costs;
+    for (bool costs : {false, true})
+      for (bool plain : {false, true}) {
+        const isocost_balancer_options o = c_options(c, plain);
+        isocost_balancer* b = nullptr;
+        ASSERT_EQ(isocost_balancer_create(MPI_COMM_WORLD, n, nullptr, &o, &b), ISOCOST_OK)
+            << isocost_last_error();
+        const int moved = run_side_by_side(b, cpp, n, 24, costs, plain);
+        // The moving band makes every run with P > 1 migrate.
+        if (size_of() > 1) {
+          EXPECT_GT(moved, 0) << "policy " << c << " costs " << costs << " plain " << plain;
+        }
+        isocost_balancer_free(b);
       }
-      isocost_balancer_free(b);
-    }
   }
+}
+
+// isocost_balancer_options_init() gives the C++ defaults of what it exposes.
+TEST(CBalancer, OptionsInitGivesTheLibraryDefaults) {
+  isocost_balancer_options o;
+  ASSERT_EQ(isocost_balancer_options_init(&o), ISOCOST_OK);
+  const isocost::mpi::BlockBalancerOptions d;
+  EXPECT_EQ(o.check_every, d.pipeline.trigger.every);
+  EXPECT_EQ(o.drift_threshold, d.pipeline.trigger.drift_threshold.value_or(-1));
+  EXPECT_EQ(o.window, d.pipeline.monitor.window);
+  EXPECT_EQ(o.steps_ahead, d.pipeline.steps_ahead);
+  EXPECT_EQ(o.profit_trigger != 0, d.pipeline.profit_trigger);
+  EXPECT_EQ(o.edges != 0, d.global.edges);
 }
 
 TEST(CBalancer, FortranHandleAndGivenOffsets) {
