@@ -46,7 +46,7 @@ struct Settings {
   int steps = 100;
   int every = 10;
   int repeat = 1;
-  std::string json, log;
+  std::string json, log, ways;
 };
 
 // The rounds cell (i, j) costs at step t.
@@ -234,6 +234,7 @@ int main(int argc, char** argv) {
   app.add_option("--every", s.every, "the glue's check interval")->check(CLI::Range(1, 1 << 20));
   app.add_option("--repeat", s.repeat, "runs of each way; medians are reported")
       ->check(CLI::Range(1, 99));
+  app.add_option("--ways", s.ways, "only these runs, e.g. balancer,glue (default: all three)");
   app.add_option("--log", s.log, "the Balancer's JSON-lines log (one object per check)");
   app.add_option("--json", s.json, "write the results as JSON to this file ('-': stdout)");
   return examples::parse_and_run(app, argc, argv, "glue_grid", [&] {
@@ -256,7 +257,8 @@ int main(int argc, char** argv) {
         {"none", [&](std::vector<double>& done, int& moves, double& cpu) {
            return with_glue(comm, s, start, false, done, moves, cpu);
          }}};
-    const std::vector<glue::Run> runs = glue::compare(comm, ways, s.steps, s.repeat);
+    const std::vector<glue::Run> runs =
+        glue::compare(comm, glue::select(ways, s.ways), s.steps, s.repeat);
     const std::string header = "\"ranks\": 4, \"cells\": " + std::to_string(s.n) +
                                ", \"steps\": " + std::to_string(s.steps);
     const bool ok = glue::report(runs, rank, header, s.repeat, s.json);

@@ -53,7 +53,7 @@ struct Settings {
   int every = 10;  // the glue's check interval (the Balancer's default too)
   int work = 60;   // arithmetic rounds per particle and step
   int repeat = 1;
-  std::string json, log;
+  std::string json, log, ways;
 };
 
 struct Particles {
@@ -306,6 +306,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 1 << 20));
   app.add_option("--repeat", s.repeat, "runs of each way; medians are reported")
       ->check(CLI::Range(1, 99));
+  app.add_option("--ways", s.ways, "only these runs, e.g. balancer,glue (default: all three)");
   app.add_option("--log", s.log, "the Balancer's JSON-lines log (one object per check)");
   app.add_option("--json", s.json, "write the results as JSON to this file ('-': stdout)");
   return examples::parse_and_run(app, argc, argv, "glue_particles", [&] {
@@ -327,7 +328,8 @@ int main(int argc, char** argv) {
         {"none", [&](std::vector<double>& held, int& moves, double& cpu) {
            return with_glue(comm, s, first, false, held, moves, cpu, sink);
          }}};
-    const std::vector<glue::Run> runs = glue::compare(comm, ways, s.steps, s.repeat);
+    const std::vector<glue::Run> runs =
+        glue::compare(comm, glue::select(ways, s.ways), s.steps, s.repeat);
     const std::string header =
         "\"ranks\": " + std::to_string(P) + ", \"cells\": " + std::to_string(s.cells) +
         ", \"particles_per_rank\": " + std::to_string(s.particles) +

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "example_support.hpp"
+#include "isocost/error.hpp"
 
 namespace glue {
 
@@ -120,6 +121,25 @@ inline std::vector<Run> compare(MPI_Comm comm, const std::vector<Way>& ways, int
     m.rebalances = static_cast<int>(median(&Run::rebalances));
     m.correct = std::all_of(runs[w].begin(), runs[w].end(), [](const Run& r) { return r.correct; });
     out.push_back(m);
+  }
+  return out;
+}
+
+/// The ways named in `only` (comma-separated; empty: all), in their order.
+/// Throws isocost::Error naming an unknown one.
+inline std::vector<Way> select(std::vector<Way> ways, const std::string& only) {
+  if (only.empty()) return ways;
+  std::vector<Way> out;
+  std::stringstream list(only);
+  for (std::string name; std::getline(list, name, ',');) {
+    const auto it =
+        std::find_if(ways.begin(), ways.end(), [&](const Way& w) { return w.name == name; });
+    if (it == ways.end()) {
+      std::string known;
+      for (const Way& w : ways) known += (known.empty() ? "" : ", ") + w.name;
+      throw isocost::Error("--ways: expected some of " + known + ", got '" + name + "'");
+    }
+    out.push_back(*it);
   }
   return out;
 }

@@ -285,6 +285,19 @@ void Pipeline::decided(Decision& d, double t0) {
   if (d.moves()) last_decision_seconds_ = d.decision_seconds;
 }
 
+std::vector<double> Pipeline::scaled_costs(double bytes) const {
+  std::vector<double> out;
+  for (const Spent& s : spent_) {
+    if (!(bytes > 0) || !(s.bytes > 0)) {
+      out.push_back(s.decision + s.migration);
+      continue;
+    }
+    const double latency = std::min(comm_model_.latency, s.migration);
+    out.push_back(s.decision + latency + (s.migration - latency) * (bytes / s.bytes));
+  }
+  return out;
+}
+
 bool Pipeline::profitable(Decision& d, double received_bytes) {
   ProfitabilityOptions po;
   po.cost = cost(d.decision_seconds);
@@ -292,7 +305,9 @@ bool Pipeline::profitable(Decision& d, double received_bytes) {
   // Phases that synchronise wait for each phase's slowest rank: the step
   // takes Σ_p T_max,p >= the slowest total, and that is what a plan saves.
   const TriggerCheck& t = d.phase_check ? *d.phase_check : d.check;
-  d.profit = assess_profitability(t.t_avg, t.t_max, received_bytes, costs_, po);
+  d.received_bytes = received_bytes;
+  d.profit =
+      assess_profitability(t.t_avg, t.t_max, received_bytes, scaled_costs(received_bytes), po);
   return d.profit->profitable;
 }
 
@@ -302,7 +317,9 @@ bool Pipeline::gains(const Decision& d, double predicted_t_max, double received_
   ProfitabilityOptions po;
   po.cost = cost(d.decision_seconds);
   po.expected_improvement = options_.expected_improvement;
-  return assess_profitability(predicted_t_max, t_max, received_bytes, costs_, po).profitable;
+  return assess_profitability(predicted_t_max, t_max, received_bytes, scaled_costs(received_bytes),
+                              po)
+      .profitable;
 }
 
 double Pipeline::rebalanced(const Decision& d, double seconds, double predicted_t_max) {
@@ -310,6 +327,7 @@ double Pipeline::rebalanced(const Decision& d, double seconds, double predicted_
   MPI_Allreduce(&seconds, &migration, 1, MPI_DOUBLE, MPI_MAX, comm_);
   const double cost = d.decision_seconds + migration;
   costs_.push_back(cost);
+  spent_.push_back({d.decision_seconds, migration, d.received_bytes});
   monitor_.clear_window();  // its loads were measured on the old distribution
   pending_gain_ = Decision::Gain{d.check.step, d.check.t_max, 0.0, predicted_t_max, cost};
   return cost;

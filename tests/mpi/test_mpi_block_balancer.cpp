@@ -357,6 +357,55 @@ TEST(BlockBalancer, MovingBellEndsMoreEfficientThanNoBalancing) {
   }
 }
 
+// Watts' measured cost of rebalancing, per plan: each earlier rebalance's
+// decision time, plus the comm model's latency, plus the rest of its
+// migration time scaled by this plan's bytes over the bytes it moved
+// (Pearce eq. 6), averaged. On the moving bell the plans move different
+// amounts, so the scaled mean differs from the plain one.
+TEST(BlockBalancer, MeasuredCostsAreScaledToEachPlansBytes) {
+  const int P = size_of();
+  if (P == 1) GTEST_SKIP() << "one rank never migrates";
+  const std::int64_t N = 256 * P;
+  const int steps = 120;
+  const Weight bell = [=](std::int64_t i, int step) {
+    const double x = (static_cast<double>(i) + 0.5) / static_cast<double>(N);
+    const double s = 0.15 + 0.7 * step / steps;
+    return 1e-3 * (1 + 9 * std::exp(-((x - s) / 0.08) * ((x - s) / 0.08)));
+  };
+  BlockBalancerOptions o;
+  const double latency = 1e-6;
+  o.pipeline.comm = isocost::CommModel{latency, 1e-9};
+  o.pipeline.trigger.every = 4;
+  o.pipeline.monitor.window = 2;
+  const LoopRun run = run_loop(o, N, steps, bell, true);
+  struct Spent {
+    double decision, migration, bytes;
+  };
+  std::vector<Spent> spent;
+  int scaled = 0, compared = 0;
+  for (const BlockEvent& e : run.checks) {
+    if (e.profit && !spent.empty() && e.received_bytes > 0) {
+      double sum = 0, plain = 0;
+      for (const Spent& s : spent) {
+        const double l = std::min(latency, s.migration);
+        sum += s.bytes > 0 ? s.decision + l + (s.migration - l) * e.received_bytes / s.bytes
+                           : s.decision + s.migration;
+        plain += s.decision + s.migration;
+      }
+      const double want = sum / static_cast<double>(spent.size());
+      EXPECT_NEAR(e.profit->cost, want, 1e-12 * want) << "step " << e.step;
+      EXPECT_EQ(e.profit->source, isocost::CostSource::measured);
+      ++compared;
+      if (std::abs(want - plain / static_cast<double>(spent.size())) > 1e-9 * want) ++scaled;
+    }
+    if (e.action != Strategy::none)
+      spent.push_back({e.decision_seconds, e.seconds - e.decision_seconds, e.received_bytes});
+  }
+  EXPECT_GT(spent.size(), 1u);
+  EXPECT_GT(compared, 0);
+  EXPECT_GT(scaled, 0);
+}
+
 TEST(BlockBalancer, LogHasOneJsonLinePerCheck) {
   const int P = size_of(), rank = rank_of();
   // One path for all ranks: rank 0's pid.

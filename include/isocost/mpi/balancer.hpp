@@ -155,7 +155,11 @@ struct Decision {
   /// earlier ones (before the first, at a message and a decision;
   /// BalancerOptions::profit_trigger).
   bool pays = false;
-  std::optional<Profitability> profit;   ///< when a plan was computed
+  /// When a plan was computed: its saving against the cost of rebalancing,
+  /// the measured costs of earlier rebalances each scaled to this plan's
+  /// bytes (Pearce eq. 6 is linear in them) or, before any, the comm model.
+  std::optional<Profitability> profit;
+  double received_bytes = 0;             ///< the plan's most bytes into one rank (when planned)
   std::optional<StrategyChoice> choice;  ///< when the check fired and policy == choose
   /// What apply() will do: Strategy::none moves nothing (and communicates
   /// nothing); global or diffusion migrate to the plan's new distribution.
