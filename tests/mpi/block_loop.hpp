@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <numeric>
@@ -49,6 +50,16 @@ inline BlockBalancerOptions quiet_options() {
   o.pipeline.steps_ahead = 100;
   o.pipeline.policy = BalancePolicy::global;
   return o;
+}
+
+// Eijkhout §4's moving bell in ms: w(x, t) = 1 + 9·exp(−((x − s(t))/width)²)
+// over N elements, the peak s moving from `from` to `to` over `steps` steps.
+inline Weight moving_bell(std::int64_t N, int steps, double from, double to, double width) {
+  return [=](std::int64_t i, int step) {
+    const double x = (static_cast<double>(i) + 0.5) / static_cast<double>(N);
+    const double z = (x - (from + (to - from) * step / steps)) / width;
+    return 1e-3 * (1 + 9 * std::exp(-z * z));
+  };
 }
 
 struct LoopRun {

@@ -44,6 +44,7 @@ namespace {
 using isocost::testing::error_of;
 using isocost::testing::expect_agreed_error;
 using isocost::testing::LoopRun;
+using isocost::testing::moving_bell;
 using isocost::testing::quiet_options;
 using isocost::testing::rank_of;
 using isocost::testing::run_loop;
@@ -324,11 +325,7 @@ TEST(BlockBalancer, MovingBellEndsMoreEfficientThanNoBalancing) {
   const int P = size_of();
   const std::int64_t N = 256 * P;
   const int steps = 120;
-  const Weight bell = [=](std::int64_t i, int step) {
-    const double x = (static_cast<double>(i) + 0.5) / static_cast<double>(N);
-    const double s = 0.15 + 0.7 * step / steps;
-    return 1e-3 * (1 + 9 * std::exp(-((x - s) / 0.08) * ((x - s) / 0.08)));
-  };
+  const Weight bell = moving_bell(N, steps, 0.15, 0.85, 0.08);
   BlockBalancerOptions o;
   o.pipeline.comm = isocost::CommModel{1e-4, 1e-9};
   o.pipeline.trigger.every = 4;
@@ -367,11 +364,7 @@ TEST(BlockBalancer, MeasuredCostsAreScaledToEachPlansBytes) {
   if (P == 1) GTEST_SKIP() << "one rank never migrates";
   const std::int64_t N = 256 * P;
   const int steps = 120;
-  const Weight bell = [=](std::int64_t i, int step) {
-    const double x = (static_cast<double>(i) + 0.5) / static_cast<double>(N);
-    const double s = 0.15 + 0.7 * step / steps;
-    return 1e-3 * (1 + 9 * std::exp(-((x - s) / 0.08) * ((x - s) / 0.08)));
-  };
+  const Weight bell = moving_bell(N, steps, 0.15, 0.85, 0.08);
   BlockBalancerOptions o;
   const double latency = 1e-6;
   o.pipeline.comm = isocost::CommModel{latency, 1e-9};

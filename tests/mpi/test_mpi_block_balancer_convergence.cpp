@@ -21,6 +21,7 @@ using isocost::Strategy;
 using isocost::mpi::BlockBalancerOptions;
 using isocost::mpi::BlockDistribution;
 using isocost::testing::LoopRun;
+using isocost::testing::moving_bell;
 using isocost::testing::quiet_options;
 using isocost::testing::rank_of;
 using isocost::testing::run_loop;
@@ -168,11 +169,7 @@ TEST(BlockBalancerConvergence, PredictionFollowsAMovingBell) {
   if (P == 1) GTEST_SKIP() << "one rank never fires";
   const std::int64_t N = 512 * P;
   const int steps = 160;
-  const Weight bell = [=](std::int64_t i, int step) {
-    const double x = (static_cast<double>(i) + 0.5) / static_cast<double>(N);
-    const double s = 0.1 + 0.8 * step / steps;
-    return 1e-3 * (1 + 9 * std::exp(-((x - s) / 0.05) * ((x - s) / 0.05)));
-  };
+  const Weight bell = moving_bell(N, steps, 0.1, 0.9, 0.05);
   BlockBalancerOptions o = quiet_options();
   o.pipeline.trigger.every = 2;
   o.pipeline.trigger.drift_threshold = 0.02;
