@@ -75,6 +75,7 @@ nlohmann::ordered_json decision_json(const Decision& d) {
     j["profit"] = {{"saving", d.profit->saving},
                    {"cost", d.profit->cost},
                    {"source", to_string(d.profit->source)},
+                   {"received_bytes", d.received_bytes},
                    {"profitable", d.profit->profitable}};
   if (d.choice) j["choice"] = nlohmann::ordered_json::parse(d.choice->to_json());
   j["action"] = isocost::to_string(d.action);

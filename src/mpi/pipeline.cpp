@@ -95,6 +95,9 @@ std::vector<int> world_ranks(MPI_Comm comm) {
   MPI_Group_translate_ranks(group, n, mine.data(), world, theirs.data());
   MPI_Group_free(&group);
   MPI_Group_free(&world);
+  // A process outside MPI_COMM_WORLD (spawned) has no world rank to tell it
+  // apart: such a communicator is measured every time.
+  if (std::find(theirs.begin(), theirs.end(), MPI_UNDEFINED) != theirs.end()) return {};
   return theirs;
 }
 
@@ -110,9 +113,9 @@ void Pipeline::calibrate() {
     comm_model_ = {};
     return;
   }
-  const std::vector<int> key = world_ranks(comm_);
+  const std::vector<int> key = world_ranks(comm_);  // empty: not to be kept
   int known = 0;
-  {
+  if (!key.empty()) {
     std::lock_guard<std::mutex> hold(measured_lock);
     const auto it = measured_models().find(key);
     if (it != measured_models().end()) {
@@ -137,6 +140,7 @@ void Pipeline::calibrate() {
     samples.push_back({static_cast<double>(bytes), std::max(slowest, 1e-9)});
   }
   comm_model_ = fit_comm_model(samples).model;
+  if (key.empty()) return;
   std::lock_guard<std::mutex> hold(measured_lock);
   measured_models()[key] = comm_model_;
 }

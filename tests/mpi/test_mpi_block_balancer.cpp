@@ -410,11 +410,13 @@ TEST(BlockBalancer, LogHasOneJsonLinePerCheck) {
   o.pipeline.log_path = path;
   const std::int64_t N = 100 * P;
   int observed = 0;
+  std::vector<double> received;  // each check's received_bytes, -1 without a profit test
   {
     BlockBalancer b(MPI_COMM_WORLD, BlockDistribution::uniform(N, P), o);
     b.set_observer([&](const BlockEvent& e) {
       EXPECT_TRUE(e.checked);
       ++observed;
+      received.push_back(e.profit ? e.received_bytes : -1.0);
     });
     std::vector<double> data(static_cast<std::size_t>(b.distribution().count(rank)), 0.0);
     const Weight w = step_change(N, P, 1.5);
@@ -435,10 +437,16 @@ TEST(BlockBalancer, LogHasOneJsonLinePerCheck) {
                 2 * static_cast<long long>(k + 1));
       EXPECT_TRUE(lines[k].contains("action"));
       EXPECT_TRUE(lines[k].contains("reason"));
+      if (received[k] >= 0) {
+        EXPECT_EQ(lines[k].at("profit").at("received_bytes").get<double>(), received[k]);
+      } else {
+        EXPECT_FALSE(lines[k].contains("profit"));
+      }
     }
     if (P > 1) {
       EXPECT_EQ(lines[2].at("action"), "global");
       EXPECT_TRUE(lines[2].contains("plan"));
+      EXPECT_GT(received[2], 0);  // the plan moves 8 B elements into some rank
       EXPECT_TRUE(lines[3].contains("gain"));
     }
     std::remove(path.c_str());
