@@ -26,9 +26,7 @@ void BalancerBase::record_step(double seconds, std::span<const double> phase_sec
 const LoadMonitor& BalancerBase::monitor() const noexcept { return pipeline_->monitor(); }
 bool BalancerBase::next_decide_is_check() const { return pipeline_->checks_next(); }
 const CommModel& BalancerBase::comm_model() const noexcept { return pipeline_->comm_model(); }
-const std::vector<double>& BalancerBase::rebalance_seconds() const noexcept {
-  return pipeline_->costs();
-}
+std::vector<double> BalancerBase::rebalance_seconds() const { return pipeline_->measured_costs(0); }
 MPI_Comm BalancerBase::comm() const noexcept { return pipeline_->comm(); }
 int BalancerBase::rank() const noexcept { return pipeline_->rank(); }
 bool BalancerBase::verify() const noexcept { return pipeline_->options().verify; }

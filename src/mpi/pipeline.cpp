@@ -247,7 +247,7 @@ bool Pipeline::pays(const Decision& d) const {
   ProfitabilityOptions po;
   po.cost = cost(last_decision_seconds_.value_or(0));
   po.expected_improvement = options_.expected_improvement;
-  return assess_profitability(t.t_avg, t.t_max, 0, costs_, po).profitable;
+  return assess_profitability(t.t_avg, t.t_max, 0, measured_costs(0), po).profitable;
 }
 
 RebalanceCostOptions Pipeline::cost(double measured_decision_seconds) const {
@@ -289,7 +289,7 @@ void Pipeline::decided(Decision& d, double t0) {
   if (d.moves()) last_decision_seconds_ = d.decision_seconds;
 }
 
-std::vector<double> Pipeline::scaled_costs(double bytes) const {
+std::vector<double> Pipeline::measured_costs(double bytes) const {
   std::vector<double> out;
   for (const Spent& s : spent_) {
     if (!(bytes > 0) || !(s.bytes > 0)) {
@@ -311,7 +311,7 @@ bool Pipeline::profitable(Decision& d, double received_bytes) {
   const TriggerCheck& t = d.phase_check ? *d.phase_check : d.check;
   d.received_bytes = received_bytes;
   d.profit =
-      assess_profitability(t.t_avg, t.t_max, received_bytes, scaled_costs(received_bytes), po);
+      assess_profitability(t.t_avg, t.t_max, received_bytes, measured_costs(received_bytes), po);
   return d.profit->profitable;
 }
 
@@ -321,8 +321,8 @@ bool Pipeline::gains(const Decision& d, double predicted_t_max, double received_
   ProfitabilityOptions po;
   po.cost = cost(d.decision_seconds);
   po.expected_improvement = options_.expected_improvement;
-  return assess_profitability(predicted_t_max, t_max, received_bytes, scaled_costs(received_bytes),
-                              po)
+  return assess_profitability(predicted_t_max, t_max, received_bytes,
+                              measured_costs(received_bytes), po)
       .profitable;
 }
 
@@ -330,7 +330,6 @@ double Pipeline::rebalanced(const Decision& d, double seconds, double predicted_
   double migration = 0;
   MPI_Allreduce(&seconds, &migration, 1, MPI_DOUBLE, MPI_MAX, comm_);
   const double cost = d.decision_seconds + migration;
-  costs_.push_back(cost);
   spent_.push_back({d.decision_seconds, migration, d.received_bytes});
   monitor_.clear_window();  // its loads were measured on the old distribution
   pending_gain_ = Decision::Gain{d.check.step, d.check.t_max, 0.0, predicted_t_max, cost};

@@ -56,7 +56,12 @@ class Pipeline {
   int rank() const noexcept { return rank_; }
   int size() const noexcept { return size_; }
   const CommModel& comm_model() const noexcept { return comm_model_; }
-  const std::vector<double>& costs() const noexcept { return costs_; }
+  /// The measured costs of the earlier rebalances as a plan receiving
+  /// `bytes` would have had them: each one's decision time, plus the comm
+  /// model's latency, plus the rest of its migration time scaled by bytes
+  /// over the bytes it moved (Pearce eq. 6). bytes 0 (not yet known): as
+  /// measured.
+  std::vector<double> measured_costs(double bytes) const;
   const BalancerOptions& options() const noexcept { return options_; }
 
   /// The check of one decide(): on a check step one MPI_Allreduce of the
@@ -107,13 +112,6 @@ class Pipeline {
   /// The horizon, the comm model in use and the decision cost: given, or
   /// `measured_decision_seconds`.
   RebalanceCostOptions cost(double measured_decision_seconds) const;
-  /// The measured costs of the earlier rebalances as a plan receiving
-  /// `bytes` would have had them: each one's decision time, plus the comm
-  /// model's latency, plus the rest of its migration time scaled by bytes
-  /// over the bytes it moved (Pearce eq. 6). bytes 0 (not yet known): as
-  /// measured.
-  std::vector<double> scaled_costs(double bytes) const;
-
   /// One rebalance as measured: its decision, its migration (max over ranks)
   /// and the most bytes its plan moved into one rank.
   struct Spent {
@@ -126,8 +124,7 @@ class Pipeline {
   MPI_Op op_ = MPI_OP_NULL;  // the check's (min, max, sum, max) reduction
   int rank_ = 0, size_ = 1;
   CommModel comm_model_;
-  std::vector<double> costs_;  // decision + migration of each rebalance (rebalance_seconds())
-  std::vector<Spent> spent_;
+  std::vector<Spent> spent_;  // every rebalance so far
   std::optional<double> last_decision_seconds_;
   std::optional<Decision::Gain> pending_gain_;
   std::ofstream log_;

@@ -230,8 +230,9 @@ class BalancerBase {
 
   /// Latency and per-byte cost in use (given, or measured at construction).
   const CommModel& comm_model() const noexcept;
-  /// Measured costs (seconds, max over ranks) of the rebalances so far.
-  const std::vector<double>& rebalance_seconds() const noexcept;
+  /// Measured costs (seconds, max over ranks) of the rebalances so far: each
+  /// one's decision plus its migration.
+  std::vector<double> rebalance_seconds() const;
 
  protected:
   explicit BalancerBase(const BalancerOptions& options);
