@@ -14,9 +14,11 @@
 //  - `plain`: written here as an application would: the owner test, a count
 //    per rank, MPI_Alltoall of the counts, a packed struct per leaving
 //    particle, MPI_Alltoallv of bytes, the kept ones compacted, the arrived
-//    ones appended.
-// All three must leave the same arrays on every rank (checked: an error
-// and exit 2 if not). Time: per repetition the slowest rank's wall time and the largest
+//    ones appended. Against `keys` the plain code keeps a key array too: it
+//    computes the keys into it, tests them, and packs them with the rest
+//    (48 B), as a code with keys in an array would.
+// Each way and its plain counterpart must leave the same arrays on every
+// rank (checked: an error and exit 2 if not). Time: per repetition the slowest rank's wall time and the largest
 // per-rank CPU time (CLOCK_THREAD_CPUTIME_ID; with more ranks than cores it
 // includes Open MPI's polling while it waits), medians over repetitions; the
 // ratio columns are exchange()'s medians over plain's. Goal: ≤ 1.2.
@@ -73,12 +75,22 @@ Particles make(const BlockDistribution& d, int rank, int P, std::size_t n, doubl
   return p;
 }
 
+struct Record {
+  double x, y, vx, vy;
+  i64 id;
+};
+struct KeyedRecord {
+  double x, y, vx, vy;
+  i64 id, key;
+};
+
 // The application's own exchange: what the library must not be slower than.
-void plain_exchange(MPI_Comm comm, const BlockDistribution& d, Particles& p) {
-  struct Record {
-    double x, y, vx, vy;
-    i64 id;
-  };
+// Keyed: a code that keeps each particle's key in an array beside it, so the
+// owner test reads the keys and they travel and are kept with the rest.
+template <bool Keyed>
+void plain_exchange(MPI_Comm comm, const BlockDistribution& d, Particles& p,
+                    std::vector<i64>* keys = nullptr) {
+  using Rec = std::conditional_t<Keyed, KeyedRecord, Record>;
   int rank = 0, P = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &P);
@@ -88,7 +100,11 @@ void plain_exchange(MPI_Comm comm, const BlockDistribution& d, Particles& p) {
   std::vector<int> to;
   std::vector<int> sc(static_cast<std::size_t>(P), 0), rc(sc.size()), sd(sc.size()), rd(sc.size());
   for (std::size_t i = 0; i < n; ++i) {
-    const i64 c = cell_of(p.x[i]);
+    i64 c = 0;
+    if constexpr (Keyed)
+      c = (*keys)[i];
+    else
+      c = cell_of(p.x[i]);
     if (c >= lo && c < hi) continue;
     const int q = static_cast<int>(std::upper_bound(d.offsets.begin(), d.offsets.end(), c) -
                                    d.offsets.begin()) -
@@ -105,18 +121,23 @@ void plain_exchange(MPI_Comm comm, const BlockDistribution& d, Particles& p) {
     so += sc[q];
     ro += rc[q];
   }
-  std::vector<Record> send(leave.size()), recv(static_cast<std::size_t>(ro));
+  std::vector<Rec> send(leave.size()), recv(static_cast<std::size_t>(ro));
   std::vector<int> next(sd);
   for (std::size_t j = 0; j < leave.size(); ++j) {
     const std::size_t i = leave[j];
-    send[static_cast<std::size_t>(next[static_cast<std::size_t>(to[j])]++)] = {
-        p.x[i], p.y[i], p.vx[i], p.vy[i], p.id[i]};
+    Rec& r = send[static_cast<std::size_t>(next[static_cast<std::size_t>(to[j])]++)];
+    r.x = p.x[i];
+    r.y = p.y[i];
+    r.vx = p.vx[i];
+    r.vy = p.vy[i];
+    r.id = p.id[i];
+    if constexpr (Keyed) r.key = (*keys)[i];
   }
   for (std::size_t q = 0; q < sc.size(); ++q) {  // in bytes
-    sc[q] *= sizeof(Record);
-    sd[q] *= sizeof(Record);
-    rc[q] *= sizeof(Record);
-    rd[q] *= sizeof(Record);
+    sc[q] *= static_cast<int>(sizeof(Rec));
+    sd[q] *= static_cast<int>(sizeof(Rec));
+    rc[q] *= static_cast<int>(sizeof(Rec));
+    rd[q] *= static_cast<int>(sizeof(Rec));
   }
   MPI_Alltoallv(send.data(), sc.data(), sd.data(), MPI_BYTE, recv.data(), rc.data(), rd.data(),
                 MPI_BYTE, comm);
@@ -131,6 +152,7 @@ void plain_exchange(MPI_Comm comm, const BlockDistribution& d, Particles& p) {
     p.vx[w] = p.vx[i];
     p.vy[w] = p.vy[i];
     p.id[w] = p.id[i];
+    if constexpr (Keyed) (*keys)[w] = (*keys)[i];
     ++w;
   }
   const std::size_t total = w + recv.size();
@@ -139,12 +161,14 @@ void plain_exchange(MPI_Comm comm, const BlockDistribution& d, Particles& p) {
   p.vx.resize(total);
   p.vy.resize(total);
   p.id.resize(total);
-  for (const Record& r : recv) {
+  if constexpr (Keyed) keys->resize(total);
+  for (const Rec& r : recv) {
     p.x[w] = r.x;
     p.y[w] = r.y;
     p.vx[w] = r.vx;
     p.vy[w] = r.vy;
     p.id[w] = r.id;
+    if constexpr (Keyed) (*keys)[w] = r.key;
     ++w;
   }
 }
@@ -173,8 +197,8 @@ Timing time_it(MPI_Comm comm, int repetitions, const Particles& start, Particles
   return t;
 }
 
-bool same_everywhere(MPI_Comm comm, const Particles& a, const Particles& b) {
-  int ok = a == b ? 1 : 0;
+bool same_everywhere(MPI_Comm comm, const Particles& a, const Particles& b, bool also = true) {
+  int ok = a == b && also ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
   return ok == 1;
 }
@@ -209,15 +233,24 @@ int main(int argc, char** argv) {
     }
     for (const double f : {0.0, 0.001, 0.01, 0.1}) {
       const Particles start = make(d, rank, P, n, f);
-      Particles plain, lib;
-      const Timing tp = time_it(comm, repetitions, start, plain,
-                                [&](Particles& p) { plain_exchange(comm, d, p); });
       for (const bool keyfn : {true, false}) {
         char label[64];
         std::snprintf(label, sizeof label, "BM_Exchange_%s/%g%%", keyfn ? "keyfn" : "keys",
                       100 * f);
         if (!std::regex_search(std::string(label), std::regex(filter))) continue;
-        std::vector<i64> keys;
+        // Both ways compute the keys into an array inside the timed call
+        // when the keys travel.
+        std::vector<i64> keys, plain_keys;
+        Particles plain, lib;
+        const Timing tp = time_it(comm, repetitions, start, plain, [&](Particles& p) {
+          if (keyfn) {
+            plain_exchange<false>(comm, d, p);
+          } else {
+            plain_keys.resize(p.x.size());
+            for (std::size_t i = 0; i < plain_keys.size(); ++i) plain_keys[i] = cell_of(p.x[i]);
+            plain_exchange<true>(comm, d, p, &plain_keys);
+          }
+        });
         const Timing tl = time_it(comm, repetitions, start, lib, [&](Particles& p) {
           if (keyfn) {
             const double* x = p.x.data();
@@ -229,7 +262,7 @@ int main(int argc, char** argv) {
             isocost::mpi::exchange(comm, d, keys, p.x, p.y, p.vx, p.vy, p.id);
           }
         });
-        if (!same_everywhere(comm, lib, plain))
+        if (!same_everywhere(comm, lib, plain, keys == plain_keys))
           throw isocost::Error(std::string(label) + ": exchange() and the plain exchange differ");
         if (rank == 0)
           std::printf("%-26s %9.3f %9.3f %9.3f %9.3f %9.2f\n", label, 1e3 * median(tl.wall),

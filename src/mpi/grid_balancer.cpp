@@ -1,6 +1,7 @@
 // The balancing pipeline over boxes of a grid of cells (grid_balancer.hpp):
 // the layout's part of it (LayoutBalancer, layout_balancer.cpp) —
-// re-decompositions and jagged shifts from gathered loads or per-cell costs.
+// re-decompositions and jagged shifts from gathered loads or from per-cell
+// costs reduced to marginals where they are.
 #include "isocost/mpi/grid_balancer.hpp"
 
 #include <string>
@@ -9,6 +10,7 @@
 #include "isocost/error.hpp"
 #include "mpi/balancer_report.hpp"
 #include "mpi/decompose_grid_trusted.hpp"
+#include "mpi/grid_diffusive.hpp"
 #include "mpi/pipeline.hpp"
 
 namespace isocost::mpi {
@@ -56,19 +58,6 @@ GridBalancer::~GridBalancer() = default;
 
 std::int64_t GridBalancer::local_count() const { return boxes_.count(rank()); }
 
-void GridBalancer::reorder_costs(Inputs& in, std::span<const int> displ) const {
-  // Every rank's box costs (gathered in rank order) placed in the grid, x fastest.
-  const std::int64_t nx = boxes_.cells[0], ny = boxes_.cells[1];
-  for (std::size_t r = 0; r < boxes_.boxes.size(); ++r) {
-    const CellBox& b = boxes_.boxes[r];
-    std::size_t at = static_cast<std::size_t>(displ[r]);
-    for (std::int64_t k = b.lo[2]; k < b.hi[2]; ++k)
-      for (std::int64_t j = b.lo[1]; j < b.hi[1]; ++j)
-        for (std::int64_t i = b.lo[0]; i < b.hi[0]; ++i)
-          in.ordered_costs[static_cast<std::size_t>(i + nx * (j + ny * k))] = in.costs[at++];
-  }
-}
-
 GridPlan GridBalancer::decide(double bytes) { return decide_data(bytes, {}); }
 
 namespace {
@@ -97,8 +86,14 @@ ProcessGraph GridBalancer::process_graph() const {
 
 void GridBalancer::make_plan(GridPlan& plan, const Inputs& in) {
   if (plan.action == Strategy::diffusion) {
-    plan.rebalance = rebalance_grid_diffusive(shape_, decomposition_, in.loads, options_.diffusive,
-                                              in.ordered_costs);
+    // With costs: marginals reduced over the ranks (no gathered grid);
+    // without: uniform cells, O(P).
+    plan.rebalance =
+        plan.used_costs
+            ? detail::rebalance_grid_diffusive_distributed(
+                  comm(), shape_, decomposition_, boxes_.boxes[static_cast<std::size_t>(rank())],
+                  costs_, in.cost_sums, in.loads, options_.diffusive)
+            : rebalance_grid_diffusive(shape_, decomposition_, in.loads, options_.diffusive);
   } else if (plan.action == Strategy::global && plan.used_costs) {
     // Cut from the costs where they are: one reduction of marginals a level
     // (layout, options and speeds agreed at construction, costs at the check).

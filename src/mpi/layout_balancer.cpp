@@ -69,9 +69,6 @@ void LayoutBalancer<Plan, Event, Options>::finish(Event event) {
 }
 
 template <class Plan, class Event, class Options>
-void LayoutBalancer<Plan, Event, Options>::reorder_costs(Inputs&, std::span<const int>) const {}
-
-template <class Plan, class Event, class Options>
 Plan LayoutBalancer<Plan, Event, Options>::decide_data(double bytes,
                                                        std::span<const std::size_t> sizes) {
   detail::Pipeline& p = *pipeline_;
@@ -199,7 +196,6 @@ void LayoutBalancer<Plan, Event, Options>::gather_costs(Inputs& in) {
   int no_memory = 0;
   try {
     in.costs.resize(static_cast<std::size_t>(total_count()));
-    if (reorders_costs()) in.ordered_costs.resize(in.costs.size());
   } catch (const std::bad_alloc&) {
     no_memory = 1;
   }
@@ -218,7 +214,6 @@ void LayoutBalancer<Plan, Event, Options>::gather_costs(Inputs& in) {
   std::partial_sum(n.begin(), n.end() - 1, displ.begin() + 1);
   MPI_Allgatherv(costs_.data(), static_cast<int>(costs_.size()), MPI_DOUBLE, in.costs.data(),
                  n.data(), displ.data(), MPI_DOUBLE, comm());
-  if (reorders_costs()) reorder_costs(in, displ);
 }
 
 template <class Plan, class Event, class Options>

@@ -247,4 +247,68 @@ TEST(GridBalancer, PerCellCostsShapeTheGlobalPlan) {
   expect_agreed_error(msg, "rank 0: holds");
 }
 
+// The diffusive plan with per-cell costs reads marginals reduced over the
+// ranks, never a gathered grid: every plan must equal the serial
+// rebalance_grid_diffusive() of every cell's cost (integers, so that every
+// sum is exact in any order), from the equal start and from later plans.
+TEST(GridBalancer, PerCellCostsShapeTheDiffusivePlan) {
+  const int P = size_of(), rank = rank_of();
+  if (P == 1) GTEST_SKIP() << "one rank never fires";
+  const isocost::GridShape shape{2, {16, 12, 1}};
+  const isocost::ProcessGrid pg = P % 2 == 0 && P > 2 ? isocost::ProcessGrid{{P / 2, 2}, {0, 1}}
+                                                      : isocost::ProcessGrid{{P}, {1}};
+  const auto start = isocost::decompose(isocost::grid_density(std::vector<double>(192, 1.0), shape),
+                                        pg, isocost::Speeds::uniform(P));
+  GridBalancerOptions o;
+  o.pipeline.comm = isocost::CommModel{};
+  o.pipeline.decision_seconds = 0.0;
+  o.pipeline.monitor.window = 1;
+  o.pipeline.trigger.every = 1;
+  o.pipeline.trigger.drift_threshold = 1e-9;
+  o.pipeline.policy = isocost::mpi::BalancePolicy::diffusion;
+  GridBalancer b(MPI_COMM_WORLD, shape, start, o);
+  auto cost = [](std::int64_t i, std::int64_t j) {
+    return i >= 11 && j >= 7 ? 20.0 : 1.0 + (i % 3);
+  };
+  std::vector<double> all(192);
+  for (std::int64_t j = 0; j < 12; ++j)
+    for (std::int64_t i = 0; i < 16; ++i) all[static_cast<std::size_t>(i + 16 * j)] = cost(i, j);
+  auto cells = [&](auto f) {
+    std::vector<double> v;
+    const auto& box = b.boxes().boxes[static_cast<std::size_t>(rank)];
+    for (std::int64_t j = box.lo[1]; j < box.hi[1]; ++j)
+      for (std::int64_t i = box.lo[0]; i < box.hi[0]; ++i) v.push_back(f(i, j));
+    return v;
+  };
+  std::vector<double> index = cells([](auto i, auto j) { return double(i + 16 * j); });
+  int compared = 0;
+  for (int s = 0; s < 8; ++s) {
+    b.set_costs(cells(cost));
+    std::vector<double> t(static_cast<std::size_t>(P), 0.0);
+    for (int r = 0; r < P; ++r) {
+      const auto& box = b.boxes().boxes[static_cast<std::size_t>(r)];
+      for (std::int64_t j = box.lo[1]; j < box.hi[1]; ++j)
+        for (std::int64_t i = box.lo[0]; i < box.hi[0]; ++i)
+          t[static_cast<std::size_t>(r)] += cost(i, j);
+    }
+    const isocost::Decomposition before = b.decomposition();
+    b.record_step(t[static_cast<std::size_t>(rank)]);
+    const auto e = b.maybe_rebalance(index);
+    if (!e.checked || e.rebalance.method() != isocost::PlanMethod::diffusion) continue;
+    ++compared;
+    EXPECT_TRUE(e.used_costs);
+    const auto expect = isocost::rebalance_grid_diffusive(shape, before, t, o.diffusive, all);
+    for (std::size_t r = 0; r < static_cast<std::size_t>(P); ++r) {
+      SCOPED_TRACE("step " + std::to_string(s) + ", part " + std::to_string(r));
+      EXPECT_EQ(e.rebalance.decomposition.parts[r].cell_lo, expect.decomposition.parts[r].cell_lo);
+      EXPECT_EQ(e.rebalance.decomposition.parts[r].cell_hi, expect.decomposition.parts[r].cell_hi);
+      EXPECT_NEAR(e.rebalance.predicted_time[r], expect.predicted_time[r],
+                  1e-12 * expect.predicted_time[r]);
+    }
+    EXPECT_EQ(e.rebalance.elements_moved, expect.elements_moved);
+  }
+  EXPECT_GE(compared, 3);
+  EXPECT_EQ(index, cells([](auto i, auto j) { return double(i + 16 * j); }));
+}
+
 }  // namespace

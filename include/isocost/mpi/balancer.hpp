@@ -303,9 +303,8 @@ class LayoutBalancer : public BalancerBase {
     std::vector<double> phase_loads;  ///< rank-major: rank r's phase f at r·phases + f
     /// With costs (Plan::used_costs): Σ of each rank's; and, when the
     /// layout's plan needs them (gathers_costs()), every rank's costs in rank
-    /// order and, for a layout that orders them otherwise (reorders_costs()),
-    /// in its order.
-    std::vector<double> cost_sums, costs, ordered_costs;
+    /// order.
+    std::vector<double> cost_sums, costs;
     Speeds speeds;
   };
 
@@ -351,13 +350,9 @@ class LayoutBalancer : public BalancerBase {
   virtual ProcessGraph process_graph() const = 0;
   /// False when the layout has no diffusive plan (3-level grids).
   virtual bool can_diffuse() const { return true; }
-  virtual bool reorders_costs() const { return false; }
   /// True when the plan for `action` needs every rank's costs gathered
   /// (in.costs); false when the layout plans from the costs where they are.
   virtual bool gathers_costs(Strategy action) const = 0;
-  /// in.ordered_costs (allocated) from in.costs (rank order, rank r's at
-  /// displ[r]).
-  virtual void reorder_costs(Inputs& in, std::span<const int> displ) const;
   /// plan.rebalance for plan.action (global or diffusion), forecast included.
   virtual void make_plan(Plan& plan, const Inputs& in) = 0;
   /// Keeps this check's loads on the current layout in the history.
@@ -370,7 +365,7 @@ class LayoutBalancer : public BalancerBase {
   virtual void adopt(const Plan& plan) = 0;
 
   void finish(Event event);
-  /// Collective: in.costs (and in.ordered_costs) from every rank's costs_,
+  /// Collective: in.costs from every rank's costs_,
   /// after one agreement that every rank found room for them.
   void gather_costs(Inputs& in);
   /// The guard after a plan's profitability: its own predicted T_max is

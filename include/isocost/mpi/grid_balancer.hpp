@@ -205,11 +205,10 @@ class GridBalancer final : public LayoutBalancer<GridPlan, GridEvent, GridBalanc
   GridPlan current_plan() const override;
   ProcessGraph process_graph() const override;
   bool can_diffuse() const override { return decomposition_.process_grid.counts.size() <= 2; }
-  bool reorders_costs() const override { return true; }
-  // The global plan cuts the costs where they are (mpi::decompose_grid():
-  // marginals); only the diffusive shift reads the whole grid.
-  bool gathers_costs(Strategy action) const override { return action == Strategy::diffusion; }
-  void reorder_costs(Inputs& in, std::span<const int> displ) const override;
+  // Both plans read the costs where they are: the global one cuts reduced
+  // marginals level by level (mpi::decompose_grid()), the diffusive one
+  // shifts on them (grid_diffusive.hpp).
+  bool gathers_costs(Strategy) const override { return false; }
   void make_plan(GridPlan& plan, const Inputs& in) override;
   void remember(const std::vector<double>& loads) override;
   void take_plan(GridPlan& plan) const override;

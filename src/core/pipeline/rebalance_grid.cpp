@@ -5,6 +5,7 @@
 
 #include "core/pipeline/grid_history.hpp"
 #include "core/pipeline/newest.hpp"
+#include "core/pipeline/rebalance_grid_internal.hpp"
 #include "core/shared/decompose_internal.hpp"
 
 #include <algorithm>
@@ -22,7 +23,7 @@ namespace isocost {
 
 using detail::exact;
 
-namespace {
+namespace detail::grid_rebalance {
 
 using Cells = std::array<std::int64_t, kMaxDims>;
 
@@ -57,14 +58,6 @@ void check_cell_costs(std::span<const double> costs, const GridShape& shape) {
   check_loads(costs, "rebalance_grid", 0, "cell");
 }
 
-// What the checked current decomposition gives: the owner of every cell (x
-// fastest, as grid_density() expects; stored as doubles so the vector can be
-// turned into the weights in place) and the box the grid covers.
-struct Tiling {
-  std::vector<double> owner;
-  Box box;
-};
-
 // The grid's box: the parts' bounding box when they carry a valid one, else
 // cell units [0, cells[a]].
 Box grid_box(const GridShape& shape, const Decomposition& dec) {
@@ -92,9 +85,7 @@ Box grid_box(const GridShape& shape, const Decomposition& dec) {
   return valid ? bound : cells;
 }
 
-// Checks that `dec` is a decomposition of `shape` whose parts, in rank order,
-// tile the grid; returns each cell's owner.
-Tiling check_tiling(const GridShape& shape, const Decomposition& dec) {
+void check_parts(const GridShape& shape, const Decomposition& dec) {
   const int dims = shape.dims;
   if (dims < 1 || dims > kMaxDims)
     throw Error(detail::expected_got("rebalance_grid: grid dims", "1 to 3", std::to_string(dims)));
@@ -109,9 +100,6 @@ Tiling check_tiling(const GridShape& shape, const Decomposition& dec) {
     throw Error("rebalance_grid: the decomposition has " + std::to_string(dec.ranks()) +
                 " parts for the process grid " + dec.process_grid.name() + " of " +
                 std::to_string(P) + " ranks");
-  const std::int64_t nx = shape.cells[0], ny = dims > 1 ? shape.cells[1] : 1;
-  Tiling t;
-  t.owner.assign(static_cast<std::size_t>(shape.count()), -1.0);
   for (int r = 0; r < P; ++r) {
     const Part& p = dec.parts[static_cast<std::size_t>(r)];
     if (p.rank != r)
@@ -122,6 +110,18 @@ Tiling check_tiling(const GridShape& shape, const Decomposition& dec) {
         throw Error(detail::expected_got(
             "rebalance_grid: cells of part " + std::to_string(r) + " along " + detail::axis_name(a),
             "a range inside [0, " + std::to_string(shape.cells[a]) + ")", range_text(p, a)));
+  }
+}
+
+Tiling check_tiling(const GridShape& shape, const Decomposition& dec) {
+  check_parts(shape, dec);
+  const int dims = shape.dims;
+  const int P = dec.process_grid.ranks();
+  const std::int64_t nx = shape.cells[0], ny = dims > 1 ? shape.cells[1] : 1;
+  Tiling t;
+  t.owner.assign(static_cast<std::size_t>(shape.count()), -1.0);
+  for (int r = 0; r < P; ++r) {
+    const Part& p = dec.parts[static_cast<std::size_t>(r)];
     if (part_cells(p, dims) == 0) continue;
     Cells c = p.cell_lo;
     for (int a = dims; a < kMaxDims; ++a) c[a] = 0;
@@ -207,7 +207,9 @@ void set_geometry(Part& p, const Box& dom, const GridShape& shape) {
   }
 }
 
-}  // namespace
+}  // namespace detail::grid_rebalance
+
+using namespace detail::grid_rebalance;
 
 PlanMethod GridRebalance::method() const noexcept {
   constexpr PlanMethod kByIndex[] = {PlanMethod::none, PlanMethod::global, PlanMethod::weights,
@@ -393,55 +395,6 @@ GridRebalance rebalance_grid_weights(const GridShape& shape, const Decomposition
   GridRebalance out = plan_on(shape, current, density, now, speeds, options.decompose);
   out.options = options;
   out.measured_imbalance = imbalance(now);
-  return out;
-}
-
-GridRebalance rebalance_grid_diffusive(const GridShape& shape, const Decomposition& current,
-                                       std::span<const double> loads,
-                                       const GridDiffusiveRebalanceOptions& options,
-                                       std::span<const double> cell_costs) {
-  validate_options(options, "rebalance_grid");
-  Tiling t = check_tiling(shape, current);
-  const std::size_t P = current.parts.size();
-  if (current.process_grid.counts.size() > 2)
-    throw Error("rebalance_grid: diffusion shifts rows or a 2-level jagged grid, got the " +
-                std::to_string(current.process_grid.counts.size()) + "-level grid " +
-                current.process_grid.name());
-  check_loads(loads, "rebalance_grid", P, "part");
-  if (!cell_costs.empty()) check_cell_costs(cell_costs, shape);
-  // The load-corrected estimate (measured-load units) predicts the new parts'
-  // times, as rebalance_diffusive() does in 1-D: cell c of old part s costs
-  // loads[s]·w_c/W_s (w: the cell costs, or 1 each).
-  auto w = [&](std::size_t c) { return cell_costs.empty() ? 1.0 : cell_costs[c]; };
-  std::vector<double> part_w(P, 0.0);
-  for (std::size_t c = 0; c < t.owner.size(); ++c)
-    part_w[static_cast<std::size_t>(t.owner[c])] += w(c);
-  const std::vector<double> per_cell = cost_per_cell(current, loads, nullptr, shape.dims);
-  std::vector<double> weights(t.owner.size());
-  for (std::size_t c = 0; c < weights.size(); ++c) {
-    const auto r = static_cast<std::size_t>(t.owner[c]);
-    weights[c] = cell_costs.empty() || !(part_w[r] > 0) ? per_cell[r] : loads[r] * w(c) / part_w[r];
-  }
-  const Density estimate = grid_density(std::move(weights), shape, t.box);
-  for (std::size_t c = 0; c < t.owner.size(); ++c) t.owner[c] = w(c);
-  const Density density = grid_density(std::move(t.owner), shape, t.box);
-  GridRebalance out;
-  out.options = options;
-  out.measured_imbalance = imbalance(loads);
-  out.decomposition = shift_jagged(density, current, loads, options.diffusion, options.shift);
-  Decomposition& d = out.decomposition;
-  for (Part& p : d.parts) {
-    p.cost = p.time = estimate.cell_mass(p.cell_lo, p.cell_hi);
-    out.predicted_time.push_back(p.time);
-  }
-  const LoadStats stats = load_stats(out.predicted_time);
-  d.predicted_le = stats.le;
-  d.max_time = stats.max;
-  d.total_cost = estimate.total();
-  out.predicted_imbalance = imbalance(out.predicted_time);
-  out.termination = out.decomposition.termination;
-  std::tie(out.elements_moved, out.max_elements_received) =
-      grid_cells_moved(within_dims(current, shape.dims), out.decomposition);
   return out;
 }
 

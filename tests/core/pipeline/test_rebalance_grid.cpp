@@ -574,17 +574,36 @@ TEST(RebalanceGridWith, EqualsTheWeightsPlanInTheCurrentBoxUnits) {
       {"2 current times for 4 parts"});
 }
 
+// Without costs the plan is shift_jagged() on uniform cells and the
+// prediction sums each old part's per-cell load over the cells it shares with
+// a new part, with no per-cell array; it must equal the plan on given equal
+// costs (a summed-area table over every cell): rows, a jagged grid of a 2-D
+// and of a 3-D grid, from equal parts and from the first plan's unequal ones.
 TEST(RebalanceGridDiffusive, UniformCellCostsAreTheDefault) {
-  const GridShape shape{2, {16, 16, 1}};
-  const auto now = uniform(shape, {{2, 2}, {0, 1}});
-  const std::vector<double> loads{4, 1, 1, 1};
-  const auto plain = isocost::rebalance_grid_diffusive(shape, now, loads);
-  const auto costs =
-      isocost::rebalance_grid_diffusive(shape, now, loads, {}, std::vector<double>(256, 3.0));
-  for (std::size_t r = 0; r < 4; ++r) {
-    EXPECT_EQ(costs.decomposition.parts[r].cell_lo, plain.decomposition.parts[r].cell_lo) << r;
-    EXPECT_EQ(costs.decomposition.parts[r].cell_hi, plain.decomposition.parts[r].cell_hi) << r;
-    EXPECT_NEAR(costs.predicted_time[r], plain.predicted_time[r], 1e-12) << r;
+  struct Case {
+    GridShape shape;
+    isocost::ProcessGrid grid;
+  };
+  for (const Case& c :
+       {Case{{2, {16, 16, 1}}, {{2, 2}, {0, 1}}}, Case{{2, {16, 12, 1}}, {{4}, {1}}},
+        Case{{3, {6, 8, 3}}, {{2, 2}, {0, 1}}}}) {
+    const GridShape& shape = c.shape;
+    auto now = uniform(shape, c.grid);
+    const std::vector<double> loads{4, 1, 1, 1.5};
+    for (int step = 0; step < 2; ++step) {
+      SCOPED_TRACE(c.grid.name() + ", step " + std::to_string(step));
+      const auto plain = isocost::rebalance_grid_diffusive(shape, now, loads);
+      const auto costs = isocost::rebalance_grid_diffusive(
+          shape, now, loads, {}, std::vector<double>(static_cast<std::size_t>(shape.count()), 3.0));
+      for (std::size_t r = 0; r < 4; ++r) {
+        EXPECT_EQ(costs.decomposition.parts[r].cell_lo, plain.decomposition.parts[r].cell_lo) << r;
+        EXPECT_EQ(costs.decomposition.parts[r].cell_hi, plain.decomposition.parts[r].cell_hi) << r;
+        EXPECT_NEAR(costs.predicted_time[r], plain.predicted_time[r], 1e-12) << r;
+      }
+      EXPECT_EQ(plain.elements_moved, costs.elements_moved);
+      EXPECT_GT(plain.elements_moved, 0);
+      now = plain.decomposition;
+    }
   }
 }
 
