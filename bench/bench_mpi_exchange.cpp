@@ -18,10 +18,10 @@
 //    computes the keys into it, tests them, and packs them with the rest
 //    (48 B), as a code with keys in an array would.
 // Each way and its plain counterpart must leave the same arrays on every
-// rank (checked: an error and exit 2 if not). Time: per repetition the slowest rank's wall time and the largest
-// per-rank CPU time (CLOCK_THREAD_CPUTIME_ID; with more ranks than cores it
-// includes Open MPI's polling while it waits), medians over repetitions; the
-// ratio columns are exchange()'s medians over plain's. Goal: ≤ 1.2.
+// rank (checked: an error and exit 2 if not). Time: per repetition the slowest rank's wall time and
+// the largest per-rank CPU time (CLOCK_THREAD_CPUTIME_ID; with more ranks than cores it includes
+// Open MPI's polling while it waits), medians over repetitions; the ratio columns are exchange()'s
+// medians over plain's. Goal: ≤ 1.2.
 #include <mpi.h>
 
 #include <algorithm>

@@ -113,8 +113,8 @@ int main(int argc, char** argv) {
   const i64 n = cells;
   const isocost::GridShape shape{2, {n, n, 1}};
   const int px = P % 2 == 0 && P > 2 ? P / 2 : P, py = P / px;
-  const isocost::ProcessGrid pg = py > 1 ? isocost::ProcessGrid{{px, py}, {0, 1}}
-                                         : isocost::ProcessGrid{{P}, {0}};
+  const isocost::ProcessGrid pg =
+      py > 1 ? isocost::ProcessGrid{{px, py}, {0, 1}} : isocost::ProcessGrid{{P}, {0}};
   const auto cost = [n](i64 i, i64 j) {
     return i > n / 2 && i < 3 * n / 4 && j > n / 4 && j < n / 2 ? 21.0 : 1.0;
   };
@@ -165,7 +165,8 @@ int main(int argc, char** argv) {
     for (i64 j = box.lo[1]; j < box.hi[1]; ++j)
       for (i64 i = box.lo[0]; i < box.hi[0]; ++i) c.push_back(cost(i, j));
     std::vector<i64> cuts;
-    report("plain", time_it(comm, repetitions, [&] { cuts = plain_check(comm, n, box, c, px, py); }));
+    report("plain",
+           time_it(comm, repetitions, [&] { cuts = plain_check(comm, n, box, c, px, py); }));
     // The gathered way: every cell's cost on every rank, then the serial plan.
     std::vector<double> loads(static_cast<std::size_t>(P));
     const double mine = 1e-3 * std::accumulate(c.begin(), c.end(), 0.0);
