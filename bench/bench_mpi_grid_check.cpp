@@ -8,7 +8,8 @@
 // rebalances); nothing is applied, so every call plans from the same layout.
 // Ways:
 //  - `global`, `diffusion`: GridBalancer::decide() after record_step() and
-//    set_costs(), policy global or diffusion;
+//    set_costs(), policy global or diffusion; `loads global`, `loads
+//    diffusion`: the same from the loads alone (no set_costs());
 //  - `plain`: the code's own check: MPI_Allreduce of the x-marginal, column
 //    cuts at equal prefix sums, MPI_Allreduce of every new column's
 //    y-marginal, row cuts likewise;
@@ -124,16 +125,18 @@ int main(int argc, char** argv) {
       std::printf("# %d ranks (%s), %lld x %lld cells; ms per check: median over %d\n", P,
                   pg.name().c_str(), static_cast<long long>(n), static_cast<long long>(n),
                   repetitions);
-      std::printf("%-12s %9s %9s\n", "way", "wall ms", "cpu ms");
+      std::printf("%-16s %9s %9s\n", "way", "wall ms", "cpu ms");
     }
     const auto report = [&](const char* way, const Timing& t) {
       if (rank == 0)
-        std::printf("%-12s %9.3f %9.3f\n", way, 1e3 * median(t.wall), 1e3 * median(t.cpu));
+        std::printf("%-16s %9.3f %9.3f\n", way, 1e3 * median(t.wall), 1e3 * median(t.cpu));
       std::fflush(stdout);
     };
     isocost::Decomposition diffusive;
-    for (const auto policy :
-         {isocost::mpi::BalancePolicy::global, isocost::mpi::BalancePolicy::diffusion}) {
+    for (const int way : {0, 1, 2, 3}) {
+      const auto policy = way % 2 == 0 ? isocost::mpi::BalancePolicy::global
+                                       : isocost::mpi::BalancePolicy::diffusion;
+      const bool costs = way < 2;
       isocost::mpi::GridBalancerOptions o;
       o.pipeline.comm = isocost::CommModel{};
       o.pipeline.decision_seconds = 0.0;
@@ -150,14 +153,14 @@ int main(int argc, char** argv) {
       isocost::mpi::GridPlan plan;
       const Timing t = time_it(comm, repetitions, [&] {
         b.record_step(load);
-        b.set_costs(c);
+        if (costs) b.set_costs(c);
         plan = b.decide();
       });
       if (plan.rebalance.method() == isocost::PlanMethod::none)
         throw isocost::Error("the check did not plan");
-      if (policy == isocost::mpi::BalancePolicy::diffusion)
-        diffusive = plan.rebalance.decomposition;
-      report(policy == isocost::mpi::BalancePolicy::global ? "global" : "diffusion", t);
+      if (way == 1) diffusive = plan.rebalance.decomposition;
+      const char* names[] = {"global", "diffusion", "loads global", "loads diffusion"};
+      report(names[way], t);
     }
     const auto boxes = isocost::mpi::BoxDistribution::from_decomposition(start);
     const CellBox& box = boxes.boxes[static_cast<std::size_t>(rank)];
