@@ -161,6 +161,11 @@ struct GridRebalance {
 /// round still missed by more than options.history_tolerance has drifted and
 /// is left out with every older one.
 ///
+/// Cost: the estimate is constant on the blocks that every round's part
+/// boundaries cut the grid into, and is held, fitted and cut on those blocks
+/// — O(blocks + the cells along each axis) time and memory, no per-cell
+/// array (a GridBalancer's check from loads alone).
+///
 /// Throws Error for loads of the wrong count, negative, non-finite or all
 /// zero; a `current` (or history round) that does not tile `shape` (naming
 /// the part and cell); a speed count other than the number of parts; history
@@ -206,8 +211,10 @@ GridRebalance rebalance_grid_with(const GridShape& shape, const Decomposition& c
 /// W_s their sum over part s), the multi-dimensional form of
 /// rebalance_diffusive()'s prediction, comparable with
 /// rebalance_grid_global()'s. Speeds are not used: diffusion equalises
-/// measured times. Boxes as in rebalance_grid_global(). Throws Error as
-/// rebalance_grid_global(), and for grids of more than 2 levels.
+/// measured times. Boxes as in rebalance_grid_global(). Without `cell_costs`
+/// no per-cell array is made: O(P + the cells along each axis) plus the
+/// overlaps of old and new parts. Throws Error as rebalance_grid_global(),
+/// and for grids of more than 2 levels.
 GridRebalance rebalance_grid_diffusive(const GridShape& shape, const Decomposition& current,
                                        std::span<const double> loads,
                                        const GridDiffusiveRebalanceOptions& options = {},

@@ -1,5 +1,6 @@
 // Iterative proportional fitting of a grid's per-cell costs to the per-part
-// loads of several rounds (grid_history.hpp).
+// loads of several rounds (grid_history.hpp), on the atoms every round's
+// part boundaries cut the grid into.
 #include "core/pipeline/grid_history.hpp"
 
 #include <algorithm>
@@ -16,34 +17,36 @@ namespace isocost::detail {
 
 namespace {
 
-// The grid cut along every part boundary of every round: each part of each
-// round is a block of these atoms, and the current round's estimate is
-// constant on each (the current boundaries are among the lines), so fitting
-// atom masses is fitting the cells, in O(atoms) instead of O(cells).
-struct Atoms {
-  std::array<std::vector<std::int64_t>, 3> lines;  // sorted, unique, 0 … cells
-  std::vector<double> mass;                        // x fastest
+// The atoms [lo, hi) that part `p` covers along axis a.
+std::pair<std::size_t, std::size_t> span(const AtomGrid& g, const Part& p, int a, int dims) {
+  const auto& l = g.lines[static_cast<std::size_t>(a)];
+  if (a >= dims) return {0, 1};
+  const auto at = [&](std::int64_t v) {
+    return static_cast<std::size_t>(std::lower_bound(l.begin(), l.end(), v) - l.begin());
+  };
+  return {at(p.cell_lo[static_cast<std::size_t>(a)]), at(p.cell_hi[static_cast<std::size_t>(a)])};
+}
 
-  std::size_t n(int a) const { return lines[static_cast<std::size_t>(a)].size() - 1; }
-  // The atoms [lo, hi) that part `p` covers along axis a.
-  std::pair<std::size_t, std::size_t> span(const Part& p, int a, int dims) const {
-    const auto& l = lines[static_cast<std::size_t>(a)];
-    if (a >= dims) return {0, 1};
-    const auto at = [&](std::int64_t v) {
-      return static_cast<std::size_t>(std::lower_bound(l.begin(), l.end(), v) - l.begin());
-    };
-    return {at(p.cell_lo[static_cast<std::size_t>(a)]), at(p.cell_hi[static_cast<std::size_t>(a)])};
-  }
-  template <class F>
-  void for_atoms(const Part& p, int dims, F&& f) const {
-    const auto [x0, x1] = span(p, 0, dims);
-    const auto [y0, y1] = span(p, 1, dims);
-    const auto [z0, z1] = span(p, 2, dims);
-    for (std::size_t k = z0; k < z1; ++k)
-      for (std::size_t j = y0; j < y1; ++j)
-        for (std::size_t i = x0; i < x1; ++i) f(i + n(0) * (j + n(1) * k));
-  }
-};
+// f(atom index) for every atom of part `p`, x fastest.
+template <class F>
+void for_atoms(const AtomGrid& g, const Part& p, int dims, F&& f) {
+  const auto [x0, x1] = span(g, p, 0, dims);
+  const auto [y0, y1] = span(g, p, 1, dims);
+  const auto [z0, z1] = span(g, p, 2, dims);
+  for (std::size_t k = z0; k < z1; ++k)
+    for (std::size_t j = y0; j < y1; ++j)
+      for (std::size_t i = x0; i < x1; ++i) f(i + g.count(0) * (j + g.count(1) * k));
+}
+
+// The cell at the low corner of atom i, as "(x, y, z)" up to `dims`.
+std::string atom_cell(const AtomGrid& g, std::size_t i, int dims) {
+  const std::size_t x = i % g.count(0), y = i / g.count(0) % g.count(1),
+                    z = i / (g.count(0) * g.count(1));
+  std::string cell = "(" + std::to_string(g.lines[0][x]);
+  if (dims > 1) cell += ", " + std::to_string(g.lines[1][y]);
+  if (dims > 2) cell += ", " + std::to_string(g.lines[2][z]);
+  return cell + ")";
+}
 
 // One round's parts with the speed-1 cost each must sum to.
 struct Constraint {
@@ -52,21 +55,21 @@ struct Constraint {
 };
 
 // Scales every part of `c` to its cost; returns Σ |sum − cost| before.
-double project(const Atoms& atoms, int dims, const Constraint& c, std::vector<double>& mass) {
+double project(const AtomGrid& g, int dims, const Constraint& c, std::vector<double>& mass) {
   double miss = 0;
   for (std::size_t r = 0; r < c.parts->parts.size(); ++r) {
     const Part& p = c.parts->parts[r];
     double sum = 0;
     std::size_t n = 0;
-    atoms.for_atoms(p, dims, [&](std::size_t i) { sum += mass[i], ++n; });
+    for_atoms(g, p, dims, [&](std::size_t i) { sum += mass[i], ++n; });
     if (n == 0) continue;
     miss += std::abs(sum - c.cost[r]);
     if (sum > 0) {
       const double f = c.cost[r] / sum;
-      atoms.for_atoms(p, dims, [&](std::size_t i) { mass[i] *= f; });
+      for_atoms(g, p, dims, [&](std::size_t i) { mass[i] *= f; });
     } else {  // nothing there yet: the cost spread over the part's atoms
       const double each = c.cost[r] / static_cast<double>(n);
-      atoms.for_atoms(p, dims, [&](std::size_t i) { mass[i] = each; });
+      for_atoms(g, p, dims, [&](std::size_t i) { mass[i] = each; });
     }
   }
   return miss;
@@ -74,17 +77,13 @@ double project(const Atoms& atoms, int dims, const Constraint& c, std::vector<do
 
 }  // namespace
 
-GridHistoryUse refine_with_history(const GridShape& shape, const Decomposition& current,
-                                   std::span<const double> loads, const Speeds& speeds,
-                                   std::span<const GridRound> history, double tolerance,
-                                   std::vector<double>& cells) {
-  GridHistoryUse use;
-  if (history.empty()) return use;
-  // The atoms of the current parts and of every round's.
+GridAtoms grid_atoms(const GridShape& shape, const Decomposition& current,
+                     std::span<const GridRound> history) {
   const int dims = shape.dims;
-  Atoms atoms;
+  GridAtoms out;
+  AtomGrid& g = out.grid;
   for (int a = 0; a < 3; ++a) {
-    auto& l = atoms.lines[static_cast<std::size_t>(a)];
+    auto& l = g.lines[static_cast<std::size_t>(a)];
     const std::int64_t n = a < dims ? shape.cells[static_cast<std::size_t>(a)] : 1;
     l = {0, n};
     if (a >= dims) continue;
@@ -92,16 +91,45 @@ GridHistoryUse refine_with_history(const GridShape& shape, const Decomposition& 
       for (const Part& p : d.parts)
         for (const std::int64_t v :
              {p.cell_lo[static_cast<std::size_t>(a)], p.cell_hi[static_cast<std::size_t>(a)]})
-          l.push_back(std::clamp<std::int64_t>(v, 0, n));  // out of range: refused below
+          l.push_back(std::clamp<std::int64_t>(v, 0, n));  // out of range: refused later
     };
     add(current);
     for (const GridRound& h : history) add(h.parts);
     std::sort(l.begin(), l.end());
     l.erase(std::unique(l.begin(), l.end()), l.end());
   }
-  // Every round must tile the grid: each atom covered by exactly one part
-  // (O(atoms) per round, and atoms <= cells).
-  std::vector<int> cover(atoms.n(0) * atoms.n(1) * atoms.n(2));
+  // The current parts tile the grid: every atom held once. The first
+  // conflict in rank order, atoms x fastest, is at the atom's low corner: the
+  // first cell a scan of the cells would meet.
+  out.owner.assign(g.atoms(), -1);
+  for (std::size_t r = 0; r < current.parts.size(); ++r)
+    for_atoms(g, current.parts[r], dims, [&](std::size_t i) {
+      if (out.owner[i] >= 0)
+        throw Error("rebalance_grid: parts " + std::to_string(out.owner[i]) + " and " +
+                    std::to_string(r) + " both hold cell " + atom_cell(g, i, dims) +
+                    "; expected parts that tile the grid");
+      out.owner[i] = static_cast<int>(r);
+    });
+  for (std::size_t i = 0; i < out.owner.size(); ++i)
+    if (out.owner[i] < 0)
+      throw Error("rebalance_grid: cell " + atom_cell(g, i, dims) +
+                  " belongs to no part; expected parts that tile the grid");
+  return out;
+}
+
+GridHistoryUse refine_with_history(const GridShape& shape, const Decomposition& current,
+                                   std::span<const double> loads, const Speeds& speeds,
+                                   std::span<const GridRound> history, double tolerance,
+                                   std::span<const double> per_cell, GridAtoms& atoms) {
+  GridHistoryUse use;
+  const int dims = shape.dims;
+  AtomGrid& g = atoms.grid;
+  g.rho.resize(g.atoms());
+  for (std::size_t i = 0; i < g.rho.size(); ++i)
+    g.rho[i] = per_cell[static_cast<std::size_t>(atoms.owner[i])];
+  if (history.empty()) return use;
+  // Every round must tile the grid: each atom covered by exactly one part.
+  std::vector<int> cover(g.atoms());
   for (std::size_t k = 0; k < history.size(); ++k) {
     const auto where = "rebalance_grid: history round " + std::to_string(k);
     for (std::size_t r = 0; r < history[k].parts.parts.size(); ++r) {
@@ -117,18 +145,12 @@ GridHistoryUse refine_with_history(const GridShape& shape, const Decomposition& 
     }
     std::fill(cover.begin(), cover.end(), 0);
     for (const Part& p : history[k].parts.parts)
-      atoms.for_atoms(p, dims, [&](std::size_t i) { ++cover[i]; });
+      for_atoms(g, p, dims, [&](std::size_t i) { ++cover[i]; });
     for (std::size_t i = 0; i < cover.size(); ++i)
-      if (cover[i] != 1) {
-        const std::size_t x = i % atoms.n(0), y = i / atoms.n(0) % atoms.n(1),
-                          z = i / (atoms.n(0) * atoms.n(1));
-        std::string cell = std::to_string(atoms.lines[0][x]);
-        if (dims > 1) cell += ", " + std::to_string(atoms.lines[1][y]);
-        if (dims > 2) cell += ", " + std::to_string(atoms.lines[2][z]);
+      if (cover[i] != 1)
         throw Error(where + " does not tile the grid: " +
-                    detail::expected_got("parts holding cell (" + cell + ")", "1",
+                    detail::expected_got("parts holding cell " + atom_cell(g, i, dims), "1",
                                          std::to_string(cover[i])));
-      }
   }
   Constraint now{&current, {}};
   for (std::size_t r = 0; r < loads.size(); ++r)
@@ -145,19 +167,13 @@ GridHistoryUse refine_with_history(const GridShape& shape, const Decomposition& 
     for (double& v : c.cost) v *= total / t;
     rounds.push_back(std::move(c));
   }
-  const std::int64_t nx = shape.cells[0], ny = dims > 1 ? shape.cells[1] : 1;
-  const auto cell = [&](std::int64_t i, std::int64_t j, std::int64_t k) {
-    return static_cast<std::size_t>(i + nx * (j + ny * k));
-  };
-  std::vector<double> start(atoms.n(0) * atoms.n(1) * atoms.n(2));
-  for (std::size_t k = 0; k < atoms.n(2); ++k)
-    for (std::size_t j = 0; j < atoms.n(1); ++j)
-      for (std::size_t i = 0; i < atoms.n(0); ++i) {
-        const auto& L = atoms.lines;
-        const double volume = static_cast<double>(
-            (L[0][i + 1] - L[0][i]) * (L[1][j + 1] - L[1][j]) * (L[2][k + 1] - L[2][k]));
-        start[i + atoms.n(0) * (j + atoms.n(1) * k)] =
-            cells[cell(L[0][i], L[1][j], L[2][k])] * volume;
+  // Atom masses: the cost of each atom's cells.
+  std::vector<double> start(g.atoms());
+  for (std::size_t k = 0; k < g.count(2); ++k)
+    for (std::size_t j = 0; j < g.count(1); ++j)
+      for (std::size_t i = 0; i < g.count(0); ++i) {
+        const std::size_t at = i + g.count(0) * (j + g.count(1) * k);
+        start[at] = g.rho[at] * g.volume(i, j, k);
       }
   // Drop the oldest rounds until every kept one is met within the tolerance.
   for (std::size_t first = 0; first < rounds.size(); ++first) {
@@ -166,28 +182,22 @@ GridHistoryUse refine_with_history(const GridShape& shape, const Decomposition& 
     // load's rounds are consistent, and IPF converges to them), at most 200.
     for (int sweep = 0; sweep < 200; ++sweep) {
       double miss = 0;
-      for (std::size_t k = first; k < rounds.size(); ++k)
-        miss += project(atoms, dims, rounds[k], mass);
-      miss += project(atoms, dims, now, mass);
+      for (std::size_t k = first; k < rounds.size(); ++k) miss += project(g, dims, rounds[k], mass);
+      miss += project(g, dims, now, mass);
       if (miss <= 1e-6 * total) break;
     }
     bool consistent = true;
     for (std::size_t k = first; k < rounds.size() && consistent; ++k) {
       std::vector<double> probe = mass;
-      consistent = project(atoms, dims, rounds[k], probe) <= tolerance * total;
+      consistent = project(g, dims, rounds[k], probe) <= tolerance * total;
     }
     if (!consistent) continue;
-    // Back to cells: each atom's mass spread evenly over its cells.
-    const auto& L = atoms.lines;
-    for (std::size_t k = 0; k < atoms.n(2); ++k)
-      for (std::size_t j = 0; j < atoms.n(1); ++j)
-        for (std::size_t i = 0; i < atoms.n(0); ++i) {
-          const double volume = static_cast<double>(
-              (L[0][i + 1] - L[0][i]) * (L[1][j + 1] - L[1][j]) * (L[2][k + 1] - L[2][k]));
-          const double each = mass[i + atoms.n(0) * (j + atoms.n(1) * k)] / volume;
-          for (std::int64_t z = L[2][k]; z < L[2][k + 1]; ++z)
-            for (std::int64_t y = L[1][j]; y < L[1][j + 1]; ++y)
-              for (std::int64_t x = L[0][i]; x < L[0][i + 1]; ++x) cells[cell(x, y, z)] = each;
+    // Back to a cost per cell: each atom's mass spread evenly over its cells.
+    for (std::size_t k = 0; k < g.count(2); ++k)
+      for (std::size_t j = 0; j < g.count(1); ++j)
+        for (std::size_t i = 0; i < g.count(0); ++i) {
+          const std::size_t at = i + g.count(0) * (j + g.count(1) * k);
+          g.rho[at] = mass[at] / g.volume(i, j, k);
         }
     use.rounds_used = static_cast<int>(rounds.size() - first);
     use.rounds_dropped = static_cast<int>(history.size()) - use.rounds_used;

@@ -343,7 +343,11 @@ GridRebalance rebalance_grid_global(const GridShape& shape, const Decomposition&
                                     const GridGlobalRebalanceOptions& options,
                                     std::span<const GridRound> history) {
   options.validate();
-  Tiling t = check_tiling(shape, current);
+  // The estimate lives on the atoms the parts' boundaries cut the grid into
+  // (grid_history.hpp): O(atoms), not O(cells), in time and memory.
+  check_parts(shape, current);
+  const auto used = detail::newest(history, options.history);
+  detail::GridAtoms atoms = detail::grid_atoms(shape, current, used);
   const std::size_t P = current.parts.size();
   check_loads(loads, "rebalance_grid", P, "part");
   check_grid_speeds(speeds, P);
@@ -355,7 +359,6 @@ GridRebalance rebalance_grid_global(const GridShape& shape, const Decomposition&
   for (std::size_t r = 0; r < P; ++r)
     now[r] = per_cell[r] * static_cast<double>(part_cells(current.parts[r], dims)) /
              speeds.speed(static_cast<int>(r));
-  for (double& w : t.owner) w = per_cell[static_cast<std::size_t>(w)];
   for (std::size_t k = 0; k < history.size(); ++k) {
     if (history[k].parts.parts.size() != P || history[k].loads.size() != P)
       throw Error(
@@ -366,9 +369,8 @@ GridRebalance rebalance_grid_global(const GridShape& shape, const Decomposition&
     check_loads(history[k].loads, "rebalance_grid: history round " + std::to_string(k), P, "part");
   }
   const detail::GridHistoryUse use = detail::refine_with_history(
-      shape, current, loads, speeds, detail::newest(history, options.history),
-      options.history_tolerance, t.owner);
-  const Density density = grid_density(std::move(t.owner), shape, t.box);
+      shape, current, loads, speeds, used, options.history_tolerance, per_cell, atoms);
+  const Density density = detail::atom_density(shape, grid_box(shape, current), atoms.grid);
   GridRebalance out = plan_on(shape, current, density, now, speeds, options.decompose);
   out.options = options;
   out.measured_imbalance = imbalance(loads);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "core/pipeline/grid_history.hpp"
 #include "core/pipeline/rebalance_grid_internal.hpp"
 #include "isocost/error.hpp"
 #include "isocost/metrics.hpp"
@@ -154,7 +155,7 @@ GridRebalance rebalance_grid_diffusive(const GridShape& shape, const Decompositi
   std::int64_t held = 0;
   for (const Part& p : current.parts) held += part_cells(p, dims);
   if (held != shape.count()) {
-    check_tiling(shape, current);  // names a cell held twice or by no part
+    detail::grid_atoms(shape, current, {});  // names a cell held twice or by no part
     throw Error("rebalance_grid: the parts hold " + std::to_string(held) + " cells of the grid's " +
                 std::to_string(shape.count()) + "; expected parts that tile the grid");
   }
