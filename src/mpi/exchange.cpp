@@ -195,6 +195,26 @@ void exchange_transfer(ExchangeState& s) {
   MPI_Type_free(&type);
 }
 
+Rider exchange_rider(ExchangeState& s) {
+  const std::size_t P = s.send_count.size();
+  Rider r;
+  r.record = s.record;
+  r.send.resize(P);
+  r.recv.resize(P);
+  r.send_count.resize(P);
+  r.recv_count.resize(P);
+  std::size_t so = 0, ro = 0;
+  for (std::size_t q = 0; q < P; ++q) {
+    r.send[q] = s.send.data() + so * s.record;
+    r.recv[q] = s.recv.data() + ro * s.record;
+    r.send_count[q] = static_cast<int>(s.send_count[q]);
+    r.recv_count[q] = static_cast<int>(s.recv_count[q]);
+    so += static_cast<std::size_t>(s.send_count[q]);
+    ro += static_cast<std::size_t>(s.recv_count[q]);
+  }
+  return r;
+}
+
 void exchange_end(const ExchangeState& s, bool verify, std::uint64_t before, std::uint64_t after,
                   ExchangeSummary& out) {
   out.rank = s.rank;

@@ -151,7 +151,8 @@ Exchange prepare(const Plan& plan, int P, std::size_t esize, i64 max_count) {
 
 // Runs the exchange of a validated, agreed, prepared plan.
 void execute(MPI_Comm comm, const Plan& plan, const Copier& copy, Exchange& x,
-             const std::byte* local, std::byte* result, std::size_t esize, RedistributeSummary& s) {
+             const std::byte* local, std::byte* result, std::size_t esize, RedistributeSummary& s,
+             Rider* rider) {
   const int P = s.ranks;
   const auto uP = static_cast<std::size_t>(P);
   s.unit_elements = x.g;
@@ -165,7 +166,7 @@ void execute(MPI_Comm comm, const Plan& plan, const Copier& copy, Exchange& x,
   s.bytes_sent = s.elements_sent * static_cast<i64>(esize);
   s.bytes_received = s.elements_received * static_cast<i64>(esize);
   copy.keep();
-  if (plan.identical) return;  // every rank knows: no Alltoallv anywhere
+  if (plan.identical) return;  // every rank knows: no Alltoallv anywhere (nor a rider)
 
   s.staged = !x.send_direct || !x.recv_direct;
   const i64 unit_bytes = x.g * static_cast<i64>(esize);
@@ -178,7 +179,7 @@ void execute(MPI_Comm comm, const Plan& plan, const Copier& copy, Exchange& x,
         std::memset(dst + used, 0, static_cast<std::size_t>(x.sc[q] * unit_bytes - used));
       }
   alltoallv_units(comm, x.send_direct ? local : x.sbuf.get(), x.sc, x.sd,
-                  x.recv_direct ? result : x.rbuf.get(), x.rc, x.rd, unit_bytes);
+                  x.recv_direct ? result : x.rbuf.get(), x.rc, x.rd, unit_bytes, rider);
   if (!x.recv_direct)
     for (std::size_t q = 0; q < uP; ++q)
       if (plan.recv[q] > 0) copy.unpack(static_cast<int>(q), x.rbuf.get() + x.rd[q] * unit_bytes);
@@ -516,7 +517,8 @@ RedistributeSummary redistribute_layout(MPI_Comm comm, const Distribution& from,
                                         const Distribution& to, const std::byte* local,
                                         std::size_t count, std::size_t element_size, void* out,
                                         ResizeFn resize, bool aliased,
-                                        const RedistributeOptions& options, std::string problem) {
+                                        const RedistributeOptions& options, std::string problem,
+                                        Rider* rider) {
   const char* what = "redistribute";
   check_comm(comm, what);
   const double t0 = MPI_Wtime();
@@ -540,7 +542,7 @@ RedistributeSummary redistribute_layout(MPI_Comm comm, const Distribution& from,
   const Copier copy = layout.copier(plan, local, result, element_size);
   u64 before = 0, after = 0;
   if (options.verify) before = layout.checksum(from, local, element_size);
-  execute(comm, plan, copy, x, local, result, element_size, s);
+  execute(comm, plan, copy, x, local, result, element_size, s, rider);
   if (options.verify) after = layout.checksum(to, result, element_size);
   finish_summary(comm, s, options.verify, static_cast<u64>(count), before,
                  static_cast<u64>(to.count(rank)), after, what);
@@ -554,18 +556,20 @@ RedistributeSummary redistribute_bytes(MPI_Comm comm, const BlockDistribution& f
                                        const BlockDistribution& to, const std::byte* local,
                                        std::size_t count, std::size_t element_size, void* out,
                                        ResizeFn resize, bool aliased,
-                                       const RedistributeOptions& options, std::string problem) {
+                                       const RedistributeOptions& options, std::string problem,
+                                       Rider* rider) {
   return redistribute_layout<Blocks>(comm, from, to, local, count, element_size, out, resize,
-                                     aliased, options, std::move(problem));
+                                     aliased, options, std::move(problem), rider);
 }
 
 RedistributeSummary redistribute_bytes(MPI_Comm comm, const BoxDistribution& from,
                                        const BoxDistribution& to, const std::byte* local,
                                        std::size_t count, std::size_t element_size, void* out,
                                        ResizeFn resize, bool aliased,
-                                       const RedistributeOptions& options, std::string problem) {
+                                       const RedistributeOptions& options, std::string problem,
+                                       Rider* rider) {
   return redistribute_layout<Boxes>(comm, from, to, local, count, element_size, out, resize,
-                                    aliased, options, std::move(problem));
+                                    aliased, options, std::move(problem), rider);
 }
 
 }  // namespace detail

@@ -80,6 +80,48 @@ void alltoallv_units(MPI_Comm comm, const std::byte* send, const std::vector<i64
   MPI_Alltoallv(send, sc.data(), sd.data(), unit.type, recv, rc.data(), rd.data(), unit.type, comm);
 }
 
+void alltoallv_units(MPI_Comm comm, const std::byte* send, const std::vector<i64>& scount,
+                     const std::vector<i64>& sdispl, std::byte* recv,
+                     const std::vector<i64>& rcount, const std::vector<i64>& rdispl, i64 unit_bytes,
+                     Rider* rider) {
+  if (!rider) return alltoallv_units(comm, send, scount, sdispl, recv, rcount, rdispl, unit_bytes);
+  const UnitType unit(unit_bytes), record(static_cast<i64>(rider->record));
+  const std::size_t P = scount.size();
+  // Per peer: a struct of (its units, its records) at absolute addresses.
+  std::vector<MPI_Datatype> stype(P, MPI_BYTE), rtype(P, MPI_BYTE);
+  std::vector<int> sc(P, 0), rc(P, 0), zero(P, 0);
+  const auto make = [](const std::byte* units, i64 n_units, MPI_Datatype unit_type,
+                       const std::byte* records, int n_records, MPI_Datatype record_type,
+                       MPI_Datatype& out) {
+    int lengths[2] = {static_cast<int>(n_units), n_records};
+    MPI_Aint where[2] = {0, 0};
+    MPI_Get_address(units, &where[0]);
+    MPI_Get_address(records, &where[1]);
+    MPI_Datatype types[2] = {unit_type, record_type};
+    MPI_Type_create_struct(2, lengths, where, types, &out);
+    MPI_Type_commit(&out);
+  };
+  for (std::size_t q = 0; q < P; ++q) {
+    if (scount[q] > 0 || rider->send_count[q] > 0) {
+      make(send + sdispl[q] * unit_bytes, scount[q], unit.type, rider->send[q],
+           rider->send_count[q], record.type, stype[q]);
+      sc[q] = 1;
+    }
+    if (rcount[q] > 0 || rider->recv_count[q] > 0) {
+      make(recv + rdispl[q] * unit_bytes, rcount[q], unit.type, rider->recv[q],
+           rider->recv_count[q], record.type, rtype[q]);
+      rc[q] = 1;
+    }
+  }
+  MPI_Alltoallw(MPI_BOTTOM, sc.data(), zero.data(), stype.data(), MPI_BOTTOM, rc.data(),
+                zero.data(), rtype.data(), comm);
+  for (std::size_t q = 0; q < P; ++q) {
+    if (sc[q]) MPI_Type_free(&stype[q]);
+    if (rc[q]) MPI_Type_free(&rtype[q]);
+  }
+  rider->carried = true;
+}
+
 Buffer allocate(i64 bytes) {
   const auto n = static_cast<std::size_t>(std::max<i64>(bytes, 1));
   return Buffer(static_cast<std::byte*>(::operator new[](n, kBufferAlign)));

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "isocost/mpi/distribution.hpp"
+#include "isocost/mpi/exchange_engine.hpp"
 
 namespace isocost::mpi::detail {
 
@@ -66,6 +67,14 @@ void alltoallv_units(MPI_Comm comm, const std::byte* send, const std::vector<i64
                      const std::vector<i64>& sdispl, std::byte* recv,
                      const std::vector<i64>& rcount, const std::vector<i64>& rdispl,
                      i64 unit_bytes);
+
+// As alltoallv_units(), and `rider`'s records in the same collective: one
+// MPI_Alltoallw whose per-peer datatype holds both pieces at their absolute
+// addresses. Sets rider->carried. With a null rider, alltoallv_units().
+void alltoallv_units(MPI_Comm comm, const std::byte* send, const std::vector<i64>& scount,
+                     const std::vector<i64>& sdispl, std::byte* recv,
+                     const std::vector<i64>& rcount, const std::vector<i64>& rdispl, i64 unit_bytes,
+                     Rider* rider);
 
 // A 16-byte aligned byte buffer (record payloads are handed out aligned);
 // allocation may throw std::bad_alloc, which callers catch.

@@ -354,6 +354,55 @@ TEST(MigrationFaults, BlockApplyCallbacksFailureRollsBack) {
   EXPECT_GT(exercised, 0);
 }
 
+// maybe_rebalance(residents(…), cells…) sends the particles in the cells'
+// collective; a cell array that cannot be allocated on one rank fails the
+// step everywhere with the particles' arrays and the cells as they were
+// (the particles' arrays had grown for the arrivals: they shrink back).
+TEST(MigrationFaults, ResidentsRidingAFailedRebalanceAreKept) {
+  int exercised = 0;
+  const int P = size_of();
+  if (P == 1) GTEST_SKIP() << "one rank never moves";
+  const i64 n = 4 * P + 1;
+  const auto start = all_on_last(n, P);
+  for (const int bad : faulty_ranks()) {
+    BlockBalancer b(MPI_COMM_WORLD, start, block_options());
+    // Cells: a double and a Bomb each; particles: two per cell, keyed by it.
+    auto a = values_of<double>(start, 1.0);
+    auto c = values_of<Bomb>(start, -1.0);
+    std::vector<i64> key, id;
+    for (i64 i = start.begin(rank_of()); i < start.end(rank_of()); ++i)
+      for (int k = 0; k < 2; ++k) {
+        key.push_back(i);
+        id.push_back(2 * i + k);
+      }
+    std::string msg;
+    for (int s = 0; s < 2; ++s) {  // the second call is the check that moves
+      b.set_costs(std::vector<double>(static_cast<std::size_t>(b.local_count()), 1.0));
+      b.record_step(static_cast<double>(b.local_count()));
+      if (s == 0) {
+        b.maybe_rebalance(isocost::mpi::residents(key, id), a, c);
+        continue;
+      }
+      const auto key0 = key, id0 = id;
+      const auto a0 = a;
+      const auto c0 = c;
+      const Armed armed(rank_of() == bad);
+      msg = error_of([&] { b.maybe_rebalance(isocost::mpi::residents(key, id), a, c); });
+      if (msg.empty()) break;  // nothing to allocate on `bad`
+      ++exercised;
+      SCOPED_TRACE("fault on rank " + std::to_string(bad));
+      EXPECT_EQ(b.distribution().offsets, start.offsets);
+      EXPECT_EQ(key, key0);
+      EXPECT_EQ(id, id0);
+      EXPECT_EQ(a, a0);
+      EXPECT_EQ(c, c0);
+    }
+    if (!msg.empty())
+      expect_agreed_error(msg, "rank " + std::to_string(bad) + ": could not allocate");
+  }
+  EXPECT_GT(exercised, 0);
+}
+
 TEST(MigrationFaults, GridApplyAllocationFailureKeepsTheBoxes) {
   int exercised = 0;  // the cases where the fault can happen
   const int P = size_of();

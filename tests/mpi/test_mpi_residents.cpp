@@ -110,6 +110,8 @@ TEST(Residents, BlockCellsAndTheirParticlesMoveInOneCall) {
                               y, id),
                           cell);
       moved += e.migration ? 1 : 0;
+      // A step that moves cells sends the particles in the same collective.
+      EXPECT_EQ(b.last_exchange().with_rebalance, e.migration.has_value());
       ASSERT_EQ(static_cast<i64>(cell.size()), b.local_count());
       for (std::size_t c = 0; c < cell.size(); ++c)
         ASSERT_EQ(cell[c], static_cast<double>(b.local_begin() + static_cast<i64>(c)));
@@ -175,6 +177,7 @@ TEST(Residents, GridCellsAndTheirParticlesMoveInOneCall) {
     b.record_step(1e-3 * static_cast<double>(x.size()) + 1e-5 * static_cast<double>(cell.size()));
     const auto e = b.maybe_rebalance(isocost::mpi::residents(key_of, x, y, id), cell);
     moved += e.migration ? 1 : 0;
+    EXPECT_EQ(b.last_exchange().with_rebalance, e.migration.has_value());
     ASSERT_EQ(cell, cell_index());
     const auto bx = box();
     for (std::size_t k = 0; k < x.size(); ++k) {

@@ -264,6 +264,26 @@ class BalancerBase {
     }
   }
 
+  /// move_arrays() with `rider`'s records in the same collective (the
+  /// residents of maybe_rebalance(residents(…), cells…)).
+  template <class Distribution, class... T>
+  RedistributeSummary move_arrays_with(const Distribution& from, const Distribution& to,
+                                       double& seconds, detail::Rider* rider,
+                                       std::vector<T>&... arrays) {
+    seconds = 0;
+    if constexpr (sizeof...(T) == 0) {
+      return {};
+    } else {
+      RedistributeOptions o;
+      o.verify = verify();
+      const double t0 = MPI_Wtime();
+      RedistributeSummary s =
+          detail::redistribute_arrays_with(comm(), from, to, o, rider, arrays...);
+      seconds = MPI_Wtime() - t0;
+      return s;
+    }
+  }
+
   std::unique_ptr<detail::Pipeline> pipeline_;
   std::vector<double> costs_;  // the code's own, set_costs()
   bool have_costs_ = false;

@@ -222,6 +222,8 @@ class BlockBalancer final : public LayoutBalancer<BlockPlan, BlockEvent, BlockBa
   /// pays and every resident that left its cell's owner, moved or not.
   /// decide()'s bytes per element count the residents at their global
   /// average (known from the previous call's exchange; 0 before it).
+  /// When the plan moves cells, the residents travel in the cells' own
+  /// collective (one MPI_Alltoallw carries both; last_exchange().with_rebalance).
   /// Collective. last_exchange() has the residents' exchange.
   template <class Key, class... R, class... T>
   BlockEvent maybe_rebalance(Residents<Key, R...> residents, std::vector<T>&... cells) {
@@ -229,8 +231,17 @@ class BlockBalancer final : public LayoutBalancer<BlockPlan, BlockEvent, BlockBa
     const double bytes = static_cast<double>((sizeof(T) + ... + 0)) +
                          residents_per_element() * static_cast<double>(residents.bytes);
     const BlockPlan plan = decide_data(bytes, sizes);
-    if (plan.moves()) apply(plan, cells...);
-    exchanged(residents.exchange_to(comm(), distribution()));
+    if (plan.moves() && check_plan(plan)) {
+      // The residents ride on the cells' transfer: one collective moves both.
+      double seconds = 0;
+      RedistributeSummary s;
+      exchanged(residents.exchange_riding(comm(), plan.to, [&](detail::Rider* rider) {
+        s = move_arrays_with(plan.from, plan.to, seconds, rider, cells...);
+      }));
+      applied(plan, s, seconds);
+    } else {
+      exchanged(residents.exchange_to(comm(), distribution()));
+    }
     return last_event();
   }
 

@@ -76,7 +76,10 @@ struct ExchangeSummary {
   std::int64_t global_moved = 0;       ///< elements that changed rank, global
   bool verified = false;               ///< options.verify ran and passed, global
   std::uint64_t checksum = 0;          ///< the verified checksum (0 when not verifying)
-  double seconds = 0;                  ///< wall time of the call on this rank
+  /// Sent in the same collective as a rebalance's data (a balancer's
+  /// maybe_rebalance(residents(…), cells…) whose plan moved cells), global.
+  bool with_rebalance = false;
+  double seconds = 0;  ///< wall time of the call on this rank
 
   /// One line: kept, sent, received, global moved.
   std::string brief_report() const;
@@ -114,6 +117,42 @@ ExchangeSummary exchange_keyed(MPI_Comm comm, const Distribution& d, const Excha
   ExchangeSummary out;
   exchange_typed(s, what, n, leaving, options, options.verify, std::move(problem), d.hash(), out,
                  arrays...);
+  return out;
+}
+
+/// exchange_keyed() whose records ride on another transfer: `carry(Rider*)`
+/// moves other data in one collective with them (a rebalance's
+/// redistribute_arrays_with()); if it does not send them, exchange_transfer()
+/// does. Collective; `carry` must be collective and agree its errors (every
+/// rank's arrays are then as they were, and the Error propagates).
+template <class Distribution, class Key, class Carry, class... T>
+ExchangeSummary exchange_keyed_riding(MPI_Comm comm, const Distribution& d,
+                                      const ExchangeOptions& options, std::size_t n, Key&& key,
+                                      Carry&& carry, std::vector<T>&... arrays) {
+  const char* what = "exchange";
+  ExchangeState s;
+  exchange_start(comm, what, s);
+  Departures leaving;
+  std::string problem = check_owners(d, s.ranks);
+  if (problem.empty()) {
+    if constexpr (std::same_as<Distribution, BlockDistribution>)
+      problem = depart_block(d, s.rank, n, key, leaving);
+    else
+      problem = depart_boxes(d, s.rank, n, key, leaving);
+  }
+  const std::uint64_t before = exchange_prepare(s, what, n, leaving, options, options.verify,
+                                                std::move(problem), d.hash(), arrays...);
+  Rider rider = exchange_rider(s);
+  try {
+    carry(&rider);
+  } catch (...) {
+    (arrays.resize(n), ...);  // grown by exchange_prepare(); the first n untouched
+    throw;
+  }
+  if (!rider.carried) exchange_transfer(s);
+  ExchangeSummary out;
+  exchange_finish(s, leaving, options.verify, before, out, arrays...);
+  out.with_rebalance = rider.carried;
   return out;
 }
 
@@ -229,6 +268,25 @@ struct Residents {
   template <class Distribution>
   ExchangeSummary exchange_to(MPI_Comm comm, const Distribution& d) {
     return std::apply([&](auto&... a) { return exchange(comm, d, key, a...); }, arrays);
+  }
+  /// As exchange_to(), the records riding on `carry`'s collective
+  /// (detail::exchange_keyed_riding()).
+  template <class Distribution, class Carry>
+  ExchangeSummary exchange_riding(MPI_Comm comm, const Distribution& d, Carry&& carry) {
+    return std::apply(
+        [&](auto&... a) {
+          if constexpr (std::is_same_v<Key, std::vector<std::int64_t>&>) {
+            const std::int64_t* k = key.data();
+            return detail::exchange_keyed_riding(
+                comm, d, ExchangeOptions{}, key.size(), [k](std::size_t i) { return k[i]; }, carry,
+                key, a...);
+          } else {
+            const std::size_t lengths[] = {a.size()...};
+            return detail::exchange_keyed_riding(comm, d, ExchangeOptions{}, lengths[0], key, carry,
+                                                 a...);
+          }
+        },
+        arrays);
   }
 };
 

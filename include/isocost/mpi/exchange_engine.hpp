@@ -36,6 +36,18 @@ struct ExchangeSummary;
 
 namespace detail {
 
+/// A second transfer riding on a redistribution's collective (the
+/// residents' exchange of a rebalance step, so that one MPI_Alltoallw moves
+/// both): per peer, where its records start in the send and receive buffers
+/// and how many. The redistribution sets `carried` once they are sent.
+struct Rider {
+  std::size_t record = 0;  ///< bytes per record
+  std::vector<const std::byte*> send;
+  std::vector<std::byte*> recv;
+  std::vector<int> send_count, recv_count;
+  bool carried = false;
+};
+
 /// The elements that leave this rank, in their order: index and destination.
 struct Departures {
   std::vector<std::size_t> index;
@@ -244,13 +256,19 @@ std::uint64_t arrays_hash(std::size_t count, std::size_t record, const std::vect
   return sum;
 }
 
-/// The whole exchange of typed arrays, once exchange_start() ran and the
-/// departures are known; `verify` is options.verify (ExchangeOptions is
-/// complete in exchange.hpp).
+/// The records of a prepared exchange (exchange_prepare()) as a Rider: per
+/// peer, its records in s.send and s.recv.
+Rider exchange_rider(ExchangeState& s);
+
+/// An exchange of typed arrays up to its transfer, once exchange_start() ran
+/// and the departures are known: the agreement, room for the arrivals, the
+/// packed records and the memory agreement (throws the agreed Error, nothing
+/// moved). Returns the checksum of the elements before (with `verify`).
 template <class... T>
-void exchange_typed(ExchangeState& s, const char* what, std::size_t n, const Departures& leaving,
-                    const ExchangeOptions& options, bool verify, std::string problem,
-                    std::uint64_t owner_hash, ExchangeSummary& out, std::vector<T>&... arrays) {
+std::uint64_t exchange_prepare(ExchangeState& s, const char* what, std::size_t n,
+                               const Departures& leaving, const ExchangeOptions& options,
+                               bool verify, std::string problem, std::uint64_t owner_hash,
+                               std::vector<T>&... arrays) {
   static_assert((std::is_trivially_copyable_v<T> && ...),
                 "exchange() copies bytes: every element type must be trivially copyable");
   const std::size_t lengths[] = {arrays.size()...};
@@ -281,10 +299,29 @@ void exchange_typed(ExchangeState& s, const char* what, std::size_t n, const Dep
     ((k++ < grown ? arrays.resize(n) : void()), ...);
     exchange_memory_fail(s, what, memory);
   }
-  exchange_transfer(s);
+  return before;
+}
+
+/// After the transfer: the arrays unpacked, the summary (and verification).
+template <class... T>
+void exchange_finish(const ExchangeState& s, const Departures& leaving, bool verify,
+                     std::uint64_t before, ExchangeSummary& out, std::vector<T>&... arrays) {
   unpack_records(s, leaving, arrays...);
   const std::uint64_t after = verify ? arrays_hash(s.total, s.record, arrays...) : 0;
   exchange_end(s, verify, before, after, out);
+}
+
+/// The whole exchange of typed arrays, once exchange_start() ran and the
+/// departures are known; `verify` is options.verify (ExchangeOptions is
+/// complete in exchange.hpp).
+template <class... T>
+void exchange_typed(ExchangeState& s, const char* what, std::size_t n, const Departures& leaving,
+                    const ExchangeOptions& options, bool verify, std::string problem,
+                    std::uint64_t owner_hash, ExchangeSummary& out, std::vector<T>&... arrays) {
+  const std::uint64_t before = exchange_prepare(s, what, n, leaving, options, verify,
+                                                std::move(problem), owner_hash, arrays...);
+  exchange_transfer(s);
+  exchange_finish(s, leaving, verify, before, out, arrays...);
 }
 
 }  // namespace detail

@@ -102,19 +102,21 @@ using ResizeFn = std::byte* (*)(void* vector, std::size_t count);
 /// The type-erased implementations behind redistribute(). `local` holds
 /// `count` elements of `element_size` bytes; `aliased` is true when the output
 /// vector's storage overlaps `local` (an agreed error); a non-empty `problem`
-/// is this rank's own input error, agreed with the others.
+/// is this rank's own input error, agreed with the others. A `rider`'s
+/// records travel in the same collective as the elements (exchange_engine.hpp).
+struct Rider;
 RedistributeSummary redistribute_bytes(MPI_Comm comm, const BlockDistribution& from,
                                        const BlockDistribution& to, const std::byte* local,
                                        std::size_t count, std::size_t element_size, void* out,
                                        ResizeFn resize, bool aliased,
-                                       const RedistributeOptions& options,
-                                       std::string problem = {});
+                                       const RedistributeOptions& options, std::string problem = {},
+                                       Rider* rider = nullptr);
 RedistributeSummary redistribute_bytes(MPI_Comm comm, const BoxDistribution& from,
                                        const BoxDistribution& to, const std::byte* local,
                                        std::size_t count, std::size_t element_size, void* out,
                                        ResizeFn resize, bool aliased,
-                                       const RedistributeOptions& options,
-                                       std::string problem = {});
+                                       const RedistributeOptions& options, std::string problem = {},
+                                       Rider* rider = nullptr);
 
 /// Several arrays of one distribution's elements, moved as one record per
 /// element: the bytes of element i of every array, in order.
@@ -208,6 +210,41 @@ RedistributeSummary redistribute_into(MPI_Comm comm, const Distribution& from,
   return redistribute_bytes(comm, from, to, in, n, sizeof(T), &out, &resize_vector<T>, aliased,
                             options);
 }
+/// redistribute_arrays() with `rider`'s records in the same collective.
+template <class Distribution, class... T>
+RedistributeSummary redistribute_arrays_with(MPI_Comm comm, const Distribution& from,
+                                             const Distribution& to,
+                                             const RedistributeOptions& options, Rider* rider,
+                                             std::vector<T>&... arrays) {
+  static_assert(sizeof...(T) >= 1, "redistribute_arrays() needs at least one array");
+  static_assert((std::is_trivially_copyable_v<T> && ...),
+                "redistribute_arrays() copies bytes: every element type must be trivially "
+                "copyable; use migrate() with pack/unpack callbacks otherwise");
+  std::size_t count = 0;
+  std::string problem = detail::check_arrays(count, arrays...);
+  detail::Records in;
+  if (problem.empty()) {
+    try {
+      in = detail::pack_records(count, arrays...);
+    } catch (const std::bad_alloc&) {
+      problem = "could not allocate " + std::to_string(count) + " records of " +
+                std::to_string((sizeof(T) + ...)) + " bytes to stage the outgoing elements";
+    }
+  }
+  detail::StagedArrays<T...> out;
+  out.records.record_size = (sizeof(T) + ...);
+  const RedistributeSummary s = detail::redistribute_bytes(
+      comm, from, to, in.bytes.data(), problem.empty() ? count : 0, out.records.record_size, &out,
+      &detail::resize_staged<T...>, false, options, std::move(problem), rider);
+  // Commit: the new arrays were allocated above, so nothing here can fail.
+  std::apply(
+      [&](auto&... fresh) {
+        detail::unpack_records(out.records, fresh...);
+        (arrays.swap(fresh), ...);
+      },
+      out.arrays);
+  return s;
+}
 }  // namespace detail
 
 /// Moves several arrays of the same elements together (a struct of arrays:
@@ -229,34 +266,7 @@ template <class Distribution, class... T>
 RedistributeSummary redistribute_arrays(MPI_Comm comm, const Distribution& from,
                                         const Distribution& to, const RedistributeOptions& options,
                                         std::vector<T>&... arrays) {
-  static_assert(sizeof...(T) >= 1, "redistribute_arrays() needs at least one array");
-  static_assert((std::is_trivially_copyable_v<T> && ...),
-                "redistribute_arrays() copies bytes: every element type must be trivially "
-                "copyable; use migrate() with pack/unpack callbacks otherwise");
-  std::size_t count = 0;
-  std::string problem = detail::check_arrays(count, arrays...);
-  detail::Records in;
-  if (problem.empty()) {
-    try {
-      in = detail::pack_records(count, arrays...);
-    } catch (const std::bad_alloc&) {
-      problem = "could not allocate " + std::to_string(count) + " records of " +
-                std::to_string((sizeof(T) + ...)) + " bytes to stage the outgoing elements";
-    }
-  }
-  detail::StagedArrays<T...> out;
-  out.records.record_size = (sizeof(T) + ...);
-  const RedistributeSummary s = detail::redistribute_bytes(
-      comm, from, to, in.bytes.data(), problem.empty() ? count : 0, out.records.record_size, &out,
-      &detail::resize_staged<T...>, false, options, std::move(problem));
-  // Commit: the new arrays were allocated above, so nothing here can fail.
-  std::apply(
-      [&](auto&... fresh) {
-        detail::unpack_records(out.records, fresh...);
-        (arrays.swap(fresh), ...);
-      },
-      out.arrays);
-  return s;
+  return detail::redistribute_arrays_with(comm, from, to, options, nullptr, arrays...);
 }
 
 /// Copies 1-D block-distributed data from distribution `from` to `to`:
