@@ -173,28 +173,14 @@ void plain_exchange(MPI_Comm comm, const BlockDistribution& d, Particles& p,
   }
 }
 
-struct Timing {
-  std::vector<double> wall, cpu;
-};
+using isocost::bench::Timing;
 
 // Times `call` from a fresh copy of `start` on every rank: copy (untimed),
 // barrier, call; the slowest rank's wall and CPU time. `out` gets the result.
 template <class F>
 Timing time_it(MPI_Comm comm, int repetitions, const Particles& start, Particles& out, F&& call) {
-  Timing t;
-  for (int rep = -1; rep < repetitions; ++rep) {  // -1: warm-up
-    out = start;
-    MPI_Barrier(comm);
-    const double w0 = MPI_Wtime(), c0 = thread_cpu();
-    call(out);
-    const double mine[2] = {MPI_Wtime() - w0, thread_cpu() - c0};
-    double worst[2] = {0, 0};
-    MPI_Allreduce(mine, worst, 2, MPI_DOUBLE, MPI_MAX, comm);
-    if (rep < 0) continue;
-    t.wall.push_back(worst[0]);
-    t.cpu.push_back(worst[1]);
-  }
-  return t;
+  return isocost::bench::time_calls(
+      comm, repetitions, [&] { out = start; }, [&] { call(out); });
 }
 
 bool same_everywhere(MPI_Comm comm, const Particles& a, const Particles& b, bool also = true) {

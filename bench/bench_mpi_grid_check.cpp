@@ -37,25 +37,12 @@ using isocost::bench::median;
 using isocost::bench::thread_cpu;
 using isocost::mpi::CellBox;
 
-struct Timing {
-  std::vector<double> wall, cpu;
-};
+using isocost::bench::Timing;
 
 template <class F>
 Timing time_it(MPI_Comm comm, int repetitions, F&& call) {
-  Timing t;
-  for (int rep = -1; rep < repetitions; ++rep) {  // -1: warm-up
-    MPI_Barrier(comm);
-    const double w0 = MPI_Wtime(), c0 = thread_cpu();
-    call();
-    const double mine[2] = {MPI_Wtime() - w0, thread_cpu() - c0};
-    double worst[2] = {0, 0};
-    MPI_Allreduce(mine, worst, 2, MPI_DOUBLE, MPI_MAX, comm);
-    if (rep < 0) continue;
-    t.wall.push_back(worst[0]);
-    t.cpu.push_back(worst[1]);
-  }
-  return t;
+  return isocost::bench::time_calls(
+      comm, repetitions, [] {}, call);
 }
 
 // Cuts of `m` (per-index costs) into `parts` ranges of equal prefix sums.

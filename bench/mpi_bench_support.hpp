@@ -42,6 +42,32 @@ inline Ranks ranks_of(MPI_Comm comm = MPI_COMM_WORLD) {
   return r;
 }
 
+/// Per repetition, the slowest rank's wall time and the largest per-rank CPU
+/// time of a call.
+struct Timing {
+  std::vector<double> wall, cpu;
+};
+
+/// Times `call()` `repetitions` times after one warm-up: `prepare()`
+/// (untimed), MPI_Barrier, `call()`. Collective over `comm`.
+template <class Prepare, class F>
+Timing time_calls(MPI_Comm comm, int repetitions, Prepare&& prepare, F&& call) {
+  Timing t;
+  for (int rep = -1; rep < repetitions; ++rep) {  // -1: warm-up
+    prepare();
+    MPI_Barrier(comm);
+    const double w0 = MPI_Wtime(), c0 = thread_cpu();
+    call();
+    const double mine[2] = {MPI_Wtime() - w0, thread_cpu() - c0};
+    double worst[2] = {0, 0};
+    MPI_Allreduce(mine, worst, 2, MPI_DOUBLE, MPI_MAX, comm);
+    if (rep < 0) continue;
+    t.wall.push_back(worst[0]);
+    t.cpu.push_back(worst[1]);
+  }
+  return t;
+}
+
 /// A command-line option: `set` receives the value that follows the name, or
 /// nullptr for a flag (an option without a value).
 struct Option {

@@ -181,6 +181,28 @@ TEST(GridBalancer, StaticHotSpotConvergesFromLoadsAlone) {
     EXPECT_LE(trace[k], 1.02 * optimum) << "after rebalance " << k;
 }
 
+// f(i, j) over the cells of rank r's box, x fastest.
+template <class F>
+std::vector<double> box_values(const GridBalancer& b, int r, F f) {
+  std::vector<double> v;
+  const auto& box = b.boxes().boxes[static_cast<std::size_t>(r)];
+  for (std::int64_t j = box.lo[1]; j < box.hi[1]; ++j)
+    for (std::int64_t i = box.lo[0]; i < box.hi[0]; ++i) v.push_back(f(i, j));
+  return v;
+}
+
+// Every rank's Σ cost(i, j) over its box.
+template <class F>
+std::vector<double> box_sums(const GridBalancer& b, F cost) {
+  std::vector<double> t;
+  for (int r = 0; r < b.boxes().parts(); ++r) {
+    double sum = 0;
+    for (const double v : box_values(b, r, cost)) sum += v;
+    t.push_back(sum);
+  }
+  return t;
+}
+
 // Per-cell costs the code knows: the global plan is rebalance_grid_weights()
 // of them, and two arrays of the cells move together.
 TEST(GridBalancer, PerCellCostsShapeTheGlobalPlan) {
@@ -199,25 +221,13 @@ TEST(GridBalancer, PerCellCostsShapeTheGlobalPlan) {
   o.pipeline.policy = isocost::mpi::BalancePolicy::global;
   GridBalancer b(MPI_COMM_WORLD, shape, start, o);
   auto cost = [](std::int64_t i, std::int64_t j) { return i >= 12 && j >= 8 ? 20.0 : 1.0; };
-  auto cells = [&](auto f) {
-    std::vector<double> v;
-    const auto& box = b.boxes().boxes[static_cast<std::size_t>(rank)];
-    for (std::int64_t j = box.lo[1]; j < box.hi[1]; ++j)
-      for (std::int64_t i = box.lo[0]; i < box.hi[0]; ++i) v.push_back(f(i, j));
-    return v;
-  };
+  auto cells = [&](auto f) { return box_values(b, rank, f); };
   std::vector<double> index = cells([](auto i, auto j) { return double(i + 16 * j); });
   std::vector<double> twice = cells([](auto i, auto j) { return 2.0 * double(i + 16 * j); });
   std::optional<GridEvent> moved;
   for (int s = 0; s < 8 && !moved; ++s) {
     b.set_costs(cells(cost));
-    std::vector<double> t(static_cast<std::size_t>(P), 0.0);
-    for (int r = 0; r < P; ++r) {
-      const auto& box = b.boxes().boxes[static_cast<std::size_t>(r)];
-      for (std::int64_t j = box.lo[1]; j < box.hi[1]; ++j)
-        for (std::int64_t i = box.lo[0]; i < box.hi[0]; ++i)
-          t[static_cast<std::size_t>(r)] += cost(i, j);
-    }
+    const std::vector<double> t = box_sums(b, cost);
     b.record_step(t[static_cast<std::size_t>(rank)]);
     const auto e = b.maybe_rebalance(index, twice);
     if (e.migration) moved = e;
@@ -273,24 +283,12 @@ TEST(GridBalancer, PerCellCostsShapeTheDiffusivePlan) {
   std::vector<double> all(192);
   for (std::int64_t j = 0; j < 12; ++j)
     for (std::int64_t i = 0; i < 16; ++i) all[static_cast<std::size_t>(i + 16 * j)] = cost(i, j);
-  auto cells = [&](auto f) {
-    std::vector<double> v;
-    const auto& box = b.boxes().boxes[static_cast<std::size_t>(rank)];
-    for (std::int64_t j = box.lo[1]; j < box.hi[1]; ++j)
-      for (std::int64_t i = box.lo[0]; i < box.hi[0]; ++i) v.push_back(f(i, j));
-    return v;
-  };
+  auto cells = [&](auto f) { return box_values(b, rank, f); };
   std::vector<double> index = cells([](auto i, auto j) { return double(i + 16 * j); });
   int compared = 0;
   for (int s = 0; s < 8; ++s) {
     b.set_costs(cells(cost));
-    std::vector<double> t(static_cast<std::size_t>(P), 0.0);
-    for (int r = 0; r < P; ++r) {
-      const auto& box = b.boxes().boxes[static_cast<std::size_t>(r)];
-      for (std::int64_t j = box.lo[1]; j < box.hi[1]; ++j)
-        for (std::int64_t i = box.lo[0]; i < box.hi[0]; ++i)
-          t[static_cast<std::size_t>(r)] += cost(i, j);
-    }
+    const std::vector<double> t = box_sums(b, cost);
     const isocost::Decomposition before = b.decomposition();
     b.record_step(t[static_cast<std::size_t>(rank)]);
     const auto e = b.maybe_rebalance(index);

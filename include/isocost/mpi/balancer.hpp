@@ -248,27 +248,17 @@ class BalancerBase {
   /// in one redistribute_arrays(), `seconds` set to what it took. Without
   /// arrays nothing moves (the balancer only adopts the plan).
   template <class Distribution, class... T>
-  RedistributeSummary move_arrays([[maybe_unused]] const Distribution& from,
-                                  [[maybe_unused]] const Distribution& to, double& seconds,
+  RedistributeSummary move_arrays(const Distribution& from, const Distribution& to, double& seconds,
                                   std::vector<T>&... arrays) {
-    seconds = 0;
-    if constexpr (sizeof...(T) == 0) {
-      return {};
-    } else {
-      RedistributeOptions o;
-      o.verify = verify();
-      const double t0 = MPI_Wtime();
-      RedistributeSummary s = redistribute_arrays(comm(), from, to, o, arrays...);
-      seconds = MPI_Wtime() - t0;
-      return s;
-    }
+    return move_arrays_with(from, to, seconds, nullptr, arrays...);
   }
 
   /// move_arrays() with `rider`'s records in the same collective (the
   /// residents of maybe_rebalance(residents(…), cells…)).
   template <class Distribution, class... T>
-  RedistributeSummary move_arrays_with(const Distribution& from, const Distribution& to,
-                                       double& seconds, detail::Rider* rider,
+  RedistributeSummary move_arrays_with([[maybe_unused]] const Distribution& from,
+                                       [[maybe_unused]] const Distribution& to, double& seconds,
+                                       [[maybe_unused]] detail::Rider* rider,
                                        std::vector<T>&... arrays) {
     seconds = 0;
     if constexpr (sizeof...(T) == 0) {
@@ -355,6 +345,24 @@ class LayoutBalancer : public BalancerBase {
   double residents_per_element() const;
   /// Keeps a residents' exchange (last_exchange()).
   void exchanged(const ExchangeSummary& s) { last_exchange_ = s; }
+  /// maybe_rebalance(residents(…), cells…) after its decide(), for both
+  /// layouts: a moving plan redistributes the cells with the residents
+  /// riding in their collective; otherwise the residents go to the owners of
+  /// their cells in `current`.
+  template <class Layout, class Key, class... R, class... T>
+  void move_with_residents(const Plan& plan, const Layout& current, Residents<Key, R...>& residents,
+                           std::vector<T>&... cells) {
+    if (plan.moves() && check_plan(plan)) {
+      double seconds = 0;
+      RedistributeSummary s;
+      exchanged(residents.exchange_riding(comm(), plan.to, [&](detail::Rider* rider) {
+        s = move_arrays_with(plan.from, plan.to, seconds, rider, cells...);
+      }));
+      applied(plan, s, seconds);
+    } else {
+      exchanged(residents.exchange_to(comm(), current));
+    }
+  }
 
   Options options_;
 

@@ -100,6 +100,19 @@ std::string destination_out_of_range(std::size_t i, int q, int size);
 std::string check_owners(const BlockDistribution& d, int size);
 std::string check_owners(const BoxDistribution& d, int size);
 
+/// Every element's key through `key(i)`: the ones outside this rank's part
+/// of `d` go into `leaving` with their owner; "" or this rank's problem.
+template <class Distribution, class Key>
+std::string keyed_departures(const Distribution& d, const ExchangeState& s, std::size_t n,
+                             Key&& key, Departures& leaving) {
+  std::string problem = check_owners(d, s.ranks);
+  if (!problem.empty()) return problem;
+  if constexpr (std::same_as<Distribution, BlockDistribution>)
+    return depart_block(d, s.rank, n, key, leaving);
+  else
+    return depart_boxes(d, s.rank, n, key, leaving);
+}
+
 template <class Distribution, class Key, class... T>
 ExchangeSummary exchange_keyed(MPI_Comm comm, const Distribution& d, const ExchangeOptions& options,
                                std::size_t n, Key&& key, std::vector<T>&... arrays) {
@@ -107,13 +120,7 @@ ExchangeSummary exchange_keyed(MPI_Comm comm, const Distribution& d, const Excha
   ExchangeState s;
   exchange_start(comm, what, s);
   Departures leaving;
-  std::string problem = check_owners(d, s.ranks);
-  if (problem.empty()) {
-    if constexpr (std::same_as<Distribution, BlockDistribution>)
-      problem = depart_block(d, s.rank, n, key, leaving);
-    else
-      problem = depart_boxes(d, s.rank, n, key, leaving);
-  }
+  std::string problem = keyed_departures(d, s, n, key, leaving);
   ExchangeSummary out;
   exchange_typed(s, what, n, leaving, options, options.verify, std::move(problem), d.hash(), out,
                  arrays...);
@@ -133,13 +140,7 @@ ExchangeSummary exchange_keyed_riding(MPI_Comm comm, const Distribution& d,
   ExchangeState s;
   exchange_start(comm, what, s);
   Departures leaving;
-  std::string problem = check_owners(d, s.ranks);
-  if (problem.empty()) {
-    if constexpr (std::same_as<Distribution, BlockDistribution>)
-      problem = depart_block(d, s.rank, n, key, leaving);
-    else
-      problem = depart_boxes(d, s.rank, n, key, leaving);
-  }
+  std::string problem = keyed_departures(d, s, n, key, leaving);
   const std::uint64_t before = exchange_prepare(s, what, n, leaving, options, options.verify,
                                                 std::move(problem), d.hash(), arrays...);
   Rider rider = exchange_rider(s);

@@ -172,17 +172,7 @@ class GridBalancer final : public LayoutBalancer<GridPlan, GridEvent, GridBalanc
     const double bytes = static_cast<double>((sizeof(T) + ... + 0)) +
                          residents_per_element() * static_cast<double>(residents.bytes);
     const GridPlan plan = decide_data(bytes, sizes);
-    if (plan.moves() && check_plan(plan)) {
-      // The residents ride on the cells' transfer: one collective moves both.
-      double seconds = 0;
-      RedistributeSummary s;
-      exchanged(residents.exchange_riding(comm(), plan.to, [&](detail::Rider* rider) {
-        s = move_arrays_with(plan.from, plan.to, seconds, rider, cells...);
-      }));
-      applied(plan, s, seconds);
-    } else {
-      exchanged(residents.exchange_to(comm(), boxes()));
-    }
+    move_with_residents(plan, boxes(), residents, cells...);
     return last_event();
   }
 
