@@ -106,6 +106,7 @@ void balance_on_samples(const CostModel& model, const Samples& s, const FitOptio
   const auto part = partition(model, Speeds::uniform(P));
   out.le_on_samples = load_stats(costs_on_samples(truth, part.cuts)).le;
   out.le_model_claim = part.predicted_le;
+  out.guaranteed = guaranteed_balance(s, part.cuts, Speeds::uniform(P), options.noise);
 }
 
 FitResult fit_tabulated(const Samples& samples, const FitSpec& spec, const FitOptions& options) {

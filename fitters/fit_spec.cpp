@@ -158,6 +158,8 @@ namespace {
 constexpr double kMinRSquared = 0.9;
 constexpr double kMissedSample = 0.1;  // R^2 is only a verdict if a sample is missed by more
 constexpr double kTiePoints = 0.01;    // L_E points: rounding of the cuts, not a difference
+constexpr double kGuaranteedLE = 90;   // an interpolant's cuts are trusted above this
+constexpr double kCoarseShares = 2;    // ... or unless a cut splits an interval of more shares
 }  // namespace
 
 std::string FitSummary::untrusted_reason() const {
@@ -171,6 +173,21 @@ std::string FitSummary::untrusted_reason() const {
   if (r_squared < kMinRSquared && max_rel_error > kMissedSample)
     why += (why.empty() ? "" : "; ") + std::string("R^2 ") + fixed_digits(r_squared, 4) +
            " < 0.9 and a sample is missed by " + fixed_digits(100 * max_rel_error, 3) + " %";
+  // An interpolant knows nothing inside an interval but its timing: where a
+  // cut falls inside one that holds more than a part's share, the samples
+  // cannot say whether the cut is good.
+  const bool interpolant = spec.form == FitForm::pchip || spec.form == FitForm::makima;
+  if (interpolant && guaranteed && guaranteed->coarse_cuts > 0 &&
+      guaranteed->coarse_shares > kCoarseShares && guaranteed->le_lo < kGuaranteedLE)
+    why += (why.empty() ? "" : "; ") + std::string("the samples are too coarse for ") +
+           std::to_string(options.ranks > 0 ? options.ranks : static_cast<int>(samples)) +
+           " parts: " + std::to_string(guaranteed->coarse_cuts) +
+           (guaranteed->coarse_cuts == 1 ? " cut falls" : " cuts fall") + " inside [" +
+           fixed_digits(guaranteed->coarse_lo, 6) + ", " + fixed_digits(guaranteed->coarse_hi, 6) +
+           "], which holds " + fixed_digits(guaranteed->coarse_shares, 3) +
+           " parts' shares of the cost, and they guarantee only L_E >= " +
+           fixed_digits(guaranteed->le_lo, 4) +
+           " %; time the parts these cuts make and fit on those timings";
   return why;
 }
 
@@ -198,6 +215,7 @@ std::string FitSummary::full_report() const {
   if (le_model_claim)
     out << "L_E the model predicts for its own partition (its own claim) "
         << fixed_digits(*le_model_claim, 6) << " %\n";
+  if (guaranteed) out << guaranteed->brief_report() << "\n";
   if (const auto why = untrusted_reason(); !why.empty()) out << "NOT TRUSTED: " << why << "\n";
   return out.str();
 }

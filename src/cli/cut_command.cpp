@@ -115,6 +115,7 @@ void reject_fit_options(const CutArgs& a) {
                       : !f.iterations.empty() ? "--fit-iterations"
                       : f.absolute            ? "--absolute"
                       : f.repair              ? "--repair"
+                      : !f.noise.empty()      ? "--noise"
                                               : nullptr;
   if (given) throw Error(std::string(given) + " is for fitting: use it with --fit FILE");
 }

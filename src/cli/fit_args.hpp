@@ -20,11 +20,12 @@ struct FitArgs {
   std::string loss;         ///< --loss none|huber|cauchy (empty: none)
   std::string select;       ///< --select aicc|cv (empty: aicc; only with --model auto)
   std::string iterations;   ///< --fit-iterations N (empty: FitOptions' default)
+  std::string noise;        ///< --noise F (empty: FitOptions' default, 0)
   bool absolute = false;    ///< --absolute
   bool repair = false;      ///< --repair
 };
-/// Adds --param-guess, --loss, --absolute, --repair, --select and
-/// --fit-iterations to `cmd`.
+/// Adds --param-guess, --loss, --absolute, --repair, --select,
+/// --fit-iterations and --noise to `cmd`.
 void add_fit_options(CLI::App* cmd, FitArgs& args);
 
 /// A fitted (or selected, or tabulated) model and how it came about.

@@ -34,6 +34,41 @@ FitLoss parse_loss(const std::string& text) {
 
 std::string loss_name(FitLoss loss) { return std::string(to_string(loss)); }
 
+// What the samples guarantee about the fitted partition (guarantee.hpp).
+std::string guaranteed_line(const BalanceGuarantee& g, double noise) {
+  std::string text = "guaranteed by the samples, whatever the cost inside each timed interval";
+  if (noise > 0) text += " and each timing within ±" + detail::exact(100 * noise) + " %";
+  text += ": L_E " + (g.covered ? detail::fixed_digits(g.le_lo, 4) : std::string("-inf")) + " to " +
+          detail::fixed_digits(g.le_hi, 4) + " %";
+  if (!g.limiting.empty()) {
+    text += " (limited by";
+    for (const auto& [a, b] : g.limiting)
+      text += " [" + detail::fixed_digits(a, 6) + ", " + detail::fixed_digits(b, 6) + "]";
+    text += ")";
+  }
+  return text + "\n";
+}
+
+nlohmann::ordered_json guaranteed_json(const BalanceGuarantee& g, double noise) {
+  nlohmann::ordered_json limiting = nlohmann::ordered_json::array();
+  for (const auto& [a, b] : g.limiting) limiting.push_back({number(a), number(b)});
+  nlohmann::ordered_json coarse = nullptr;
+  if (g.coarse_cuts > 0)
+    coarse = {{"lo", number(g.coarse_lo)},
+              {"hi", number(g.coarse_hi)},
+              {"shares", number(g.coarse_shares)},
+              {"cuts", g.coarse_cuts}};
+  return {{"le_lo", g.covered ? number(g.le_lo) : nlohmann::ordered_json(nullptr)},
+          {"le_hi", number(g.le_hi)},
+          {"t_max_lo", number(g.t_max_lo)},
+          {"t_max_hi", number(g.t_max_hi)},
+          {"noise", number(noise)},
+          {"limiting_part", g.limiting_part},
+          {"limiting", limiting},
+          {"coarse", coarse},
+          {"covered", g.covered}};
+}
+
 // "A=1e-7,p=1.4" → {A: 1e-7, p: 1.4}; names are checked against the model by fit().
 std::map<std::string, double> parse_guess(const std::string& text) {
   std::map<std::string, double> out;
@@ -159,6 +194,9 @@ void add_fit_options(CLI::App* cmd, FitArgs& args) {
   cmd->add_option("--fit-iterations", args.iterations,
                   "Ceres iteration budget of each fit (default " +
                       std::to_string(fit_defaults.max_iterations) + ")");
+  cmd->add_option("--noise", args.noise,
+                  "how far each timing may be off, a fraction in [0, 1), for the balance the "
+                  "samples guarantee (default 0: exact timings)");
   const auto criterion = [&](SelectBy c, const std::string& what) {
     return std::string(to_string(c)) + " (" + (c == select_defaults.criterion ? "default: " : "") +
            what + ")";
@@ -213,6 +251,11 @@ Fitted fit_samples(const std::string& file, const std::string& model, const FitA
   if (!args.loss.empty()) options.loss = parse_loss(args.loss);
   if (!args.iterations.empty())
     options.max_iterations = parse_int(args.iterations, "--fit-iterations", 1);
+  if (!args.noise.empty()) {
+    options.noise = parse_double(args.noise, "--noise");
+    if (!(options.noise >= 0 && options.noise < 1))
+      throw Error(detail::expected_got("--noise", "a fraction in [0, 1)", args.noise));
+  }
   options.relative = !args.absolute;
   SelectBy criterion = SelectOptions{}.criterion;
   if (!args.select.empty()) {
@@ -325,7 +368,9 @@ nlohmann::ordered_json fit_json(const Fitted& f) {
       {"ranks", ranks ? nlohmann::ordered_json(*ranks) : nlohmann::ordered_json(nullptr)},
       {"le_of_samples", optional(s.le_of_samples)},
       {"le_on_samples", optional(s.le_on_samples)},
-      {"le_model_claim", optional(s.le_model_claim)}};
+      {"le_model_claim", optional(s.le_model_claim)},
+      {"guaranteed", s.guaranteed ? guaranteed_json(*s.guaranteed, f.options.noise)
+                                  : nlohmann::ordered_json(nullptr)}};
   // The verdict and the measurements it rests on (FitSummary::untrusted_reason()).
   j["verdict"] = {{"trusted", s.trusted()},
                   {"reason", s.untrusted_reason()},
@@ -399,6 +444,7 @@ std::string fit_report(const Fitted& f) {
     if (s.le_model_claim)
       text += "model-predicted L_E of that partition (the model's own claim, not a measurement): " +
               g(*s.le_model_claim, 6) + " %\n";
+    if (s.guaranteed) text += guaranteed_line(*s.guaranteed, f.options.noise);
   } else {
     text +=
         "L_E on the samples: not measured (the samples are not one run that tiles the "
@@ -445,6 +491,7 @@ std::string fit_line(const Fitted& f) {
     text += ", L_E of its partition costed on the samples " + g(*s.le_on_samples, 6) +
             " % (the samples' own: " + g(*s.le_of_samples, 6) + " %)";
   text += "\n";
+  if (s.guaranteed) text += guaranteed_line(*s.guaranteed, f.options.noise);
   if (s.converged() && !s.trusted()) text += verdict_line(s);
   return text;
 }

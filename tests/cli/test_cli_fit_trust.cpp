@@ -118,6 +118,54 @@ TEST_F(CliFit, HotSpotForcedPowerIsExitThreeWithTheVerdict) {
   EXPECT_TRUE(Has(fit.err, "not trustworthy")) << fit.err;
 }
 
+// Issue #25's case: density 1 + 20·exp(−((x − 700)/50)²) on [0, 1000], 16
+// equal intervals, ±1 % noise. pchip's cuts for 8 parts look perfect on its
+// own samples, but seven fall inside three intervals: the verdict says the
+// samples are too coarse, exit 3, and the guaranteed range (in JSON too)
+// holds the true L_E of the printed cuts.
+double NarrowT(double x) {
+  return x + 500 * std::sqrt(std::acos(-1.0)) * (std::erf((x - 700) / 50) + std::erf(14.0));
+}
+
+TEST_F(CliFit, CoarseSamplesAreNotTrustedForAnInterpolant) {
+  std::mt19937 rng(25);
+  std::uniform_real_distribution<> noise(-0.01, 0.01);
+  std::string csv = "lo,hi,dt\n";
+  for (int k = 0; k < 16; ++k) {
+    const double a = 62.5 * k, b = 62.5 * (k + 1);
+    csv +=
+        Text(a) + "," + Text(b) + "," + Text((NarrowT(b) - NarrowT(a)) * (1 + noise(rng))) + "\n";
+  }
+  const auto f = File("narrow.csv", csv);
+  const Outcome r =
+      Isocost({"cut", "--fit", f, "--model", "pchip", "--ranks", "8", "--noise", "0.01", "--json"});
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_TRUE(Has(r.err, "too coarse for 8 parts")) << r.err;
+  const json j = json::parse(r.out);
+  std::vector<double> cost;
+  const auto cuts = Cuts(j);
+  for (std::size_t i = 0; i + 1 < cuts.size(); ++i)
+    cost.push_back(NarrowT(cuts[i + 1]) - NarrowT(cuts[i]));
+  double max = 0, sum = 0;
+  for (const double c : cost) max = std::max(max, c), sum += c;
+  const double truth = 100 * (2 - max / (sum / 8));
+  EXPECT_LT(truth, 80);
+  const json& g = j["fit"]["balance"]["guaranteed"];
+  EXPECT_LE(Num(g["le_lo"]), truth) << g.dump();
+  EXPECT_GE(Num(g["le_hi"]), truth) << g.dump();
+  EXPECT_GT(Num(g["coarse"]["shares"]), 2) << g.dump();
+  EXPECT_NEAR(Num(g["noise"]), 0.01, 1e-12);
+  // The text says what the samples guarantee and what to do next.
+  const Outcome t = Isocost({"fit", f, "--model", "pchip", "--ranks", "8", "--noise", "0.01"});
+  EXPECT_EQ(t.code, 3);
+  EXPECT_TRUE(Has(t.out, "guaranteed by the samples")) << t.out;
+  EXPECT_TRUE(Has(t.out, "time the parts these cuts make")) << t.out;
+  // --noise is checked, and is for fitting only.
+  const Outcome bad = Isocost({"fit", f, "--model", "pchip", "--noise", "1"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_TRUE(Has(bad.err, "--noise")) << bad.err;
+}
+
 TEST_F(CliFit, HotSpotAiccAlsoLetsTheInterpolantWin) {
   const auto f = File("hot.csv", HotSpotCsv());
   const json j =

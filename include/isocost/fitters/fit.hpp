@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "isocost/cost_model.hpp"
+#include "isocost/guarantee.hpp"
 #include "isocost/partition.hpp"
 #include "isocost/result.hpp"
 #include "isocost/samples.hpp"
@@ -105,6 +106,9 @@ struct FitOptions {
   /// Ranks for FitSummary::le_on_samples; 0: the number of samples when they
   /// tile the domain (one run), otherwise not computed.
   int ranks = 0;
+  /// How far each timing may be off, relative, in [0, 1): each interval's
+  /// cost lies within ±noise of its dt (FitSummary::guaranteed).
+  double noise = 0;
 
   /// The field list (options.hpp): validation, JSON and the agreement hash.
   template <class Self, class V>
@@ -118,6 +122,7 @@ struct FitOptions {
     v("lo", self.lo);
     v("hi", self.hi);
     v("ranks", self.ranks, at_least(0));
+    v("noise", self.noise, right_open(0, 1));
   }
   /// The fields in range, and lo < hi when both are set.
   bool is_valid(std::string* why) const;
@@ -170,6 +175,10 @@ struct FitSummary {
   /// The L_E the model predicts for its own partition (costed on the model
   /// itself): the model's own claim, not a measurement.
   std::optional<double> le_model_claim;
+  /// What the samples guarantee about that partition, whatever the cost
+  /// inside each timed interval (within options.noise): the range of its L_E
+  /// and the intervals that limit it (guarantee.hpp). Set with le_on_samples.
+  std::optional<BalanceGuarantee> guaranteed;
 
   /// Parameter by name; throws Error if absent.
   double parameter(const std::string& name) const;
@@ -184,7 +193,11 @@ struct FitSummary {
   /// better than the samples' own by at least 0.01 point (samples already
   /// balanced to 100 % need only be matched); or R^2 < 0.9 while some sample
   /// is missed by more than 10 % (R^2 alone says little when the dt barely
-  /// vary, as in a balanced run, where any model's R^2 is near 0).
+  /// vary, as in a balanced run, where any model's R^2 is near 0); or, for
+  /// an interpolant (pchip, makima: nothing but the samples), a cut falls
+  /// inside an interval holding more than two parts' shares while the
+  /// guaranteed L_E is below 90 %: the samples are too coarse for that many
+  /// parts (time the parts the cuts make and fit on those timings).
   std::string untrusted_reason() const;
   bool trusted() const { return untrusted_reason().empty(); }
 };
