@@ -29,23 +29,32 @@ isocost::Samples timings(int n, unsigned seed) {
   return isocost::Samples(rows);
 }
 
-TEST(FitGuarantee, CoarseSamplesMakeAnInterpolantsCutsUntrusted) {
+// pchip on n timings, cut for 8 parts, each timing within ±1 %.
+isocost::FitResult pchip_fit(int n, unsigned seed) {
   isocost::FitSpec pchip;
   pchip.form = isocost::FitForm::pchip;
   isocost::FitOptions o;
   o.ranks = 8;
   o.noise = 0.01;
-  const auto f = isocost::fit(timings(16, 5), pchip, o);
-  const auto& s = f.summary;
-  // Costed on its own samples the interpolant looks perfect: that check is circular.
-  ASSERT_TRUE(s.le_on_samples.has_value());
-  EXPECT_GT(*s.le_on_samples, 99.9);
-  // The true L_E of its cuts.
+  return isocost::fit(timings(n, seed), pchip, o);
+}
+
+// The true L_E of the fitted model's cuts for 8 parts.
+double true_le(const isocost::FitResult& f) {
   const auto part = isocost::partition(*f.model, isocost::Speeds::uniform(8));
   std::vector<double> t;
   for (std::size_t k = 0; k + 1 < part.cuts.size(); ++k)
     t.push_back(cumulative(part.cuts[k + 1]) - cumulative(part.cuts[k]));
-  const double truth = isocost::load_stats(t).le;
+  return isocost::load_stats(t).le;
+}
+
+TEST(FitGuarantee, CoarseSamplesMakeAnInterpolantsCutsUntrusted) {
+  const auto f = pchip_fit(16, 5);
+  const auto& s = f.summary;
+  // Costed on its own samples the interpolant looks perfect: that check is circular.
+  ASSERT_TRUE(s.le_on_samples.has_value());
+  EXPECT_GT(*s.le_on_samples, 99.9);
+  const double truth = true_le(f);
   EXPECT_LT(truth, 80);  // the issue measured 73.3 %
   ASSERT_TRUE(s.guaranteed.has_value());
   EXPECT_LE(s.guaranteed->le_lo, truth);
@@ -62,19 +71,10 @@ TEST(FitGuarantee, CoarseSamplesMakeAnInterpolantsCutsUntrusted) {
 // and the interpolant is trusted. The guaranteed range still contains the
 // truth (each cut may split an interval either way: the bound is loose).
 TEST(FitGuarantee, FineSamplesKeepTheVerdict) {
-  isocost::FitSpec pchip;
-  pchip.form = isocost::FitForm::pchip;
-  isocost::FitOptions o;
-  o.ranks = 8;
-  o.noise = 0.01;
-  const auto f = isocost::fit(timings(128, 6), pchip, o);
+  const auto f = pchip_fit(128, 6);
   ASSERT_TRUE(f.summary.guaranteed.has_value());
   EXPECT_EQ(f.summary.guaranteed->coarse_cuts, 0);
-  const auto part = isocost::partition(*f.model, isocost::Speeds::uniform(8));
-  std::vector<double> t;
-  for (std::size_t k = 0; k + 1 < part.cuts.size(); ++k)
-    t.push_back(cumulative(part.cuts[k + 1]) - cumulative(part.cuts[k]));
-  const double truth = isocost::load_stats(t).le;
+  const double truth = true_le(f);
   EXPECT_GT(truth, 97);
   EXPECT_LE(f.summary.guaranteed->le_lo, truth);
   EXPECT_GE(f.summary.guaranteed->le_hi, truth);
