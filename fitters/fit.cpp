@@ -86,7 +86,11 @@ void balance_on_samples(const CostModel& model, const Samples& s, const FitOptio
   std::vector<double> x, t;
   s.cumulative_points(x, t);
   const std::size_t n = x.size() - 1;
-  const int P = options.ranks > 0 ? options.ranks : static_cast<int>(n);
+  // Costed on n samples, a partition finer than them measures the
+  // interpolant, not the samples: the check is over at most n parts.
+  const int asked = options.ranks > 0 ? options.ranks : static_cast<int>(n);
+  const int P = std::min(asked, static_cast<int>(n));
+  out.balance_ranks = P;
   const auto truth = tabulate(s, n + 1 >= 4 ? Interpolation::pchip : Interpolation::linear);
   std::vector<double> own(static_cast<std::size_t>(P) + 1);
   for (int i = 0; i <= P; ++i) {
@@ -106,7 +110,10 @@ void balance_on_samples(const CostModel& model, const Samples& s, const FitOptio
   const auto part = partition(model, Speeds::uniform(P));
   out.le_on_samples = load_stats(costs_on_samples(truth, part.cuts)).le;
   out.le_model_claim = part.predicted_le;
-  out.guaranteed = guaranteed_balance(s, part.cuts, Speeds::uniform(P), options.noise);
+  // The guarantee is for the partition the user asked for.
+  out.guaranteed = asked == P ? guaranteed_balance(s, part.cuts, Speeds::uniform(P), options.noise)
+                              : guaranteed_balance(s, partition(model, Speeds::uniform(asked)).cuts,
+                                                   Speeds::uniform(asked), options.noise);
 }
 
 FitResult fit_tabulated(const Samples& samples, const FitSpec& spec, const FitOptions& options) {

@@ -57,7 +57,12 @@ int isocost::cli::run(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "isocost: error: " << e.what() << " (see isocost --help)\n";
+    // CLI11 names an unexpected argument after a colon: an empty one would
+    // leave nothing there.
+    std::string what = e.what();
+    if (what.size() >= 2 && what.compare(what.size() - 2, 2, ": ") == 0)
+      what += "\"\" (an empty argument)";
+    std::cerr << "isocost: error: " << what << " (see isocost --help)\n";
     return 2;
   } catch (const isocost::cli::NotConverged& e) {
     std::cerr << "isocost: warning: " << e.what() << "\n";

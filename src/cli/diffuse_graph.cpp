@@ -1,12 +1,16 @@
 // `isocost diffuse --mesh/--graph`: the transfers per edge (Watts ch. 2,
 // Eijkhout §2); and `--simulate`: Pearce's diffusion simulator (Alg. 2).
 #include <algorithm>
+#include <cmath>
+#include <iomanip>
 #include <numeric>
+#include <sstream>
 
 #include "cli.hpp"
 #include "diffuse.hpp"
 #include "isocost/io.hpp"
 #include "json_stream.hpp"
+
 #include "output.hpp"
 
 namespace isocost::cli::diffuse {
@@ -14,8 +18,16 @@ namespace isocost::cli::diffuse {
 void run_graph(const Args& a, const DiffusionOptions& options, const ProcessGraph& g,
                const std::vector<double>& loads) {
   const double alpha = options.alpha;
-  const double total = std::accumulate(loads.begin(), loads.end(), 0.0);
-  const double avg = total / static_cast<double>(loads.size());
+  // Summed in long double: loads near the double limit (which diffuse()
+  // scales) have a total beyond it, but their average is a double.
+  const long double sum = std::accumulate(loads.begin(), loads.end(), 0.0L);
+  const double avg = static_cast<double>(sum / static_cast<long double>(loads.size()));
+  const double total = static_cast<double>(sum);  // +inf beyond the double range
+  std::ostringstream total_text;
+  if (std::isfinite(total))
+    total_text << num(total);
+  else
+    total_text << std::setprecision(10) << sum << " (beyond a double)";
   const DiffusionSummary d = isocost::diffuse(g, loads, options);
   if (a.json) {
     // Streamed: the per-edge and per-rank arrays are written one element at a time.
@@ -27,7 +39,7 @@ void run_graph(const Args& a, const DiffusionOptions& options, const ProcessGrap
       j.member("scheme", to_string(options.scheme));
       j.member("alpha", alpha);
       j.member("diffusion", diffusion_json(d));
-      j.member("total_load", total);
+      j.member("total_load", std::isfinite(total) ? json(total) : json(nullptr));
       j.member("average_load", avg);
       j.array("transfers", g.edges.size(), [&](std::size_t e) {
         return json{{"edge", e},
@@ -45,9 +57,9 @@ void run_graph(const Args& a, const DiffusionOptions& options, const ProcessGrap
     // Streamed as the JSON is: a 10^7-rank mesh's 2·10^7 rows are formatted
     // one at a time, never held whole.
     emit_to(a.output, [&](std::ostream& out) {
-      out << graph_line(g, a.graph) << diffusion_line(d, alpha) << "loads: total " << num(total)
-          << ", average " << num(avg) << "; imbalance (max/avg - 1) " << num(d.initial_imbalance, 6)
-          << " -> " << num(d.final_imbalance, 6) << "\n"
+      out << graph_line(g, a.graph) << diffusion_line(d, alpha) << "loads: total "
+          << total_text.str() << ", average " << num(avg) << "; imbalance (max/avg - 1) "
+          << num(d.initial_imbalance, 6) << " -> " << num(d.final_imbalance, 6) << "\n"
           << "total transfer volume: " << num(d.transfer_volume) << "\n\n"
           << "transfers (> 0: the first rank sends to the second)\n";
       write_table(out, {"edge", "i-j", "transfer"}, g.edges.size(), [&](std::size_t e) {
@@ -69,8 +81,16 @@ void run_graph(const Args& a, const DiffusionOptions& options, const ProcessGrap
 
 void run_simulate(const Args& a, const SimulationOptions& options, const ProcessGraph& g,
                   const std::vector<double>& loads) {
-  const double total = std::accumulate(loads.begin(), loads.end(), 0.0);
-  const double avg = total / static_cast<double>(loads.size());
+  // Summed in long double: loads near the double limit (which diffuse()
+  // scales) have a total beyond it, but their average is a double.
+  const long double sum = std::accumulate(loads.begin(), loads.end(), 0.0L);
+  const double avg = static_cast<double>(sum / static_cast<long double>(loads.size()));
+  const double total = static_cast<double>(sum);  // +inf beyond the double range
+  std::ostringstream total_text;
+  if (std::isfinite(total))
+    total_text << num(total);
+  else
+    total_text << std::setprecision(10) << sum << " (beyond a double)";
   std::vector<double> elements = loads;
   if (!a.elements.empty()) {
     elements = read_column(a.elements, "element count", true);
@@ -88,7 +108,7 @@ void run_simulate(const Args& a, const SimulationOptions& options, const Process
       j.member("graph", graph_json(g, a.graph));
       j.member("gamma", options.gamma);
       j.member("threshold", options.threshold);
-      j.member("total_load", total);
+      j.member("total_load", std::isfinite(total) ? json(total) : json(nullptr));
       j.member("average_load", avg);
       j.member("initial_max_load", initial_max);
       j.member("initial_imbalance", initial_max / avg - 1);

@@ -142,7 +142,7 @@ std::string verdict_line(const FitSummary& s) {
 
 std::optional<int> balance_ranks(const Fitted& f) {
   if (!f.result.summary.le_on_samples) return std::nullopt;
-  return f.options.ranks > 0 ? f.options.ranks : static_cast<int>(f.samples.size());
+  return f.result.summary.balance_ranks;
 }
 
 struct FitCommandArgs {
@@ -437,7 +437,11 @@ std::string fit_report(const Fitted& f) {
             s.message + "\n";
   if (!s.converged()) text += "NOT CONVERGED: the fit stopped short of its tolerance\n";
   if (const auto ranks = balance_ranks(f)) {
-    const std::string over = " over " + std::to_string(*ranks) + " ranks";
+    std::string over = " over " + std::to_string(*ranks) + " ranks";
+    if (f.options.ranks > *ranks)
+      over += " (the samples' " + std::to_string(*ranks) +
+              " intervals resolve no finer parts than " + "that; --ranks " +
+              std::to_string(f.options.ranks) + " is for the guarantee below)";
     text += "L_E of the samples' own partition" + over + ": " + g(*s.le_of_samples, 6) + " %\n";
     text += "L_E of the fitted model's partition" + over +
             ", costed on the samples: " + g(*s.le_on_samples, 6) + " %\n";

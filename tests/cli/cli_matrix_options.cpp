@@ -377,6 +377,13 @@ std::vector<Row> OptionRows() {
   add("Diffuse_AllZeroLoads", {"diffuse", "--mesh", "2", "--loads", "z.txt"},
       Bad{{"z.txt", "zero"}})
       .files["z.txt"] = "0\n0\n";
+  // Issue #25's smaller findings: an empty command word, a process grid of
+  // more ranks than an int holds.
+  add("EmptyCommandWord", {""}, Bad{{"not expected", "\"\" (an empty argument)"}})
+      .rerun_with_output = false;
+  add("Partition_GridTooManyRanks",
+      {"partition", "--density", "1", "--box", "0:1,0:1", "--grid", "100000x100000"},
+      Bad{{"100000x100000", "at most 2147483647 ranks", "10000000000"}});
   return rows;
 }
 

@@ -178,6 +178,18 @@ TEST_F(Diffuse, TextOutputListsEveryEdgeAndRank) {
   EXPECT_EQ(lines.end() - ranks, 1 + 9);
 }
 
+// Loads near the double limit (issue #25): diffuse() scales them; the report
+// gives their total (beyond a double) and average as numbers, not inf.
+TEST_F(Diffuse, LoadsNearTheDoubleLimitAreReportedAsNumbers) {
+  const auto f = File("big.txt", "1e308\n1e308\n1e308\n");
+  const std::string text = Ok({"diffuse", "--mesh", "3", "--loads", f});
+  EXPECT_TRUE(Has(text, "loads: total 3e+308 (beyond a double), average 1e+308")) << text;
+  EXPECT_FALSE(Has(text, "inf")) << text;
+  const json j = OkJson({"diffuse", "--mesh", "3", "--loads", f, "--json"});
+  EXPECT_TRUE(j["total_load"].is_null()) << j.dump();
+  EXPECT_EQ(Num(j["average_load"]), 1e308);
+}
+
 TEST_F(Diffuse, StepBudgetRunningOutIsExitThreeWithTheOutput) {
   const auto loads = File("loads.txt", "100\n0\n0\n0\n0\n0\n0\n0\n");
   const auto args =

@@ -81,4 +81,27 @@ TEST(FitGuarantee, FineSamplesKeepTheVerdict) {
   EXPECT_TRUE(f.summary.trusted()) << f.summary.untrusted_reason();
 }
 
+// A million parts on four sieve samples (issue #25): the samples cannot cost
+// parts finer than their intervals, so the check is over four parts and the
+// good sieve fit is trusted; the guarantee is for the million parts asked.
+TEST(FitGuarantee, MorePartsThanSamplesAreCheckedAtTheSamplesResolution) {
+  const auto T = [](double x) { return 3.9e-7 * std::pow(x, 1.43) * (std::log(x) - 1.08366); };
+  const std::vector<double> x{100, 1e4, 1e5, 5e5, 1e6};
+  std::vector<isocost::IntervalSample> rows;
+  for (std::size_t k = 0; k + 1 < x.size(); ++k)
+    rows.push_back({x[k], x[k + 1], T(x[k + 1]) - T(x[k])});
+  isocost::FitSpec sieve;
+  sieve.form = isocost::FitForm::sieve;
+  isocost::FitOptions o;
+  o.ranks = 1000000;
+  const auto f = isocost::fit(isocost::Samples(rows), sieve, o);
+  EXPECT_EQ(f.summary.balance_ranks, 4);
+  ASSERT_TRUE(f.summary.le_on_samples.has_value());
+  EXPECT_GT(*f.summary.le_on_samples, *f.summary.le_of_samples);
+  EXPECT_TRUE(f.summary.trusted()) << f.summary.untrusted_reason();
+  ASSERT_TRUE(f.summary.guaranteed.has_value());
+  EXPECT_LT(f.summary.guaranteed->le_lo, 0);  // a million cuts in four intervals
+  EXPECT_GT(f.summary.guaranteed->coarse_cuts, 1000);
+}
+
 }  // namespace

@@ -160,8 +160,12 @@ struct FitSummary {
   Termination termination = Termination::converged;
   /// Ceres' termination type and message, or why the fit failed.
   std::string message;
+  /// The P of the balance below: options.ranks (default one per sample),
+  /// but at most the samples' n intervals: finer parts than the samples
+  /// cannot be costed on them (the guarantee alone covers options.ranks).
+  int balance_ranks = 0;
   /// L_E (percent) the partition of the fitted model over P ranks
-  /// (options.ranks, default one per sample) reaches when costed on the
+  /// (balance_ranks) reaches when costed on the
   /// samples: a rank's cost is the sum of the measured dt of the intervals
   /// it covers whole, plus, for the (at most two) intervals a cut splits,
   /// the share the monotone pchip interpolant of the cumulative samples

@@ -64,7 +64,10 @@ void ProcessGrid::validate(int dims) const {
   double p = 1;
   for (int c : counts) p *= c;
   if (p > std::numeric_limits<int>::max())
-    throw Error("process grid: too many ranks (" + exact(p) + ")");
+    throw Error(detail::expected_got(
+        "process grid " + name(),
+        "at most " + std::to_string(std::numeric_limits<int>::max()) + " ranks in all",
+        (p < 9e18 ? std::to_string(static_cast<long long>(p)) : exact(p)) + " ranks"));
 }
 
 ProcessGrid parse_process_grid(const std::string& text, int dims) {
