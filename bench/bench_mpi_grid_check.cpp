@@ -34,7 +34,6 @@ namespace {
 
 using i64 = std::int64_t;
 using isocost::bench::median;
-using isocost::bench::thread_cpu;
 using isocost::mpi::CellBox;
 
 using isocost::bench::Timing;

@@ -43,6 +43,8 @@ struct BalanceGuarantee {
   /// False when a part reaches beyond the samples' span: the cost there is
   /// unknown and le_lo is −∞ (reported as such).
   bool covered = true;
+  /// The relative error each timing was allowed (guaranteed_balance()'s noise).
+  double noise = 0;
 
   /// One line: the L_E range, the limiting intervals, a coarse interval.
   std::string brief_report() const;

@@ -15,19 +15,41 @@
 
 namespace isocost::cli::diffuse {
 
+namespace {
+
+// The loads' total and average, summed in long double: loads near the double
+// limit (which diffuse() scales) have a total beyond it, but their average is
+// a double. `text`: the total as the report prints it; `total`: null beyond a
+// double.
+struct LoadTotals {
+  double average = 0;
+  std::string text;
+  json total;
+};
+
+LoadTotals load_totals(const std::vector<double>& loads) {
+  const long double sum = std::accumulate(loads.begin(), loads.end(), 0.0L);
+  const double total = static_cast<double>(sum);  // +inf beyond the double range
+  LoadTotals t;
+  t.average = static_cast<double>(sum / static_cast<long double>(loads.size()));
+  if (std::isfinite(total)) {
+    t.text = num(total);
+    t.total = total;
+  } else {
+    std::ostringstream out;
+    out << std::setprecision(10) << sum << " (beyond a double)";
+    t.text = out.str();
+  }
+  return t;
+}
+
+}  // namespace
+
 void run_graph(const Args& a, const DiffusionOptions& options, const ProcessGraph& g,
                const std::vector<double>& loads) {
   const double alpha = options.alpha;
-  // Summed in long double: loads near the double limit (which diffuse()
-  // scales) have a total beyond it, but their average is a double.
-  const long double sum = std::accumulate(loads.begin(), loads.end(), 0.0L);
-  const double avg = static_cast<double>(sum / static_cast<long double>(loads.size()));
-  const double total = static_cast<double>(sum);  // +inf beyond the double range
-  std::ostringstream total_text;
-  if (std::isfinite(total))
-    total_text << num(total);
-  else
-    total_text << std::setprecision(10) << sum << " (beyond a double)";
+  const LoadTotals t = load_totals(loads);
+  const double avg = t.average;
   const DiffusionSummary d = isocost::diffuse(g, loads, options);
   if (a.json) {
     // Streamed: the per-edge and per-rank arrays are written one element at a time.
@@ -39,7 +61,7 @@ void run_graph(const Args& a, const DiffusionOptions& options, const ProcessGrap
       j.member("scheme", to_string(options.scheme));
       j.member("alpha", alpha);
       j.member("diffusion", diffusion_json(d));
-      j.member("total_load", std::isfinite(total) ? json(total) : json(nullptr));
+      j.member("total_load", t.total);
       j.member("average_load", avg);
       j.array("transfers", g.edges.size(), [&](std::size_t e) {
         return json{{"edge", e},
@@ -57,9 +79,9 @@ void run_graph(const Args& a, const DiffusionOptions& options, const ProcessGrap
     // Streamed as the JSON is: a 10^7-rank mesh's 2·10^7 rows are formatted
     // one at a time, never held whole.
     emit_to(a.output, [&](std::ostream& out) {
-      out << graph_line(g, a.graph) << diffusion_line(d, alpha) << "loads: total "
-          << total_text.str() << ", average " << num(avg) << "; imbalance (max/avg - 1) "
-          << num(d.initial_imbalance, 6) << " -> " << num(d.final_imbalance, 6) << "\n"
+      out << graph_line(g, a.graph) << diffusion_line(d, alpha) << "loads: total " << t.text
+          << ", average " << num(avg) << "; imbalance (max/avg - 1) " << num(d.initial_imbalance, 6)
+          << " -> " << num(d.final_imbalance, 6) << "\n"
           << "total transfer volume: " << num(d.transfer_volume) << "\n\n"
           << "transfers (> 0: the first rank sends to the second)\n";
       write_table(out, {"edge", "i-j", "transfer"}, g.edges.size(), [&](std::size_t e) {
@@ -81,16 +103,8 @@ void run_graph(const Args& a, const DiffusionOptions& options, const ProcessGrap
 
 void run_simulate(const Args& a, const SimulationOptions& options, const ProcessGraph& g,
                   const std::vector<double>& loads) {
-  // Summed in long double: loads near the double limit (which diffuse()
-  // scales) have a total beyond it, but their average is a double.
-  const long double sum = std::accumulate(loads.begin(), loads.end(), 0.0L);
-  const double avg = static_cast<double>(sum / static_cast<long double>(loads.size()));
-  const double total = static_cast<double>(sum);  // +inf beyond the double range
-  std::ostringstream total_text;
-  if (std::isfinite(total))
-    total_text << num(total);
-  else
-    total_text << std::setprecision(10) << sum << " (beyond a double)";
+  const LoadTotals t = load_totals(loads);
+  const double avg = t.average;
   std::vector<double> elements = loads;
   if (!a.elements.empty()) {
     elements = read_column(a.elements, "element count", true);
@@ -108,7 +122,7 @@ void run_simulate(const Args& a, const SimulationOptions& options, const Process
       j.member("graph", graph_json(g, a.graph));
       j.member("gamma", options.gamma);
       j.member("threshold", options.threshold);
-      j.member("total_load", std::isfinite(total) ? json(total) : json(nullptr));
+      j.member("total_load", t.total);
       j.member("average_load", avg);
       j.member("initial_max_load", initial_max);
       j.member("initial_imbalance", initial_max / avg - 1);

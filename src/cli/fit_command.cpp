@@ -35,21 +35,7 @@ FitLoss parse_loss(const std::string& text) {
 std::string loss_name(FitLoss loss) { return std::string(to_string(loss)); }
 
 // What the samples guarantee about the fitted partition (guarantee.hpp).
-std::string guaranteed_line(const BalanceGuarantee& g, double noise) {
-  std::string text = "guaranteed by the samples, whatever the cost inside each timed interval";
-  if (noise > 0) text += " and each timing within ±" + detail::exact(100 * noise) + " %";
-  text += ": L_E " + (g.covered ? detail::fixed_digits(g.le_lo, 4) : std::string("-inf")) + " to " +
-          detail::fixed_digits(g.le_hi, 4) + " %";
-  if (!g.limiting.empty()) {
-    text += " (limited by";
-    for (const auto& [a, b] : g.limiting)
-      text += " [" + detail::fixed_digits(a, 6) + ", " + detail::fixed_digits(b, 6) + "]";
-    text += ")";
-  }
-  return text + "\n";
-}
-
-nlohmann::ordered_json guaranteed_json(const BalanceGuarantee& g, double noise) {
+nlohmann::ordered_json guaranteed_json(const BalanceGuarantee& g) {
   nlohmann::ordered_json limiting = nlohmann::ordered_json::array();
   for (const auto& [a, b] : g.limiting) limiting.push_back({number(a), number(b)});
   nlohmann::ordered_json coarse = nullptr;
@@ -62,7 +48,7 @@ nlohmann::ordered_json guaranteed_json(const BalanceGuarantee& g, double noise) 
           {"le_hi", number(g.le_hi)},
           {"t_max_lo", number(g.t_max_lo)},
           {"t_max_hi", number(g.t_max_hi)},
-          {"noise", number(noise)},
+          {"noise", number(g.noise)},
           {"limiting_part", g.limiting_part},
           {"limiting", limiting},
           {"coarse", coarse},
@@ -369,8 +355,8 @@ nlohmann::ordered_json fit_json(const Fitted& f) {
       {"le_of_samples", optional(s.le_of_samples)},
       {"le_on_samples", optional(s.le_on_samples)},
       {"le_model_claim", optional(s.le_model_claim)},
-      {"guaranteed", s.guaranteed ? guaranteed_json(*s.guaranteed, f.options.noise)
-                                  : nlohmann::ordered_json(nullptr)}};
+      {"guaranteed",
+       s.guaranteed ? guaranteed_json(*s.guaranteed) : nlohmann::ordered_json(nullptr)}};
   // The verdict and the measurements it rests on (FitSummary::untrusted_reason()).
   j["verdict"] = {{"trusted", s.trusted()},
                   {"reason", s.untrusted_reason()},
@@ -448,7 +434,7 @@ std::string fit_report(const Fitted& f) {
     if (s.le_model_claim)
       text += "model-predicted L_E of that partition (the model's own claim, not a measurement): " +
               g(*s.le_model_claim, 6) + " %\n";
-    if (s.guaranteed) text += guaranteed_line(*s.guaranteed, f.options.noise);
+    if (s.guaranteed) text += s.guaranteed->brief_report() + "\n";
   } else {
     text +=
         "L_E on the samples: not measured (the samples are not one run that tiles the "
@@ -495,7 +481,7 @@ std::string fit_line(const Fitted& f) {
     text += ", L_E of its partition costed on the samples " + g(*s.le_on_samples, 6) +
             " % (the samples' own: " + g(*s.le_of_samples, 6) + " %)";
   text += "\n";
-  if (s.guaranteed) text += guaranteed_line(*s.guaranteed, f.options.noise);
+  if (s.guaranteed) text += s.guaranteed->brief_report() + "\n";
   if (s.converged() && !s.trusted()) text += verdict_line(s);
   return text;
 }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <vector>
 
 #include "core/pipeline/rebalance_grid_internal.hpp"
@@ -25,7 +26,8 @@ void each_cell(const CellBox& b, std::span<const double> costs, F&& f) {
       for (c[0] = b.lo[0]; c[0] < b.hi[0]; ++c[0]) f(c, costs[at++]);
 }
 
-// The marginals shift_jagged() asks for, each summed over the ranks once.
+// The marginals shift_jagged() asks for, each summed over the ranks once and
+// kept as a discrete model (its prefix sums give every slab's cost).
 class ReducedCosts final : public JaggedCosts {
  public:
   ReducedCosts(MPI_Comm comm, const GridShape& shape, const Box& box, const CellBox& mine,
@@ -34,48 +36,43 @@ class ReducedCosts final : public JaggedCosts {
   const Box& box() const override { return box_; }
   const GridShape* grid() const override { return &shape_; }
   double part_cost(const Part& p) const override { return sums_[static_cast<std::size_t>(p.rank)]; }
-  CostModel slab_model(int a0, double lo, double hi, int axis) override {
-    if (axis == a0) return discrete_model(along0(a0));
-    return discrete_model(columns_[column(lo, hi)]);
+  CostModel slab_model(int a0, double lo, double, int axis) override {
+    return axis == a0 ? along0(a0) : columns_[column(lo)];
   }
   void prepare_slabs(int a0, std::span<const double> cuts, int axis) override {
     cuts_.assign(cuts.begin(), cuts.end());
     const std::size_t n = static_cast<std::size_t>(shape_.cells[axis]), px = cuts.size() - 1;
     std::vector<double> all(px * n, 0.0);
     each_cell(mine_, costs_, [&](const auto& c, double w) {
-      const auto k = std::upper_bound(cuts_.begin(), cuts_.end(), static_cast<double>(c[a0])) -
-                     cuts_.begin() - 1;
-      all[static_cast<std::size_t>(k) * n + static_cast<std::size_t>(c[axis])] += w;
+      all[column(static_cast<double>(c[a0]), true) * n + static_cast<std::size_t>(c[axis])] += w;
     });
     MPI_Allreduce(MPI_IN_PLACE, all.data(), static_cast<int>(all.size()), MPI_DOUBLE, MPI_SUM,
                   comm_);
-    columns_.assign(px, {});
+    columns_.clear();
     for (std::size_t k = 0; k < px; ++k)
-      columns_[k].assign(all.begin() + static_cast<long>(k * n),
-                         all.begin() + static_cast<long>((k + 1) * n));
+      columns_.push_back(discrete_model(std::vector<double>(
+          all.begin() + static_cast<long>(k * n), all.begin() + static_cast<long>((k + 1) * n))));
   }
   double slab_cost(int a0, double lo, double hi, int a1, double lo1, double hi1) override {
-    const std::vector<double>& m = a1 < 0 ? along0(a0) : columns_[column(lo, hi)];
-    const double from = a1 < 0 ? lo : lo1, to = a1 < 0 ? hi : hi1;
-    return std::accumulate(m.begin() + static_cast<long>(from), m.begin() + static_cast<long>(to),
-                           0.0);
+    return a1 < 0 ? along0(a0).cost(lo, hi) : columns_[column(lo)].cost(lo1, hi1);
   }
 
  private:
-  const std::vector<double>& along0(int a0) {
-    if (along0_.empty()) {
-      along0_.assign(static_cast<std::size_t>(shape_.cells[a0]), 0.0);
+  const CostModel& along0(int a0) {
+    if (!along0_) {
+      std::vector<double> m(static_cast<std::size_t>(shape_.cells[a0]), 0.0);
       each_cell(mine_, costs_,
-                [&](const auto& c, double w) { along0_[static_cast<std::size_t>(c[a0])] += w; });
-      MPI_Allreduce(MPI_IN_PLACE, along0_.data(), static_cast<int>(along0_.size()), MPI_DOUBLE,
-                    MPI_SUM, comm_);
+                [&](const auto& c, double w) { m[static_cast<std::size_t>(c[a0])] += w; });
+      MPI_Allreduce(MPI_IN_PLACE, m.data(), static_cast<int>(m.size()), MPI_DOUBLE, MPI_SUM, comm_);
+      along0_ = discrete_model(std::move(m));
     }
-    return along0_;
+    return *along0_;
   }
-  std::size_t column(double lo, double hi) const {
-    const auto k = std::lower_bound(cuts_.begin(), cuts_.end(), lo) - cuts_.begin();
-    (void)hi;  // the column [cuts[k], cuts[k + 1]) that prepare_slabs() reduced
-    return static_cast<std::size_t>(k);
+  // The column of prepare_slabs() that starts at `lo`, or (inside) holds it.
+  std::size_t column(double lo, bool inside = false) const {
+    const auto it = inside ? std::upper_bound(cuts_.begin(), cuts_.end(), lo) - 1
+                           : std::lower_bound(cuts_.begin(), cuts_.end(), lo);
+    return static_cast<std::size_t>(it - cuts_.begin());
   }
 
   MPI_Comm comm_;
@@ -83,8 +80,9 @@ class ReducedCosts final : public JaggedCosts {
   Box box_;
   CellBox mine_;
   std::span<const double> costs_, sums_;
-  std::vector<double> along0_, cuts_;
-  std::vector<std::vector<double>> columns_;
+  std::optional<CostModel> along0_;
+  std::vector<double> cuts_;
+  std::vector<CostModel> columns_;
 };
 
 }  // namespace

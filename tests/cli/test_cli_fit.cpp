@@ -443,7 +443,7 @@ TEST_F(CliFit, CutFitKeepsSpeedsAndPrintsTheFitFirst) {
   const auto lines = Lines(text);
   ASSERT_GE(lines.size(), 3u) << text;
   EXPECT_EQ(lines[0].rfind("fit: power to 40 samples from power.csv: A=", 0), 0u) << text;
-  EXPECT_EQ(lines[1].rfind("guaranteed by the samples", 0), 0u) << text;
+  EXPECT_EQ(lines[1].rfind("guaranteed L_E ", 0), 0u) << text;
   EXPECT_EQ(lines[2].rfind("model: power", 0), 0u) << text;
 }
 

@@ -158,7 +158,7 @@ TEST_F(CliFit, CoarseSamplesAreNotTrustedForAnInterpolant) {
   // The text says what the samples guarantee and what to do next.
   const Outcome t = Isocost({"fit", f, "--model", "pchip", "--ranks", "8", "--noise", "0.01"});
   EXPECT_EQ(t.code, 3);
-  EXPECT_TRUE(Has(t.out, "guaranteed by the samples")) << t.out;
+  EXPECT_TRUE(Has(t.out, "guaranteed L_E ") && Has(t.out, "each timing within ±1 %")) << t.out;
   EXPECT_TRUE(Has(t.out, "time the parts these cuts make")) << t.out;
   // --noise is checked, and is for fitting only.
   const Outcome bad = Isocost({"fit", f, "--model", "pchip", "--noise", "1"});

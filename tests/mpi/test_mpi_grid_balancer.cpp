@@ -88,6 +88,19 @@ GridRun run_grid(bool balance, int steps) {
   return run;
 }
 
+// Options under which every step is a check that plans: the window and the
+// trigger at one step, any drift fires, rebalancing is free, `policy` fixed.
+GridBalancerOptions plan_every_step(isocost::mpi::BalancePolicy policy) {
+  GridBalancerOptions o;
+  o.pipeline.comm = isocost::CommModel{};
+  o.pipeline.decision_seconds = 0.0;
+  o.pipeline.monitor.window = 1;
+  o.pipeline.trigger.every = 1;
+  o.pipeline.trigger.drift_threshold = 1e-9;
+  o.pipeline.policy = policy;
+  return o;
+}
+
 TEST(GridBalancer, HotSpotIsFollowedAndNoCellIsLost) {
   const int P = size_of();
   const GridRun without = run_grid(false, 60);
@@ -147,13 +160,7 @@ TEST(GridBalancer, StaticHotSpotConvergesFromLoadsAlone) {
   const auto best = isocost::mpi::BoxDistribution::from_decomposition(
       isocost::decompose(isocost::grid_density(w, shape), pg, isocost::Speeds::uniform(P)));
   const double optimum = ratio(part_loads(best));
-  GridBalancerOptions o;
-  o.pipeline.comm = isocost::CommModel{};
-  o.pipeline.decision_seconds = 0.0;
-  o.pipeline.monitor.window = 1;
-  o.pipeline.trigger.every = 1;
-  o.pipeline.trigger.drift_threshold = 1e-9;
-  o.pipeline.policy = isocost::mpi::BalancePolicy::global;
+  const GridBalancerOptions o = plan_every_step(isocost::mpi::BalancePolicy::global);
   GridBalancer b(
       MPI_COMM_WORLD, shape,
       isocost::decompose(isocost::grid_density(std::vector<double>(w.size(), 1.0), shape), pg,
@@ -269,13 +276,7 @@ TEST(GridBalancer, PerCellCostsShapeTheDiffusivePlan) {
                                                       : isocost::ProcessGrid{{P}, {1}};
   const auto start = isocost::decompose(isocost::grid_density(std::vector<double>(192, 1.0), shape),
                                         pg, isocost::Speeds::uniform(P));
-  GridBalancerOptions o;
-  o.pipeline.comm = isocost::CommModel{};
-  o.pipeline.decision_seconds = 0.0;
-  o.pipeline.monitor.window = 1;
-  o.pipeline.trigger.every = 1;
-  o.pipeline.trigger.drift_threshold = 1e-9;
-  o.pipeline.policy = isocost::mpi::BalancePolicy::diffusion;
+  const GridBalancerOptions o = plan_every_step(isocost::mpi::BalancePolicy::diffusion);
   GridBalancer b(MPI_COMM_WORLD, shape, start, o);
   auto cost = [](std::int64_t i, std::int64_t j) {
     return i >= 11 && j >= 7 ? 20.0 : 1.0 + (i % 3);

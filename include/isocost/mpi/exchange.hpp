@@ -268,10 +268,11 @@ struct Residents {
   /// exchange() of the residents to the owners of their keys in `d`.
   template <class Distribution>
   ExchangeSummary exchange_to(MPI_Comm comm, const Distribution& d) {
-    return std::apply([&](auto&... a) { return exchange(comm, d, key, a...); }, arrays);
+    return exchange_riding(comm, d, [](detail::Rider*) {});  // nothing to ride on
   }
   /// As exchange_to(), the records riding on `carry`'s collective
-  /// (detail::exchange_keyed_riding()).
+  /// (detail::exchange_keyed_riding(); a carry that sends nothing leaves
+  /// them to their own MPI_Alltoallv).
   template <class Distribution, class Carry>
   ExchangeSummary exchange_riding(MPI_Comm comm, const Distribution& d, Carry&& carry) {
     return std::apply(

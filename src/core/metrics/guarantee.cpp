@@ -17,11 +17,14 @@ std::string BalanceGuarantee::brief_report() const {
   const auto g = [](double v) { return detail::fixed_digits(v, 4); };
   std::ostringstream out;
   out << "guaranteed L_E " << (covered ? g(le_lo) : std::string("-inf")) << " to " << g(le_hi)
-      << " % (whatever the cost inside each timed interval)";
+      << " % (whatever the cost inside each timed interval";
+  if (noise > 0) out << ", each timing within ±" << g(100 * noise) << " %";
+  out << ")";
   if (!covered) out << "; a part reaches beyond the timed span, whose cost is unknown";
   if (!limiting.empty()) {
     out << "; limited by part " << limiting_part << ", which splits";
-    for (const auto& [a, b] : limiting) out << " [" << exact(a) << ", " << exact(b) << "]";
+    for (const auto& [a, b] : limiting)
+      out << " [" << detail::fixed_digits(a, 6) << ", " << detail::fixed_digits(b, 6) << "]";
   }
   if (coarse_cuts > 0)
     out << "; " << coarse_cuts << (coarse_cuts == 1 ? " cut falls" : " cuts fall") << " inside ["
@@ -55,6 +58,7 @@ BalanceGuarantee guaranteed_balance(const Samples& samples, std::span<const doub
     return static_cast<std::size_t>(std::upper_bound(x.begin() + 1, x.end(), a) - x.begin() - 1);
   };
   BalanceGuarantee g;
+  g.noise = noise;
   double max_lo = 0, max_hi = 0, mean_lo = 0, mean_hi = 0;
   double s_max = 0, s_min = std::numeric_limits<double>::infinity();
   for (std::size_t k = 0; k < P; ++k) {

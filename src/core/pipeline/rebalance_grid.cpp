@@ -44,6 +44,14 @@ std::int64_t part_cells(const Part& p, int dims) {
   return n;
 }
 
+std::int64_t shared_cells(const Part& a, const Part& b, int dims) {
+  std::int64_t n = 1;
+  for (int d = 0; d < dims; ++d)
+    n *= std::max<std::int64_t>(
+        0, std::min(a.cell_hi[d], b.cell_hi[d]) - std::max(a.cell_lo[d], b.cell_lo[d]));
+  return n;
+}
+
 void check_grid_speeds(const Speeds& speeds, std::size_t P) {
   if (static_cast<std::size_t>(speeds.ranks()) != P)
     throw Error("rebalance_grid: " + std::to_string(speeds.ranks()) + " speeds for " +
@@ -277,10 +285,7 @@ std::pair<std::int64_t, std::int64_t> grid_cells_moved(const Decomposition& from
         std::to_string(na) + " and " + std::to_string(nb)));
   std::int64_t moved = 0, most = 0;
   for (std::size_t r = 0; r < a.size(); ++r) {
-    std::int64_t kept = 1;
-    for (int k = 0; k < kMaxDims; ++k)
-      kept *= std::max<std::int64_t>(0, std::min(a[r].cell_hi[k], b[r].cell_hi[k]) -
-                                            std::max(a[r].cell_lo[k], b[r].cell_lo[k]));
+    const std::int64_t kept = shared_cells(a[r], b[r], kMaxDims);
     const std::int64_t received = part_cells(b[r], kMaxDims) - kept;
     moved += received;  // every cell that changes owner is received once
     most = std::max(most, received);

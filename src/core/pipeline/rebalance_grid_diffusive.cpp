@@ -3,6 +3,7 @@
 // per part overlap, no per-cell array (the GridBalancer calls it at checks).
 #include <algorithm>
 #include <numeric>
+#include <ranges>
 
 #include "core/pipeline/grid_history.hpp"
 #include "core/pipeline/rebalance_grid_internal.hpp"
@@ -44,15 +45,6 @@ class UniformCosts final : public JaggedCosts {
   Box box_;
 };
 
-// Cells that two parts share.
-std::int64_t shared_cells(const Part& a, const Part& b, int dims) {
-  std::int64_t n = 1;
-  for (int d = 0; d < dims; ++d)
-    n *= std::max<std::int64_t>(
-        0, std::min(a.cell_hi[d], b.cell_hi[d]) - std::max(a.cell_lo[d], b.cell_lo[d]));
-  return n;
-}
-
 // Σ over the old parts r of per_cell[r] × the cells `p` shares with r: only
 // the old columns (a jagged grid's first level, checked by shift_jagged())
 // that p's range along a0 meets.
@@ -61,16 +53,14 @@ double uniform_time(const Decomposition& old, const Part& p, std::span<const dou
   const ProcessGrid& g = old.process_grid;
   const int a0 = g.axes[0], px = g.counts[0], q = g.ranks() / px;
   // The first column whose range ends after p's start.
-  int lo = 0, hi = px;
-  while (lo < hi) {
-    const int mid = (lo + hi) / 2;
-    if (old.parts[static_cast<std::size_t>(mid * q)].cell_hi[a0] <= p.cell_lo[a0])
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  const auto columns = std::views::iota(0, px);
+  const auto before = [&](int c) {
+    return old.parts[static_cast<std::size_t>(c * q)].cell_hi[a0] <= p.cell_lo[a0];
+  };
+  const int first =
+      static_cast<int>(std::ranges::partition_point(columns, before) - columns.begin());
   double t = 0;
-  for (int c = lo; c < px; ++c) {
+  for (int c = first; c < px; ++c) {
     if (old.parts[static_cast<std::size_t>(c * q)].cell_lo[a0] >= p.cell_hi[a0]) break;
     for (int r = 0; r < q; ++r) {
       const auto k = static_cast<std::size_t>(c * q + r);

@@ -16,6 +16,8 @@ namespace isocost::detail::grid_rebalance {
 
 /// Cells of a part along the first `dims` axes (ranges already checked).
 std::int64_t part_cells(const Part& p, int dims);
+/// Cells two parts share along the first `dims` axes.
+std::int64_t shared_cells(const Part& a, const Part& b, int dims);
 /// Throws Error unless one cost per cell, finite, >= 0, not all zero.
 void check_cell_costs(std::span<const double> costs, const GridShape& shape);
 /// The grid's box: the parts' bounding box when they carry a valid one, else
