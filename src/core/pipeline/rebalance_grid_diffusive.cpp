@@ -3,7 +3,6 @@
 // per part overlap, no per-cell array (the GridBalancer calls it at checks).
 #include <algorithm>
 #include <numeric>
-#include <ranges>
 
 #include "core/pipeline/grid_history.hpp"
 #include "core/pipeline/rebalance_grid_internal.hpp"
@@ -53,12 +52,15 @@ double uniform_time(const Decomposition& old, const Part& p, std::span<const dou
   const ProcessGrid& g = old.process_grid;
   const int a0 = g.axes[0], px = g.counts[0], q = g.ranks() / px;
   // The first column whose range ends after p's start.
-  const auto columns = std::views::iota(0, px);
-  const auto before = [&](int c) {
-    return old.parts[static_cast<std::size_t>(c * q)].cell_hi[a0] <= p.cell_lo[a0];
-  };
-  const int first =
-      static_cast<int>(std::ranges::partition_point(columns, before) - columns.begin());
+  int first = 0;
+  for (int hi = px; first < hi;) {
+    const int mid = first + (hi - first) / 2;
+    if (old.parts[static_cast<std::size_t>(mid * q)].cell_hi[a0] <= p.cell_lo[a0]) {
+      first = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
   double t = 0;
   for (int c = first; c < px; ++c) {
     if (old.parts[static_cast<std::size_t>(c * q)].cell_lo[a0] >= p.cell_hi[a0]) break;
