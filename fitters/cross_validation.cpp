@@ -9,14 +9,18 @@
 #include <string>
 
 #include "isocost/error.hpp"
+#include "isocost/merge.hpp"
 
 namespace isocost::detail {
 
 std::optional<std::vector<IntervalSample>> sample_chain(const Samples& samples) {
-  if (!samples.tiles() && !samples.cumulative()) return std::nullopt;
   std::vector<double> x, t;
   try {
-    samples.cumulative_points(x, t);
+    if (samples.tiles() || samples.cumulative()) {
+      samples.cumulative_points(x, t);
+    } else {  // several runs: their merge (merge_runs()) is the chain
+      merge_runs(split_runs(samples)).samples().cumulative_points(x, t);
+    }
   } catch (const Error&) {  // e.g. one interval measured twice with different dt
     return std::nullopt;
   }
@@ -35,55 +39,72 @@ std::optional<std::vector<IntervalSample>> sample_chain(const Samples& samples) 
 // exactly what decides where a cut falls. Only the split is compared, not the
 // pair's total (which an interpolant reproduces by construction), so the
 // interpolants and the parametric forms are scored alike.
-double chain_cross_validate(const std::vector<IntervalSample>& chain, const FitSpec& spec,
-                            const FitOptions& options, int folds) {
+std::vector<ChainFold> chain_folds(const std::vector<IntervalSample>& chain, int folds) {
   const std::size_t n = chain.size();
   if (n < 2) throw Error("cross-validation: one interval has no knot to hold out");
   const std::size_t knots = n - 1;  // interior knots 1 … n−1
   const std::size_t F = std::min(static_cast<std::size_t>(folds), knots);
-  double mean_dt = 0;
-  for (const auto& iv : chain) mean_dt += iv.dt;
-  mean_dt /= static_cast<double>(n);
+  std::vector<ChainFold> out(F);
+  for (std::size_t f = 0; f < F; ++f) {
+    // Knots j with (j − 1) % F == f: with F >= 2 no two are adjacent.
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t j = k + 1;  // the knot at chain[k].hi
+      if (j < n && (j - 1) % F == f) {
+        out[f].merged.push_back({chain[k].lo, chain[k + 1].hi, chain[k].dt + chain[k + 1].dt});
+        out[f].held.push_back(k);
+        ++k;
+      } else {
+        out[f].merged.push_back(chain[k]);
+      }
+    }
+  }
+  return out;
+}
+
+FitResult fit_fold(const ChainFold& fold, std::size_t f, const std::vector<IntervalSample>& chain,
+                   const FitSpec& spec, const FitOptions& options) {
   FitOptions train = options;
   train.lo = chain.front().lo;  // held-out knots stay inside the model
   train.hi = chain.back().hi;
   train.covariance = false;
   train.ranks = 1;  // the folds' own balance is not needed
-  double sum = 0;
-  std::size_t count = 0;
-  for (std::size_t f = 0; f < F; ++f) {
-    // Knots j with (j − 1) % F == f: with F >= 2 no two are adjacent.
-    std::vector<IntervalSample> merged;
-    std::vector<std::size_t> held;  // knot j of each merged pair
-    for (std::size_t k = 0; k < n; ++k) {
-      const std::size_t j = k + 1;  // the knot at chain[k].hi
-      if (j < n && (j - 1) % F == f) {
-        merged.push_back({chain[k].lo, chain[k + 1].hi, chain[k].dt + chain[k + 1].dt});
-        held.push_back(k);
-        ++k;
-      } else {
-        merged.push_back(chain[k]);
-      }
-    }
-    const auto fitted = fit(Samples(merged), spec, train);
-    if (!fitted.converged())
-      throw Error("the fit of fold " + std::to_string(f) +
-                  " did not converge: " + fitted.summary.message);
-    const CostModel& model = *fitted.model;
-    for (const std::size_t k : held) {
+  auto fitted = fit(Samples(fold.merged), spec, train);
+  if (!fitted.converged())
+    throw Error("the fit of fold " + std::to_string(f) +
+                " did not converge: " + fitted.summary.message);
+  return fitted;
+}
+
+std::vector<double> chain_split_errors(const std::vector<IntervalSample>& chain,
+                                       const FitSpec& spec, const FitOptions& options, int folds) {
+  const std::vector<ChainFold> all = chain_folds(chain, folds);
+  std::vector<double> error(chain.size() + 1, 0.0);
+  for (std::size_t f = 0; f < all.size(); ++f) {
+    const CostModel model = *fit_fold(all[f], f, chain, spec, options).model;
+    for (const std::size_t k : all[f].held) {
       const IntervalSample& left = chain[k];
       const IntervalSample& right = chain[k + 1];
-      const double pair = left.dt + right.dt;
       const double whole = model.cost(left.lo, right.hi);
       if (!(whole > 0)) throw Error("the fit of fold " + std::to_string(f) + " has no cost there");
-      const double predicted = model.cost(left.lo, left.hi) / whole * pair;
-      const double unit = options.relative ? pair / 2 : mean_dt;
-      const double e = (predicted - left.dt) / unit;
-      sum += e * e;
-      ++count;
+      error[k + 1] = model.cost(left.lo, left.hi) / whole * (left.dt + right.dt) - left.dt;
     }
   }
-  return sum / static_cast<double>(count);
+  return error;
+}
+
+double chain_cross_validate(const std::vector<IntervalSample>& chain, const FitSpec& spec,
+                            const FitOptions& options, int folds) {
+  const std::vector<double> error = chain_split_errors(chain, spec, options, folds);
+  const std::size_t n = chain.size();
+  double mean_dt = 0;
+  for (const auto& iv : chain) mean_dt += iv.dt;
+  mean_dt /= static_cast<double>(n);
+  double sum = 0;
+  for (std::size_t j = 1; j < n; ++j) {
+    const double unit = options.relative ? (chain[j - 1].dt + chain[j].dt) / 2 : mean_dt;
+    sum += (error[j] / unit) * (error[j] / unit);
+  }
+  return sum / static_cast<double>(n - 1);
 }
 
 // Folds are a fixed shuffle, so the score is reproducible.

@@ -160,23 +160,35 @@ constexpr double kMissedSample = 0.1;  // R^2 is only a verdict if a sample is m
 constexpr double kTiePoints = 0.01;    // L_E points: rounding of the cuts, not a difference
 constexpr double kGuaranteedLE = 90;   // an interpolant's cuts are trusted above this
 constexpr double kCoarseShares = 2;    // ... or unless a cut splits an interval of more shares
+constexpr double kHeldOutPoints = 10;  // held-out L_E this far below the claim is not trusted
 }  // namespace
 
 std::string FitSummary::untrusted_reason() const {
   if (!converged()) return "the fit did not converge: " + message;
   std::string why;
-  if (le_on_samples && le_of_samples && *le_on_samples < *le_of_samples + kTiePoints &&
+  // An interpolant costs its own cuts at 100 % (le_on_samples measures
+  // nothing): its check is the held-out estimate against its claim.
+  const bool interpolant = spec.form == FitForm::pchip || spec.form == FitForm::makima;
+  if (!interpolant && le_on_samples && le_of_samples &&
+      *le_on_samples < *le_of_samples + kTiePoints &&
       !(*le_on_samples > *le_of_samples - kTiePoints && *le_of_samples >= 100 - kTiePoints))
     why = "the model's partition, costed on the samples, reaches L_E " +
           fixed_digits(*le_on_samples, 4) + " %, not better than the samples' own " +
           fixed_digits(*le_of_samples, 4) + " %";
+  if (interpolant && le_held_out && le_model_claim &&
+      *le_held_out < *le_model_claim - kHeldOutPoints)
+    why += (why.empty() ? "" : "; ") +
+           std::string("cut without some of the samples' knots, it reaches L_E ") +
+           fixed_digits(*le_held_out, 4) + " % on them (held out), not the " +
+           fixed_digits(*le_model_claim, 4) +
+           " % it claims: the samples are too coarse where cuts fall; time the parts these "
+           "cuts make and fit on all the runs";
   if (r_squared < kMinRSquared && max_rel_error > kMissedSample)
     why += (why.empty() ? "" : "; ") + std::string("R^2 ") + fixed_digits(r_squared, 4) +
            " < 0.9 and a sample is missed by " + fixed_digits(100 * max_rel_error, 3) + " %";
   // An interpolant knows nothing inside an interval but its timing: where a
   // cut falls inside one that holds more than a part's share, the samples
   // cannot say whether the cut is good.
-  const bool interpolant = spec.form == FitForm::pchip || spec.form == FitForm::makima;
   if (interpolant && guaranteed && guaranteed->coarse_cuts > 0 &&
       guaranteed->coarse_shares > kCoarseShares && guaranteed->le_lo < kGuaranteedLE)
     why += (why.empty() ? "" : "; ") + std::string("the samples are too coarse for ") +
@@ -187,7 +199,7 @@ std::string FitSummary::untrusted_reason() const {
            "], which holds " + fixed_digits(guaranteed->coarse_shares, 3) +
            " parts' shares of the cost, and they guarantee only L_E >= " +
            fixed_digits(guaranteed->le_lo, 4) +
-           " %; time the parts these cuts make and fit on those timings";
+           " %; time the parts these cuts make and fit on all the runs";
   return why;
 }
 

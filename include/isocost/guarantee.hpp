@@ -51,12 +51,24 @@ struct BalanceGuarantee {
 };
 
 /// The guarantee for the partition `cuts` (P + 1 nondecreasing ends) with
-/// `speeds` (P ranks) from samples of one run (they tile) or cumulative
-/// samples: their cumulative points' intervals, each's cost within
-/// ±`noise` (relative, in [0, 1)) of its timing. O(n + P log n). Throws
-/// Error for samples of several runs, cuts not nondecreasing or not finite,
-/// speeds for another P, or a noise outside [0, 1).
+/// `speeds` (P ranks) from the samples of one run or several (split_runs()
+/// groups them), each interval's cost within ±`noise` (relative, in [0, 1))
+/// of its timing. Throws Error when no run times the whole span without a
+/// gap, or for cuts not nondecreasing or not finite, speeds for another P,
+/// or a noise outside [0, 1).
 BalanceGuarantee guaranteed_balance(const Samples& samples, std::span<const double> cuts,
+                                    const Speeds& speeds, double noise = 0);
+
+/// The same from several runs, each its own intervals (disjoint; a
+/// cumulative run is its chain): every run bounds each part's cost on its
+/// own, and the guarantee takes the tightest bound any run gives — a part's
+/// cost at least the most any run's intervals inside it hold, at most the
+/// least the intervals meeting it hold in any run that times the whole span
+/// (so the range narrows as runs are added). Not the tightest bound the runs
+/// allow together (which mixes runs inside one part). Where runs disagree by
+/// more than the noise, a part's range closes to its lower bound.
+/// O(runs · (n + P log n)).
+BalanceGuarantee guaranteed_balance(std::span<const Samples> runs, std::span<const double> cuts,
                                     const Speeds& speeds, double noise = 0);
 
 }  // namespace isocost

@@ -68,10 +68,11 @@ struct GlobalRebalanceOptions {
   /// forecast (BlockBalancerOptions::predict), whose plans are each window's
   /// alone; BlockRebalance::history_used says how many rounds a plan merged.
   int history = 4;
-  /// The rounds are merged newest first; one whose scaled cumulative cost lies
-  /// outside what the newer points allow by more than this fraction of the
-  /// total, at any of its cuts, is left out with every older round: the load
-  /// has drifted since. In (0, 1].
+  /// The rounds, each scaled to the current total, are merged on the atoms
+  /// all their cuts make (merge_runs(): proportional fitting, the current
+  /// round's loads held exactly); one the merge still misses by more than
+  /// this fraction of the total (Σ over its ranges) is left out with every
+  /// older round: the load has drifted since. In (0, 1].
   double history_tolerance = 0.03;
   /// With earlier rounds merged and interpolation pchip: locate the edges of
   /// the density among the points (a top-hat peak's sides, a step) instead
@@ -227,10 +228,10 @@ struct BlockRebalance {
 /// newest options.history are used. With one load
 /// per rank, P + 1 cumulative points are all a round knows about the cost's
 /// shape; earlier rounds cut elsewhere and add points. Each round's
-/// cumulative cost is scaled to the current total, the points are merged (the
-/// current round weighs twice an earlier one), made nondecreasing by
-/// weighted isotonic regression and interpolated (with options.edges, the
-/// density's edges located among them). Useful when the load
+/// cumulative cost is scaled to the current total and the rounds are merged
+/// as merge_runs() merges runs of timings (the current loads held exactly),
+/// then interpolated (with options.edges, the density's edges located among
+/// the points). Useful when the load
 /// changes slowly between rounds; stale rounds mislead.
 ///
 /// Throws Error for invalid offsets, loads of the wrong count, negative or

@@ -41,7 +41,7 @@ struct CutArgs {
   std::string cost_tolerance = default_text(kCutDefaults.cost_tolerance);
   std::string x_tolerance = default_text(kCutDefaults.x_tolerance);
   std::string max_iterations = std::to_string(kCutDefaults.max_iterations);
-  std::string fit_file;  // --fit FILE: fit --model to these samples first
+  std::vector<std::string> fit_files;  // --fit FILE...: fit --model to these samples first
   FitArgs fit;
   bool integer = false;
   bool optimal = false;  // --optimal: the chains-on-chains optimum of the weights
@@ -104,7 +104,7 @@ Fitted fit_model(const CutArgs& a, const Speeds& speeds) {
     options.hi = hi;
   }
   options.ranks = speeds.ranks();
-  return fit_samples(a.fit_file, a.model, a.fit, options);
+  return fit_samples(a.fit_files, a.model, a.fit, options);
 }
 
 void reject_fit_options(const CutArgs& a) {
@@ -254,7 +254,7 @@ void run_distributed(const CutArgs& a, PartitionOptions options) {
 void run(const CutArgs& a) {
   // Under mpiexec discrete weights are cut on every rank, every other model
   // on rank 0 alone.
-  const bool distributed = launched_by_mpi() && a.model == "discrete" && a.fit_file.empty();
+  const bool distributed = launched_by_mpi() && a.model == "discrete" && a.fit_files.empty();
   if (!distributed) serial_section();
   // Validate and compute everything before the first byte of output.
   PartitionOptions options;
@@ -266,13 +266,13 @@ void run(const CutArgs& a) {
   options.integer = a.integer;
   if (distributed) return run_distributed(a, options);
   std::optional<CostModel> given;
-  if (a.fit_file.empty()) {
+  if (a.fit_files.empty()) {
     reject_fit_options(a);
     given = build_model(a);
   }
   const Speeds speeds = build_speeds(a);
   std::optional<Fitted> fitted;
-  if (!a.fit_file.empty()) fitted = fit_model(a, speeds);
+  if (!a.fit_files.empty()) fitted = fit_model(a, speeds);
   if (fitted && !fitted->result.model)  // nothing to cut: the request cannot be met
     throw Error("the fit of " + fitted->result.summary.model +
                 " failed: " + fitted->result.summary.message);
@@ -304,9 +304,10 @@ void add_cut_command(CLI::App& app) {
                   "sieve | power | polynomial | pchip | makima | linear | discrete; with --fit: "
                   "sieve | sieve+c | power | poly:N | exp | expr:FORMULA | pchip | makima | auto")
       ->capture_default_str();
-  cmd->add_option("--fit", args->fit_file,
+  cmd->add_option("--fit", args->fit_files,
                   "fit --model to these samples (x,t or lo,hi,dt; CSV or JSON) and cut the "
-                  "fitted model; the domain defaults to the samples' span");
+                  "fitted model; the domain defaults to the samples' span. Several files "
+                  "(runs, the newest last) are fitted together; pchip/makima merge them");
   add_fit_options(cmd, args->fit);
   const SieveParams sieve;  // Swartz eq. 4, the library's default
   cmd->add_option("--param", args->params,

@@ -30,9 +30,10 @@ void add_fit_options(CLI::App* cmd, FitArgs& args);
 
 /// A fitted (or selected, or tabulated) model and how it came about.
 struct Fitted {
-  std::string file;
-  Samples samples;
-  bool automatic = false;  ///< --model auto
+  std::string file;           ///< the samples' files, ", "-separated
+  Samples samples;            ///< every file's samples together
+  std::vector<Samples> runs;  ///< the runs in them, oldest first (split_runs() of each file)
+  bool automatic = false;     ///< --model auto
   SelectBy criterion = SelectBy::aicc;
   FitOptions options;
   bool repair = false;
@@ -42,11 +43,12 @@ struct Fitted {
 };
 
 /// Checks the model and fit options (before any file is read), reads the
-/// samples, and fits `model` ("auto" selects). `options` carries the domain and
+/// samples of every file (several runs: in the order given, the last the
+/// newest), and fits `model` ("auto" selects). `options` carries the domain and
 /// ranks (a domain is an Error for pchip/makima, which live on the samples'
 /// span); the rest comes from `args`. Throws Error naming any bad value.
-Fitted fit_samples(const std::string& file, const std::string& model, const FitArgs& args,
-                   FitOptions options);
+Fitted fit_samples(const std::vector<std::string>& files, const std::string& model,
+                   const FitArgs& args, FitOptions options);
 
 /// The fit as a JSON object (the stable "fit" shape in the README).
 nlohmann::ordered_json fit_json(const Fitted& f);

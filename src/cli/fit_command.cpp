@@ -116,14 +116,28 @@ std::string samples_line(const Fitted& f) {
          (s.size() == 1 ? "" : "s") + " on [" + g(s.lo(), 12) + ", " + g(s.hi(), 12) + "]" +
          (s.cumulative() ? " (cumulative)"
           : s.tiles()    ? " (one run: they tile the domain)"
-                         : "") +
+                         : " (" + std::to_string(f.runs.size()) + " runs)") +
          (f.repair ? ", repaired by isotonic regression where needed" : "") + "\n";
 }
 
 std::string verdict_line(const FitSummary& s) {
   const std::string why = s.untrusted_reason();
-  return why.empty() ? "verdict: trusted (R^2 and the balance on the samples)\n"
-                     : "verdict: NOT TRUSTED: " + why + "\n";
+  if (!why.empty()) return "verdict: NOT TRUSTED: " + why + "\n";
+  return s.le_held_out ? "verdict: trusted (the held-out balance and the guarantee)\n"
+                       : "verdict: trusted (R^2 and the balance on the samples)\n";
+}
+
+// For an interpolant, "costed on the samples" is its own 100 %: its line
+// says what was held out instead.
+std::string balance_phrase(const FitSummary& s) {
+  if (s.le_held_out)
+    return "held-out L_E of its partition " + g(*s.le_held_out, 6) +
+           " % (cut without a fifth of the knots, costed on all)";
+  return "L_E of its partition costed on the samples " + g(*s.le_on_samples, 6) + " %";
+}
+
+std::string merged_line(const FitSummary& s) {
+  return s.merged ? s.merged->brief_report() + "\n" : std::string();
 }
 
 std::optional<int> balance_ranks(const Fitted& f) {
@@ -132,7 +146,7 @@ std::optional<int> balance_ranks(const Fitted& f) {
 }
 
 struct FitCommandArgs {
-  std::string file;
+  std::vector<std::string> files;
   std::string model;
   std::string ranks;
   std::string output;
@@ -143,7 +157,7 @@ struct FitCommandArgs {
 void run(const FitCommandArgs& a) {
   FitOptions options;
   if (!a.ranks.empty()) options.ranks = parse_count(a.ranks, "--ranks", "parts");
-  const Fitted f = fit_samples(a.file, a.model, a.fit, options);
+  const Fitted f = fit_samples(a.files, a.model, a.fit, options);
   std::string text;
   if (a.json) {
     nlohmann::ordered_json j = {{"command", "fit"}};
@@ -199,8 +213,8 @@ void add_fit_options(CLI::App* cmd, FitArgs& args) {
                                 "makima"));
 }
 
-Fitted fit_samples(const std::string& file, const std::string& model, const FitArgs& args,
-                   FitOptions options) {
+Fitted fit_samples(const std::vector<std::string>& files, const std::string& model,
+                   const FitArgs& args, FitOptions options) {
   // Everything on the command line is checked before the file is read.
   const bool automatic = model == "auto";
   FitSpec spec;
@@ -262,12 +276,22 @@ Fitted fit_samples(const std::string& file, const std::string& model, const FitA
   }
   options.validate();
 
-  Samples samples = read_samples(file, args.repair);
+  std::string file;
+  Samples samples;
+  std::vector<Samples> runs;
+  for (const std::string& name : files) {
+    Samples one = read_samples(name, args.repair);
+    for (Samples& run : split_runs(one)) runs.push_back(std::move(run));
+    samples = samples.merged(one);
+    file += (file.empty() ? "" : ", ") + name;
+  }
   std::vector<Candidate> candidates;
   std::string selection_reason;
   auto in_file = [&](const Error& e) {
     const std::string what = e.what();
-    return what.rfind(file, 0) == 0 ? what : file + ": " + what;
+    for (const std::string& name : files)
+      if (what.rfind(name, 0) == 0) return what;
+    return file + ": " + what;
   };
   if (automatic) {
     SelectOptions select;
@@ -296,6 +320,7 @@ Fitted fit_samples(const std::string& file, const std::string& model, const FitA
     selection_reason = sel.reason;
     return Fitted{file,
                   std::move(samples),
+                  std::move(runs),
                   true,
                   criterion,
                   options,
@@ -306,15 +331,15 @@ Fitted fit_samples(const std::string& file, const std::string& model, const FitA
   }
   FitResult result = [&] {
     try {
-      return fit(samples, spec, options);
+      return fit(runs, spec, options);
     } catch (const ParseError&) {
       throw;
     } catch (const Error& e) {
       throw Error(in_file(e));
     }
   }();
-  return Fitted{file,        std::move(samples), false, criterion, options,
-                args.repair, std::move(result),  {},    {}};
+  return Fitted{file,    std::move(samples), std::move(runs),   false, criterion,
+                options, args.repair,        std::move(result), {},    {}};
 }
 
 nlohmann::ordered_json fit_json(const Fitted& f) {
@@ -355,6 +380,7 @@ nlohmann::ordered_json fit_json(const Fitted& f) {
       {"le_of_samples", optional(s.le_of_samples)},
       {"le_on_samples", optional(s.le_on_samples)},
       {"le_model_claim", optional(s.le_model_claim)},
+      {"le_held_out", optional(s.le_held_out)},
       {"guaranteed",
        s.guaranteed ? guaranteed_json(*s.guaranteed) : nlohmann::ordered_json(nullptr)}};
   // The verdict and the measurements it rests on (FitSummary::untrusted_reason()).
@@ -362,7 +388,20 @@ nlohmann::ordered_json fit_json(const Fitted& f) {
                   {"reason", s.untrusted_reason()},
                   {"r_squared", number(s.r_squared)},
                   {"le_on_samples", optional(s.le_on_samples)},
-                  {"le_of_samples", optional(s.le_of_samples)}};
+                  {"le_of_samples", optional(s.le_of_samples)},
+                  {"le_held_out", optional(s.le_held_out)}};
+  if (s.merged) {
+    nlohmann::ordered_json misfit = nlohmann::ordered_json::array();
+    for (const double m : s.merged->run_misfit)
+      misfit.push_back(std::isnan(m) ? nlohmann::ordered_json(nullptr) : number(m));
+    j["merged"] = {{"runs_used", s.merged->runs_used},
+                   {"atoms", s.merged->x.size() - 1},
+                   {"sweeps", s.merged->sweeps},
+                   {"status", to_string(s.merged->termination)},
+                   {"run_misfit", misfit}};
+  } else {
+    j["merged"] = nullptr;
+  }
   if (f.automatic) {
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
     for (const auto& c : f.candidates) {
@@ -390,7 +429,7 @@ nlohmann::ordered_json fit_json(const Fitted& f) {
 std::string fit_report(const Fitted& f) {
   const auto& s = f.result.summary;
   const bool interpolated = s.model == "pchip" || s.model == "makima";
-  std::string text = samples_line(f);
+  std::string text = samples_line(f) + merged_line(f.result.summary);
   text += "model: " + s.model + (f.automatic ? " (chosen by --model auto)" : "") + " on [" +
           g(s.lo_used, 12) + ", " + g(s.hi_used, 12) +
           "]: " + (f.result.model ? f.result.model->describe() : s.formula + " (no valid model)") +
@@ -429,8 +468,14 @@ std::string fit_report(const Fitted& f) {
               " intervals resolve no finer parts than " + "that; --ranks " +
               std::to_string(f.options.ranks) + " is for the guarantee below)";
     text += "L_E of the samples' own partition" + over + ": " + g(*s.le_of_samples, 6) + " %\n";
-    text += "L_E of the fitted model's partition" + over +
-            ", costed on the samples: " + g(*s.le_on_samples, 6) + " %\n";
+    if (s.le_held_out)
+      text +=
+          "L_E of the fitted model's partition" + over +
+          ", held out (cut without a fifth of the knots, costed on all): " + g(*s.le_held_out, 6) +
+          " %\n";
+    else
+      text += "L_E of the fitted model's partition" + over +
+              ", costed on the samples: " + g(*s.le_on_samples, 6) + " %\n";
     if (s.le_model_claim)
       text += "model-predicted L_E of that partition (the model's own claim, not a measurement): " +
               g(*s.le_model_claim, 6) + " %\n";
@@ -478,9 +523,8 @@ std::string fit_line(const Fitted& f) {
   text += "; RMSE " + g(s.rmse, 4) + ", max relative error " + g(100 * s.max_rel_error, 4) +
           " %, R^2 " + g(s.r_squared, 6);
   if (s.le_on_samples && s.le_of_samples)
-    text += ", L_E of its partition costed on the samples " + g(*s.le_on_samples, 6) +
-            " % (the samples' own: " + g(*s.le_of_samples, 6) + " %)";
-  text += "\n";
+    text += ", " + balance_phrase(s) + " (the samples' own: " + g(*s.le_of_samples, 6) + " %)";
+  text += "\n" + merged_line(s);
   if (s.guaranteed) text += s.guaranteed->brief_report() + "\n";
   if (s.converged() && !s.trusted()) text += verdict_line(s);
   return text;
@@ -501,7 +545,10 @@ void add_fit_command(CLI::App& app) {
   auto args = std::make_shared<FitCommandArgs>();
   auto* cmd = app.add_subcommand(
       "fit", "Fit a cost model t(x) to measured samples (x,t or lo,hi,dt rows; CSV or JSON)");
-  cmd->add_option("file", args->file, "samples file")->required();
+  cmd->add_option("file", args->files,
+                  "samples files: several runs (the newest last) are fitted together; "
+                  "pchip/makima merge them (docs/cli.md)")
+      ->required();
   cmd->add_option("--model", args->model, kModels)->required();
   add_fit_options(cmd, args->fit);
   cmd->add_option("--ranks", args->ranks,

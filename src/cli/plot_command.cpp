@@ -248,7 +248,7 @@ void run(const PlotArgs& a) {
   if (!plot::gnuplot_available())
     throw Error("plot: gnuplot is not on PATH (install gnuplot, e.g. Debian gnuplot-nox)");
 
-  const Fitted f = fit_samples(a.file, a.model, a.fit, options);
+  const Fitted f = fit_samples({a.file}, a.model, a.fit, options);
   if (!f.result.model)  // nothing to plot: the request cannot be met
     throw Error("the fit of " + f.result.summary.model + " failed: " + f.result.summary.message);
   const CostModel& model = *f.result.model;

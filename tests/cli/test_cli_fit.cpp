@@ -204,9 +204,16 @@ TEST_F(CliFit, TwoRunsWithOverlappingIntervalsCombine) {
   EXPECT_EQ(j["samples"].value("tiles", true), false);
   EXPECT_NEAR(Param(j["parameters"], "A"), 2e-7, 0.01 * 2e-7);
   EXPECT_NEAR(Param(j["parameters"], "p"), 1.5, 0.015);
-  // No single run: no L_E on the samples.
-  EXPECT_TRUE(j["balance"]["le_on_samples"].is_null());
-  EXPECT_TRUE(j["balance"]["ranks"].is_null());
+  // Two runs: the partition is costed on their merge (merge_runs()), over
+  // the newest run's 16 intervals. The power law is the truth, so its cuts
+  // balance; the newest run (geometric) is far from balanced for x^1.5.
+  const json& b = j["balance"];
+  EXPECT_EQ(b.value("ranks", 0), 16);
+  EXPECT_GT(Num(b["le_on_samples"]), 98.0) << b.dump();
+  EXPECT_LT(Num(b["le_of_samples"]), 50.0) << b.dump();
+  EXPECT_FALSE(b["guaranteed"].is_null());
+  EXPECT_TRUE(j["merged"].is_null());  // a parametric form fits the samples themselves
+  EXPECT_TRUE(j["verdict"].value("trusted", false));
 }
 
 TEST_F(CliFit, RepairAcceptsNoisyCumulativeSamples) {

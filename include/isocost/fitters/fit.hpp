@@ -14,11 +14,13 @@
 
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "isocost/cost_model.hpp"
 #include "isocost/guarantee.hpp"
+#include "isocost/merge.hpp"
 #include "isocost/partition.hpp"
 #include "isocost/result.hpp"
 #include "isocost/samples.hpp"
@@ -181,8 +183,20 @@ struct FitSummary {
   std::optional<double> le_model_claim;
   /// What the samples guarantee about that partition, whatever the cost
   /// inside each timed interval (within options.noise): the range of its L_E
-  /// and the intervals that limit it (guarantee.hpp). Set with le_on_samples.
+  /// and the intervals that limit it (guarantee.hpp), from every run. Set
+  /// with le_on_samples.
   std::optional<BalanceGuarantee> guaranteed;
+  /// An interpolant (pchip, makima) of several runs: how they were merged
+  /// into one cumulative cost (merge_runs()). Unset for one run or a form.
+  std::optional<MergedRuns> merged;
+  /// An interpolant: the L_E of partitions over balance_ranks cut by the
+  /// same interpolant without some knots, costed on the samples with all of
+  /// them: the mean over the chain-keeping folds (select_model(): a fifth of
+  /// the knots held out in each, by merging their two intervals). The
+  /// interpolant costs its own cuts at 100 % by construction (le_on_samples),
+  /// so this is what its verdict checks. An estimate a little below the
+  /// truth (each fold knows fewer knots), not a bound (guaranteed is).
+  std::optional<double> le_held_out;
 
   /// Parameter by name; throws Error if absent.
   double parameter(const std::string& name) const;
@@ -193,15 +207,16 @@ struct FitSummary {
   /// the L_E of the measured and the fitted partitions, the verdict.
   std::string full_report() const;
   /// Why the model's partition should not be trusted, or "" when it can be:
-  /// it did not converge; or its partition, costed on the samples, is not
-  /// better than the samples' own by at least 0.01 point (samples already
+  /// it did not converge; or, for a parametric form, its partition costed on
+  /// the samples is not better than the samples' own by at least 0.01 point (samples already
   /// balanced to 100 % need only be matched); or R^2 < 0.9 while some sample
   /// is missed by more than 10 % (R^2 alone says little when the dt barely
   /// vary, as in a balanced run, where any model's R^2 is near 0); or, for
-  /// an interpolant (pchip, makima: nothing but the samples), a cut falls
+  /// an interpolant (pchip, makima: nothing but the samples), le_held_out is
+  /// more than 10 points below the L_E the model claims; or a cut falls
   /// inside an interval holding more than two parts' shares while the
   /// guaranteed L_E is below 90 %: the samples are too coarse for that many
-  /// parts (time the parts the cuts make and fit on those timings).
+  /// parts (time the parts the cuts make and fit on all the runs).
   std::string untrusted_reason() const;
   bool trusted() const { return untrusted_reason().empty(); }
 };
@@ -224,7 +239,15 @@ struct FitResult {
 /// parameters that give no increasing model on the domain) returns none.
 /// Throws Error only for invalid input: bad options or spec, too few samples
 /// (fewer than parameters + 1), samples that cannot determine a shape.
+/// Samples of several runs (rows of different partitions; split_runs()
+/// groups them) are fitted together: a parametric form to all of them, an
+/// interpolant (pchip, makima) through their merge (merge_runs()), which
+/// needs the runs to time their whole span between them.
 FitResult fit(const Samples& samples, const FitSpec& spec, const FitOptions& options = {});
+
+/// The same for runs given apart, oldest first (for an interpolant the
+/// newest run's timings hold exactly; merge_runs()).
+FitResult fit(std::span<const Samples> runs, const FitSpec& spec, const FitOptions& options = {});
 
 /// How select_model() ranks candidates. Both compare the interpolants (pchip,
 /// makima) with the parametric forms by chain-keeping cross-validation (see

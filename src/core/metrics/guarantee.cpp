@@ -5,9 +5,11 @@
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <tuple>
 
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
+#include "isocost/merge.hpp"
 
 namespace isocost {
 
@@ -33,8 +35,85 @@ std::string BalanceGuarantee::brief_report() const {
   return out.str();
 }
 
+namespace {
+
+// One run's intervals in order, with prefix sums of their timings.
+struct Run {
+  std::vector<double> lo, hi, t;  // t[k] = Σ dt of intervals before k
+  bool whole = false;             // tiles the span of all runs without a gap
+
+  // Σ dt of the intervals inside [a, b], and of those meeting (a, b).
+  double covered(double a, double b) const {
+    const auto i = std::lower_bound(lo.begin(), lo.end(), a) - lo.begin();
+    const auto j = std::upper_bound(hi.begin(), hi.end(), b) - hi.begin();
+    return j > i ? t[static_cast<std::size_t>(j)] - t[static_cast<std::size_t>(i)] : 0.0;
+  }
+  double touched(double a, double b) const {
+    const auto i = std::upper_bound(hi.begin(), hi.end(), a) - hi.begin();
+    const auto j = std::lower_bound(lo.begin(), lo.end(), b) - lo.begin();
+    return j > i ? t[static_cast<std::size_t>(j)] - t[static_cast<std::size_t>(i)] : 0.0;
+  }
+  // The interval ends around c: the last end <= c and the first >= c.
+  std::pair<double, double> bracket(double c) const {
+    const auto i = std::upper_bound(hi.begin(), hi.end(), c) - hi.begin();
+    if (static_cast<std::size_t>(i) >= hi.size()) return {hi.back(), hi.back()};
+    const double l = lo[static_cast<std::size_t>(i)];
+    return l <= c ? std::pair{l, hi[static_cast<std::size_t>(i)]} : std::pair{c, c};
+  }
+};
+
+std::vector<Run> make_runs(std::span<const Samples> runs, double& span_lo, double& span_hi) {
+  span_lo = std::numeric_limits<double>::infinity();
+  span_hi = -span_lo;
+  for (const Samples& s : runs) {
+    span_lo = std::min(span_lo, s.lo());
+    span_hi = std::max(span_hi, s.hi());
+  }
+  std::vector<Run> out;
+  for (std::size_t k = 0; k < runs.size(); ++k) {
+    std::vector<IntervalSample> v;
+    if (runs[k].tiles() || runs[k].cumulative()) {
+      std::vector<double> x, t;
+      runs[k].cumulative_points(x, t);
+      for (std::size_t j = 1; j < x.size(); ++j) v.push_back({x[j - 1], x[j], t[j] - t[j - 1]});
+    } else {
+      v = runs[k].intervals();
+      std::sort(v.begin(), v.end(),
+                [](const IntervalSample& a, const IntervalSample& b) { return a.lo < b.lo; });
+      for (std::size_t j = 1; j < v.size(); ++j)
+        if (v[j].lo < v[j - 1].hi)
+          throw Error("guaranteed_balance: run " + std::to_string(k) +
+                      " has overlapping intervals; expected one run's disjoint intervals "
+                      "(split_runs() groups them)");
+    }
+    Run r;
+    r.t.push_back(0);
+    for (const IntervalSample& iv : v) {
+      r.lo.push_back(iv.lo);
+      r.hi.push_back(iv.hi);
+      r.t.push_back(r.t.back() + iv.dt);
+    }
+    r.whole = r.lo.front() == span_lo && r.hi.back() == span_hi;
+    for (std::size_t j = 1; j < v.size() && r.whole; ++j) r.whole = r.lo[j] == r.hi[j - 1];
+    out.push_back(std::move(r));
+  }
+  if (std::none_of(out.begin(), out.end(), [](const Run& r) { return r.whole; }))
+    throw Error("guaranteed_balance: no run times the whole span [" + exact(span_lo) + ", " +
+                exact(span_hi) + "] without a gap; its total cost is unknown");
+  return out;
+}
+
+}  // namespace
+
 BalanceGuarantee guaranteed_balance(const Samples& samples, std::span<const double> cuts,
                                     const Speeds& speeds, double noise) {
+  const std::vector<Samples> runs = split_runs(samples);
+  return guaranteed_balance(runs, cuts, speeds, noise);
+}
+
+BalanceGuarantee guaranteed_balance(std::span<const Samples> samples_of_runs,
+                                    std::span<const double> cuts, const Speeds& speeds,
+                                    double noise) {
   if (!(noise >= 0 && noise < 1))
     throw Error(
         detail::expected_got("guaranteed_balance: noise", "a fraction in [0, 1)", exact(noise)));
@@ -49,17 +128,43 @@ BalanceGuarantee guaranteed_balance(const Samples& samples, std::span<const doub
   if (static_cast<std::size_t>(speeds.ranks()) != P)
     throw Error("guaranteed_balance: " + std::to_string(speeds.ranks()) + " speeds for " +
                 std::to_string(P) + " parts");
-  std::vector<double> x, t;
-  samples.cumulative_points(x, t);  // throws for several runs
-  const std::size_t n = x.size() - 1;
-  const double total = t.back();
-  // The intervals [x_j, x_j+1) a part [a, b) touches and covers whole.
-  const auto first_touched = [&](double a) {  // first j with x_j+1 > a
-    return static_cast<std::size_t>(std::upper_bound(x.begin() + 1, x.end(), a) - x.begin() - 1);
+  if (samples_of_runs.empty()) throw Error("guaranteed_balance: no runs");
+  double span_lo = 0, span_hi = 0;
+  const std::vector<Run> runs = make_runs(samples_of_runs, span_lo, span_hi);
+  // Each run bounds every part on its own; the bounds of all runs together
+  // are the tightest of each: lower bounds from any run, upper bounds (and
+  // the total) from the runs that time the whole span.
+  const auto bounds = [&](double a, double b) {
+    double lo = 0, hi = std::numeric_limits<double>::infinity();
+    for (const Run& r : runs) {
+      lo = std::max(lo, r.covered(a, b) * (1 - noise));
+      if (r.whole) hi = std::min(hi, r.touched(a, b) * (1 + noise));
+    }
+    return std::pair{lo, std::max(lo, hi)};  // runs off by more than the noise: no range
   };
+  // The narrowest interval any run's ends put around c, and its cost.
+  const auto bracket = [&](double c) {
+    double a = span_lo, b = span_hi;
+    for (const Run& r : runs) {
+      const auto [l, h] = r.bracket(c);
+      a = std::max(a, l);
+      b = std::min(b, h);
+    }
+    double cost = std::numeric_limits<double>::infinity();
+    for (const Run& r : runs)
+      if (r.whole) cost = std::min(cost, r.touched(a, b));
+    return std::tuple{a, b, cost};
+  };
+  double total_lo = 0, total_hi = std::numeric_limits<double>::infinity();
+  for (const Run& r : runs)
+    if (r.whole) {
+      total_lo = std::max(total_lo, r.t.back() * (1 - noise));
+      total_hi = std::min(total_hi, r.t.back() * (1 + noise));
+    }
+  total_hi = std::max(total_hi, total_lo);
   BalanceGuarantee g;
   g.noise = noise;
-  double max_lo = 0, max_hi = 0, mean_lo = 0, mean_hi = 0;
+  double max_lo = 0, max_hi = 0;
   double s_max = 0, s_min = std::numeric_limits<double>::infinity();
   for (std::size_t k = 0; k < P; ++k) {
     const double s = speeds.speed(static_cast<int>(k));
@@ -67,13 +172,8 @@ BalanceGuarantee guaranteed_balance(const Samples& samples, std::span<const doub
     s_min = std::min(s_min, s);
     const double a = cuts[k], b = cuts[k + 1];
     if (!(b > a)) continue;  // an empty part costs nothing
-    if (a < x.front() || b > x.back()) g.covered = false;
-    double lo = 0, hi = 0;
-    for (std::size_t j = first_touched(a); j < n && x[j] < b; ++j) {
-      const double d = t[j + 1] - t[j];
-      hi += d * (1 + noise);
-      if (x[j] >= a && x[j + 1] <= b) lo += d * (1 - noise);
-    }
+    if (a < span_lo || b > span_hi) g.covered = false;
+    const auto [lo, hi] = bounds(a, b);
     if (lo / s > max_lo) max_lo = lo / s;
     if (hi / s > max_hi) {
       max_hi = hi / s;
@@ -81,8 +181,8 @@ BalanceGuarantee guaranteed_balance(const Samples& samples, std::span<const doub
     }
   }
   // T_avg = Σ_k cost_k/s_k / P, Σ_k cost_k = T: between T/(P·s_max) and T/(P·s_min).
-  mean_lo = total * (1 - noise) / (static_cast<double>(P) * s_max);
-  mean_hi = total * (1 + noise) / (static_cast<double>(P) * s_min);
+  const double mean_lo = total_lo / (static_cast<double>(P) * s_max);
+  const double mean_hi = total_hi / (static_cast<double>(P) * s_min);
   g.t_max_lo = std::max(max_lo, mean_lo);
   g.t_max_hi = max_hi;
   g.le_lo = g.covered ? 100 * (2 - max_hi / mean_lo) : -std::numeric_limits<double>::infinity();
@@ -90,24 +190,23 @@ BalanceGuarantee guaranteed_balance(const Samples& samples, std::span<const doub
   if (g.limiting_part >= 0) {
     const auto k = static_cast<std::size_t>(g.limiting_part);
     for (const double c : {cuts[k], cuts[k + 1]})
-      if (c > x.front() && c < x.back()) {
-        const std::size_t j = first_touched(c);
-        if (x[j] < c) g.limiting.emplace_back(x[j], x[j + 1]);
+      if (c > span_lo && c < span_hi) {
+        const auto [a, b, cost] = bracket(c);
+        if (a < c && c < b) g.limiting.emplace_back(a, b);
       }
   }
-  // The heaviest interval holding more than a share with a cut inside.
-  const double share = total / static_cast<double>(P);
+  // The heaviest bracket holding more than a share with a cut inside.
+  const double share = total_lo / (1 - noise) / static_cast<double>(P);
   for (std::size_t k = 1; k < P; ++k) {
     const double c = cuts[k];
-    if (!(c > x.front() && c < x.back())) continue;
-    const std::size_t j = first_touched(c);
-    const double d = t[j + 1] - t[j];
-    if (!(x[j] < c) || !(d > share)) continue;
-    if (g.coarse_cuts > 0 && x[j] == g.coarse_lo) {
+    if (!(c > span_lo && c < span_hi)) continue;
+    const auto [a, b, d] = bracket(c);
+    if (!(a < c && c < b) || !(d > share)) continue;
+    if (g.coarse_cuts > 0 && a == g.coarse_lo) {
       ++g.coarse_cuts;
     } else if (d / share > g.coarse_shares) {
-      g.coarse_lo = x[j];
-      g.coarse_hi = x[j + 1];
+      g.coarse_lo = a;
+      g.coarse_hi = b;
       g.coarse_shares = d / share;
       g.coarse_cuts = 1;
     }

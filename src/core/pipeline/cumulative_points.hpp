@@ -25,13 +25,12 @@ struct Accumulated {
   int rounds_dropped = 0;    ///< older rounds left out as drifted
 };
 
-/// The current round's points, with the points of earlier rounds merged in,
-/// newest first. Each earlier round's cumulative cost is scaled to the current
-/// total; a round that disagrees with what is merged so far by more than
-/// `tolerance`·total at one of its points (the load has drifted since) is
-/// left out with every older round. The merged points are made nondecreasing
-/// by weighted isotonic regression (the current round weighs twice an
-/// earlier one) and pinned to 0 and the total at the ends.
+/// The current round's cumulative cost, with earlier rounds merged in on the
+/// atoms every round's ends make (merge_runs(): proportional fitting, the
+/// grid history's merge). Each earlier round's cost is scaled to the current
+/// total; the current round's sums hold exactly; an older round the merge
+/// still misses by more than `tolerance`·total (Σ over its ranges: the load
+/// has drifted since) is left out with every older round.
 Accumulated accumulate_rounds(std::span<const std::int64_t> offsets, std::span<const double> loads,
                               const Speeds& speeds, std::span<const BlockRound> history,
                               double tolerance);

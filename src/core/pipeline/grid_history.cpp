@@ -10,6 +10,7 @@
 #include <numeric>
 #include <string>
 
+#include "core/shared/proportional_fit.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 
@@ -56,23 +57,9 @@ struct Constraint {
 
 // Scales every part of `c` to its cost; returns Σ |sum − cost| before.
 double project(const AtomGrid& g, int dims, const Constraint& c, std::vector<double>& mass) {
-  double miss = 0;
-  for (std::size_t r = 0; r < c.parts->parts.size(); ++r) {
-    const Part& p = c.parts->parts[r];
-    double sum = 0;
-    std::size_t n = 0;
-    for_atoms(g, p, dims, [&](std::size_t i) { sum += mass[i], ++n; });
-    if (n == 0) continue;
-    miss += std::abs(sum - c.cost[r]);
-    if (sum > 0) {
-      const double f = c.cost[r] / sum;
-      for_atoms(g, p, dims, [&](std::size_t i) { mass[i] *= f; });
-    } else {  // nothing there yet: the cost spread over the part's atoms
-      const double each = c.cost[r] / static_cast<double>(n);
-      for_atoms(g, p, dims, [&](std::size_t i) { mass[i] = each; });
-    }
-  }
-  return miss;
+  return project_groups(
+      c.parts->parts.size(), [&](std::size_t r) { return c.cost[r]; },
+      [&](std::size_t r, auto&& f) { for_atoms(g, c.parts->parts[r], dims, f); }, mass);
 }
 
 }  // namespace
@@ -175,35 +162,25 @@ GridHistoryUse refine_with_history(const GridShape& shape, const Decomposition& 
         const std::size_t at = i + g.count(0) * (j + g.count(1) * k);
         start[at] = g.rho[at] * g.volume(i, j, k);
       }
-  // Drop the oldest rounds until every kept one is met within the tolerance.
-  for (std::size_t first = 0; first < rounds.size(); ++first) {
-    std::vector<double> mass = start;
-    // Sweeps until the rounds agree to a part in 10⁶ of the total (a static
-    // load's rounds are consistent, and IPF converges to them), at most 200.
-    for (int sweep = 0; sweep < 200; ++sweep) {
-      double miss = 0;
-      for (std::size_t k = first; k < rounds.size(); ++k) miss += project(g, dims, rounds[k], mass);
-      miss += project(g, dims, now, mass);
-      if (miss <= 1e-6 * total) break;
-    }
-    bool consistent = true;
-    for (std::size_t k = first; k < rounds.size() && consistent; ++k) {
-      std::vector<double> probe = mass;
-      consistent = project(g, dims, rounds[k], probe) <= tolerance * total;
-    }
-    if (!consistent) continue;
-    // Back to a cost per cell: each atom's mass spread evenly over its cells.
-    for (std::size_t k = 0; k < g.count(2); ++k)
-      for (std::size_t j = 0; j < g.count(1); ++j)
-        for (std::size_t i = 0; i < g.count(0); ++i) {
-          const std::size_t at = i + g.count(0) * (j + g.count(1) * k);
-          g.rho[at] = mass[at] / g.volume(i, j, k);
-        }
-    use.rounds_used = static_cast<int>(rounds.size() - first);
-    use.rounds_dropped = static_cast<int>(history.size()) - use.rounds_used;
-    return use;
-  }
-  use.rounds_dropped = static_cast<int>(history.size());
+  // The current round is the newest block: its sums hold exactly. Sweeps
+  // until the rounds agree to a part in 10⁶ of the total (a static load's
+  // rounds are consistent, and IPF converges to them); an older round missed
+  // by more than the tolerance has drifted and is dropped with the older.
+  rounds.push_back(std::move(now));
+  std::vector<double> mass;
+  const ProportionalFit fitted = proportional_fit(
+      [&](std::size_t, std::vector<double>& m) { m = start; }, rounds.size(),
+      [&](std::size_t k, std::vector<double>& m) { return project(g, dims, rounds[k], m); }, total,
+      tolerance, mass);
+  // Back to a cost per cell: each atom's mass spread evenly over its cells.
+  for (std::size_t k = 0; k < g.count(2); ++k)
+    for (std::size_t j = 0; j < g.count(1); ++j)
+      for (std::size_t i = 0; i < g.count(0); ++i) {
+        const std::size_t at = i + g.count(0) * (j + g.count(1) * k);
+        g.rho[at] = mass[at] / g.volume(i, j, k);
+      }
+  use.rounds_used = static_cast<int>(rounds.size() - 1 - fitted.first);
+  use.rounds_dropped = static_cast<int>(history.size()) - use.rounds_used;
   return use;
 }
 

@@ -61,10 +61,11 @@ TEST(RebalanceGlobal, LinearInterpolationClosedForm) {
 // History: the current round (0,50,100; loads 1, 3) gives cumulative 1 at
 // 50; an earlier round cut at 75 adds a point. Loads 2, 2 (total 4, as now)
 // put 2 at 75, so the half-way target 2 lands exactly on 75 (67 without it).
-// Loads 0.5, 3.5 put 0.5 at 75, below the current 1 at 50: isotonic
-// regression pools them at (2·1 + 0.5)/3 = 5/6 (the current round weighs
-// twice), so the target 2 lies between 75 (5/6) and 100 (4): x = 75 +
-// 25·(7/6)/(19/6) = 84.2; t(84) = 1.973 and t(85) = 2.1, so 84.
+// Loads 0.5, 3.5 say [0, 75) holds 0.5, less than the current [0, 50) alone
+// (1): they cannot both hold. Proportional fitting keeps the current sums
+// exactly and, sweep after sweep, scales [50, 75) by 0.5/(1 + b)·3/3.5 < 0.43
+// toward 0, so the merged cumulative is 1 at 50 and at 75, and the target 2
+// lies a third of the way from 75 (1) to 100 (4): 83.3, so 83.
 TEST(RebalanceGlobal, HistoryAddsPointsAndIsMadeMonotone) {
   GlobalRebalanceOptions o;
   o.interpolation = isocost::Interpolation::linear;
@@ -80,8 +81,11 @@ TEST(RebalanceGlobal, HistoryAddsPointsAndIsMadeMonotone) {
   // by default that round has drifted and is left out.
   EXPECT_EQ(isocost::rebalance_global(now, loads, two, o, h).offsets, (Offsets{0, 67, 100}));
   EXPECT_EQ(isocost::rebalance_global(now, loads, two, o, h).history_dropped, 1);
-  o.history_tolerance = 1;  // kept: then pooled
-  EXPECT_EQ(isocost::rebalance_global(now, loads, two, o, h).offsets, (Offsets{0, 84, 100}));
+  // Missed by about |1 − 0.5| + |3 − 3.5| = 1 = 25 % of the total 4: kept
+  // with a tolerance above that, and then merged as above.
+  o.history_tolerance = 0.3;
+  EXPECT_EQ(isocost::rebalance_global(now, loads, two, o, h).history_used, 1);
+  EXPECT_EQ(isocost::rebalance_global(now, loads, two, o, h).offsets, (Offsets{0, 83, 100}));
   h = {{{0, 75, 99}, {0.5, 3.5}}};
   expect_error([&] { isocost::rebalance_global(now, loads, two, o, h); },
                {"history round 0: expected 2 ranks and 100 elements, got 2 ranks and 99 elements"});

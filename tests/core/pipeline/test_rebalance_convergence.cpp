@@ -136,9 +136,16 @@ TEST(RebalanceConvergence, DriftedRoundsAreLeftOut) {
   const auto merged = isocost::rebalance_global(o, now, Speeds::uniform(2), {}, fresh);
   EXPECT_EQ(merged.history_used, 1);
   EXPECT_EQ(merged.history_dropped, 0);
-  GlobalRebalanceOptions strict;
-  strict.history_tolerance = 1;  // everything agrees within the whole total
-  EXPECT_EQ(isocost::rebalance_global(o, now, Speeds::uniform(2), strict, stale).history_used, 1);
+  // A tolerance is Σ over the round's ranges of how far the merge misses it,
+  // over the total: a round saying [0, 70) holds 6 where the current [0, 50)
+  // holds 9 is missed by about |9 − 6| + |1 − 4| = 6 = 60 % of the total 10.
+  const std::vector<BlockRound> off{{{0, 70, 100}, {6, 4}}};
+  EXPECT_EQ(isocost::rebalance_global(o, now, Speeds::uniform(2), {}, off).history_used, 0);
+  GlobalRebalanceOptions loose;
+  loose.history_tolerance = 0.7;
+  EXPECT_EQ(isocost::rebalance_global(o, now, Speeds::uniform(2), loose, off).history_used, 1);
+  loose.history_tolerance = 0.5;
+  EXPECT_EQ(isocost::rebalance_global(o, now, Speeds::uniform(2), loose, off).history_used, 0);
 }
 
 TEST(RebalanceConvergence, AtMostHistoryNewestRoundsAreMerged) {
