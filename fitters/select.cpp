@@ -52,7 +52,9 @@ Selection select_model(const Samples& samples, const SelectOptions& select,
     try {
       if (interpolant(spec)) {
         if (!chain)
-          throw Error("interpolates one run of samples (tiling or cumulative); these are not one");
+          throw Error(
+              "interpolates one run of samples (tiling or cumulative) or the merge of several, "
+              "and these runs leave part of their span untimed");
         if ((options.lo && *options.lo != samples.lo()) ||
             (options.hi && *options.hi != samples.hi()))
           throw Error("interpolates the samples and lives on their span, not the fit's domain");

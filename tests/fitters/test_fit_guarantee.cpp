@@ -10,13 +10,12 @@
 
 #include "isocost/fitters/fit.hpp"
 #include "isocost/metrics.hpp"
+#include "support/peak_kernel.hpp"
 
 namespace {
 
-// ∫_0^x of the density: x + 20·50·(√π/2)·(erf((x − 700)/50) + erf(14)).
-double cumulative(double x) {
-  return x + 500 * std::sqrt(M_PI) * (std::erf((x - 700) / 50) + std::erf(14.0));
-}
+using isocost::testing::peak_cumulative;
+double cumulative(double x) { return peak_cumulative(x); }
 
 isocost::Samples timings(int n, unsigned seed) {
   std::mt19937 g(seed);

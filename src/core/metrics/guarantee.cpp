@@ -30,8 +30,8 @@ std::string BalanceGuarantee::brief_report() const {
   }
   if (coarse_cuts > 0)
     out << "; " << coarse_cuts << (coarse_cuts == 1 ? " cut falls" : " cuts fall") << " inside ["
-        << exact(coarse_lo) << ", " << exact(coarse_hi) << "], which holds " << g(coarse_shares)
-        << " parts' shares of the cost";
+        << detail::fixed_digits(coarse_lo, 6) << ", " << detail::fixed_digits(coarse_hi, 6)
+        << "], which holds " << g(coarse_shares) << " parts' shares of the cost";
   return out.str();
 }
 

@@ -72,8 +72,12 @@ TEST(Guarantee, BadInput) {
   const std::vector<double> down{0, 2, 1.5};
   expect_error([&] { isocost::guaranteed_balance(three(), down, Speeds::uniform(2)); },
                {"cut 2", "nondecreasing", "1.5"});
+  // Two runs, neither timing all of [0, 3]: the total is unknown.
   const Samples two_runs({{0, 2, 1}, {1, 3, 1}});
-  expect_error([&] { isocost::guaranteed_balance(two_runs, ok, Speeds::uniform(2)); }, {});
+  expect_error([&] { isocost::guaranteed_balance(two_runs, ok, Speeds::uniform(2)); },
+               {"no run times the whole span [0, 3]"});
+  const std::vector<Samples> none;
+  expect_error([&] { isocost::guaranteed_balance(none, ok, Speeds::uniform(2)); }, {"no runs"});
 }
 
 // A piecewise-constant density on F fine cells of [0, F): its cost on [a, b].
@@ -150,6 +154,80 @@ TEST(Guarantee, TheTrueBalanceIsAlwaysInTheRange) {
   }
   EXPECT_EQ(cases, 600);
   EXPECT_GT(inside_heavy, 0);  // the coarse case occurs among them
+}
+
+// A second run timed on other ends resolves what the first could not: its
+// parts hold, for sure, what its intervals inside them hold.
+TEST(Guarantee, ASecondRunNarrowsTheRange) {
+  const std::vector<double> cuts{0, 1.5, 3};
+  const auto one = isocost::guaranteed_balance(three(), cuts, Speeds::uniform(2));
+  // The same cost (1, 3, 1 on unit intervals, with [1, 2] split 1.5 + 1.5)
+  // timed on [0, 1.5] and [1.5, 3]: each part is timed exactly.
+  const std::vector<Samples> runs{three(), Samples({{0, 1.5, 2.5}, {1.5, 3, 2.5}})};
+  const auto two = isocost::guaranteed_balance(runs, cuts, Speeds::uniform(2));
+  EXPECT_DOUBLE_EQ(one.le_lo, 40);
+  EXPECT_DOUBLE_EQ(two.le_lo, 100);
+  EXPECT_DOUBLE_EQ(two.t_max_hi, 2.5);
+  EXPECT_EQ(two.coarse_cuts, 0);  // the second run has an end at the cut
+  // Given as rows of one file, the runs are found (split_runs()) alike.
+  const Samples rows({{0, 1, 1}, {1, 2, 3}, {2, 3, 1}, {0, 1.5, 2.5}, {1.5, 3, 2.5}});
+  EXPECT_DOUBLE_EQ(isocost::guaranteed_balance(rows, cuts, Speeds::uniform(2)).le_lo, 100);
+}
+
+// Over random densities, a first run and one to three more on other ends
+// (each timed within ±noise): the true L_E lies in the range of every set of
+// runs, and each run added keeps the range inside the one before.
+TEST(Guarantee, TheRangeHoldsAndNarrowsAsRunsAreAdded) {
+  std::mt19937 gen(77);
+  std::uniform_real_distribution<> u(0, 1);
+  const int F = 1024;
+  int narrowed = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    std::vector<double> w(F);
+    const double c = u(gen) * F, width = (0.01 + 0.1 * u(gen)) * F;
+    for (int i = 0; i < F; ++i)
+      w[static_cast<std::size_t>(i)] = 1 + 30 * std::exp(-std::pow((i + 0.5 - c) / width, 2));
+    Fine fine{{0}};
+    for (double v : w) fine.prefix.push_back(fine.prefix.back() + v);
+    const double noise = trial % 2 == 0 ? 0.0 : 0.01;
+    const auto timed_run = [&](int n) {
+      std::vector<double> ends{0};
+      for (int k = 1; k < n; ++k) ends.push_back(u(gen) * F);
+      ends.push_back(F);
+      std::sort(ends.begin(), ends.end());
+      std::vector<IntervalSample> rows;
+      for (int k = 0; k < n; ++k)
+        if (ends[k + 1] > ends[k])
+          rows.push_back({ends[k], ends[k + 1],
+                          fine.cost(ends[k], ends[k + 1]) * (1 + noise * (2 * u(gen) - 1))});
+      return Samples(rows);
+    };
+    const int P = 2 + static_cast<int>(u(gen) * 30);
+    std::vector<double> cuts{0};
+    for (int k = 1; k < P; ++k) cuts.push_back(u(gen) * F);
+    cuts.push_back(F);
+    std::sort(cuts.begin(), cuts.end());
+    std::vector<double> times;
+    for (std::size_t k = 0; k + 1 < cuts.size(); ++k)
+      times.push_back(fine.cost(cuts[k], cuts[k + 1]));
+    const double truth = isocost::load_stats(times).le;
+    std::vector<Samples> runs{timed_run(4 + static_cast<int>(u(gen) * 20))};
+    auto before = isocost::guaranteed_balance(runs, cuts, Speeds::uniform(P), noise);
+    const int more = 1 + trial % 3;
+    for (int r = 0; r < more; ++r) {
+      runs.push_back(timed_run(4 + static_cast<int>(u(gen) * 20)));
+      const auto g = isocost::guaranteed_balance(runs, cuts, Speeds::uniform(P), noise);
+      SCOPED_TRACE("trial " + std::to_string(trial) + ", runs " + std::to_string(runs.size()) +
+                   ": " + g.brief_report());
+      EXPECT_GE(truth, g.le_lo - 1e-9);
+      EXPECT_LE(truth, g.le_hi + 1e-9);
+      EXPECT_GE(g.le_lo, before.le_lo - 1e-9);
+      EXPECT_LE(g.le_hi, before.le_hi + 1e-9);
+      narrowed += g.le_lo > before.le_lo + 1e-6 ? 1 : 0;
+      before = g;
+    }
+  }
+  EXPECT_GT(narrowed, 100);  // adding runs does narrow it, not just keep it
 }
 
 }  // namespace
