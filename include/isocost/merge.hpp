@@ -61,8 +61,9 @@ struct MergedRuns {
   int runs_dropped = 0;  ///< older runs left out as drifted (options.tolerance)
   int sweeps = 0;
   /// converged: the kept runs agree (options.converged); iteration_limit:
-  /// they disagree (noisy timings) and the sweeps ran out — the newest run's
-  /// timings hold exactly, run_misfit says how near the others are.
+  /// they disagree (noisy timings) and the sweeps stopped, at max_sweeps or
+  /// where more would change nothing — the newest run's timings hold
+  /// exactly, run_misfit says how near the others are.
   Termination termination = Termination::converged;
   /// Per given run (oldest first): the largest |merged − timed| / timed over
   /// its intervals; NaN for a dropped run.

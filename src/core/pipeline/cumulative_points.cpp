@@ -51,6 +51,10 @@ Accumulated accumulate_rounds(std::span<const std::int64_t> offsets, std::span<c
   MergeOptions merge;
   merge.tolerance = tolerance;
   merge.converged = 1e-12;
+  // Agreeing rounds converge in one sweep from the start (the chains'
+  // cumulative); disagreeing ones (noise) are reconciled enough in a few,
+  // and more would cost a check O(sweeps · atoms) (bench_rebalance).
+  merge.max_sweeps = 20;
   const MergedRuns m = merge_intervals(runs, merge, "rebalance");
   out.x = m.x;
   out.t = m.t;
