@@ -71,6 +71,9 @@ TEST(FitRuns, MeasureCutMeasureTheNewCutsMerge) {
   EXPECT_FALSE(s1.trusted());
   EXPECT_NE(s1.untrusted_reason().find("held out"), std::string::npos) << s1.untrusted_reason();
   EXPECT_FALSE(s1.merged.has_value());
+  ASSERT_TRUE(s1.guaranteed.has_value());
+  EXPECT_LE(s1.guaranteed->le_lo, truth1);
+  EXPECT_GE(s1.guaranteed->le_hi, truth1);
 
   runs.push_back(timed(cuts_of(first), 2));
   const auto second = pchip_fit(runs);
@@ -80,7 +83,7 @@ TEST(FitRuns, MeasureCutMeasureTheNewCutsMerge) {
   EXPECT_LT(s2.merged->run_misfit[1], 1e-9);  // the newest run holds exactly
   const double truth2 = true_le(cuts_of(second));
   EXPECT_GE(truth2, 97);
-  ASSERT_TRUE(s1.guaranteed && s2.guaranteed);
+  ASSERT_TRUE(s2.guaranteed.has_value());
   EXPECT_GT(s2.guaranteed->le_lo, s1.guaranteed->le_lo + 100);  // −299 → −37 %
   EXPECT_LE(s2.guaranteed->le_lo, truth2);
   EXPECT_GE(s2.guaranteed->le_hi, truth2);
