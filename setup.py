@@ -36,6 +36,7 @@ class CMakeBuild(build_ext):
             subprocess.check_call(
                 ["cmake", "-S", str(ROOT), "-B", str(tree), "-DCMAKE_BUILD_TYPE=Release",
                  "-DPython3_EXECUTABLE=" + sys.executable, "-DISOCOST_BUILD_PYTHON=ON",
+                 "-DBUILD_SHARED_LIBS=OFF",  # the module carries the library in it
                  "-DISOCOST_BUILD_CLI=OFF", "-DISOCOST_BUILD_TESTS=OFF",
                  "-DISOCOST_BUILD_BENCH=OFF", "-DISOCOST_BUILD_EXAMPLES=OFF",
                  "-DISOCOST_BUILD_FORTRAN=OFF"]

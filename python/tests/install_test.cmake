@@ -1,7 +1,8 @@
 # Installs the python component of BUILD_DIR into a scratch prefix and imports
 # isocost from there (PYTHONPATH = <prefix>/MODULE_DIR), checking that it is
 # the installed module and that it partitions.
-# Inputs: PYTHON, BUILD_DIR, WORK_DIR, MODULE_DIR (relative to the prefix), CONFIG.
+# Inputs: PYTHON, BUILD_DIR, WORK_DIR, MODULE_DIR (relative to the prefix), CONFIG,
+# SHARED (BUILD_SHARED_LIBS).
 file(REMOVE_RECURSE "${WORK_DIR}")
 set(prefix "${WORK_DIR}/prefix")
 set(config_arg)
@@ -17,7 +18,12 @@ function(run)
   endif()
 endfunction()
 
-run(${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${prefix}" --component python ${config_arg})
+# A module over shared libraries needs them installed too (all components).
+set(component_arg --component python)
+if(SHARED)
+  set(component_arg)
+endif()
+run(${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${prefix}" ${component_arg} ${config_arg})
 if(IS_ABSOLUTE "${MODULE_DIR}")
   set(module_dir "${MODULE_DIR}")
 else()
