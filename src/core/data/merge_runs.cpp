@@ -26,8 +26,11 @@ struct Group {
   double dt;
 };
 
-// The intervals of a run in order of lo; a cumulative run as its chain.
-std::vector<IntervalSample> run_intervals(const Samples& run, std::size_t k) {
+}  // namespace
+
+namespace detail {
+
+std::vector<IntervalSample> run_intervals(const Samples& run, std::size_t k, const char* what) {
   if (run.cumulative() && run.size() > 1) {
     std::vector<double> x, t;
     run.cumulative_points(x, t);
@@ -40,15 +43,11 @@ std::vector<IntervalSample> run_intervals(const Samples& run, std::size_t k) {
                    [](const IntervalSample& a, const IntervalSample& b) { return a.lo < b.lo; });
   for (std::size_t j = 1; j < v.size(); ++j)
     if (v[j].lo < v[j - 1].hi)
-      throw Error("merge_runs: run " + std::to_string(k) + " has overlapping samples (" +
-                  detail::fields_of(v[j - 1]) + ") and (" + detail::fields_of(v[j]) + ")" +
+      throw Error(std::string(what) + ": run " + std::to_string(k) + " has overlapping samples (" +
+                  fields_of(v[j - 1]) + ") and (" + fields_of(v[j]) + ")" +
                   "; expected one run's disjoint intervals (split_runs() groups them)");
   return v;
 }
-
-}  // namespace
-
-namespace detail {
 
 MergedRuns merge_intervals(std::span<const std::vector<IntervalSample>> runs,
                            const MergeOptions& options, const char* what) {
@@ -61,6 +60,7 @@ MergedRuns merge_intervals(std::span<const std::vector<IntervalSample>> runs,
     for (const IntervalSample& s : run) x.insert(x.end(), {s.lo, s.hi});
   std::sort(x.begin(), x.end());
   x.erase(std::unique(x.begin(), x.end()), x.end());
+  if (x.size() < 2) throw Error(std::string(what) + ": the runs time nothing");
   const std::size_t atoms = x.size() - 1;
   const auto at = [&](double v) {
     return static_cast<std::size_t>(std::lower_bound(x.begin(), x.end(), v) - x.begin());
@@ -169,7 +169,8 @@ std::vector<Samples> split_runs(const Samples& samples) {
 MergedRuns merge_runs(std::span<const Samples> runs, const MergeOptions& options) {
   options.validate();
   std::vector<std::vector<IntervalSample>> intervals;
-  for (std::size_t k = 0; k < runs.size(); ++k) intervals.push_back(run_intervals(runs[k], k));
+  for (std::size_t k = 0; k < runs.size(); ++k)
+    intervals.push_back(detail::run_intervals(runs[k], k, "merge_runs"));
   return detail::merge_intervals(intervals, options, "merge_runs");
 }
 

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "core/data/merge_internal.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/merge.hpp"
@@ -71,21 +72,7 @@ std::vector<Run> make_runs(std::span<const Samples> runs, double& span_lo, doubl
   }
   std::vector<Run> out;
   for (std::size_t k = 0; k < runs.size(); ++k) {
-    std::vector<IntervalSample> v;
-    if (runs[k].tiles() || runs[k].cumulative()) {
-      std::vector<double> x, t;
-      runs[k].cumulative_points(x, t);
-      for (std::size_t j = 1; j < x.size(); ++j) v.push_back({x[j - 1], x[j], t[j] - t[j - 1]});
-    } else {
-      v = runs[k].intervals();
-      std::sort(v.begin(), v.end(),
-                [](const IntervalSample& a, const IntervalSample& b) { return a.lo < b.lo; });
-      for (std::size_t j = 1; j < v.size(); ++j)
-        if (v[j].lo < v[j - 1].hi)
-          throw Error("guaranteed_balance: run " + std::to_string(k) +
-                      " has overlapping intervals; expected one run's disjoint intervals "
-                      "(split_runs() groups them)");
-    }
+    const std::vector<IntervalSample> v = detail::run_intervals(runs[k], k, "guaranteed_balance");
     Run r;
     r.t.push_back(0);
     for (const IntervalSample& iv : v) {
