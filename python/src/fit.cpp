@@ -49,6 +49,13 @@ py::dict parameters_of(const FitSummary& s) {
   return out;
 }
 
+py::object guaranteed_of(const FitSummary& s) {
+  if (!s.guaranteed) return py::none();
+  const BalanceGuarantee& g = *s.guaranteed;
+  return py::dict("le_lo"_a = g.le_lo, "le_hi"_a = g.le_hi, "t_max_lo"_a = g.t_max_lo,
+                  "t_max_hi"_a = g.t_max_hi, "coarse_cuts"_a = g.coarse_cuts);
+}
+
 py::dict std_errors_of(const FitSummary& s) {
   py::dict out;
   for (const FitParameter& p : s.parameters) out[py::str(p.name)] = py::cast(p.std_error);
@@ -75,6 +82,14 @@ void bind_fit(py::module_& m) {
       .def_readonly("le_on_samples", &FitSummary::le_on_samples)
       .def_readonly("le_of_samples", &FitSummary::le_of_samples)
       .def_readonly("le_model_claim", &FitSummary::le_model_claim)
+      .def_readonly("le_held_out", &FitSummary::le_held_out,
+                    "An interpolant's L_E cut without a fifth of the knots (held out), or None")
+      .def_property_readonly("guaranteed", &guaranteed_of,
+                             "{le_lo, le_hi, t_max_lo, t_max_hi, coarse_cuts} the samples "
+                             "guarantee for the partition, or None")
+      .def_property_readonly(
+          "runs_merged", [](const FitSummary& s) { return s.merged ? s.merged->runs_used : 1; },
+          "How many runs an interpolant merged (1: one run)")
       .def_property_readonly("converged", &FitSummary::converged)
       .def_property_readonly(
           "termination", [](const FitSummary& s) { return std::string(to_string(s.termination)); })
@@ -91,7 +106,8 @@ void bind_fit(py::module_& m) {
                  "aicc"_a = s.aicc, "iterations"_a = s.iterations, "converged"_a = s.converged(),
                  "termination"_a = std::string(to_string(s.termination)), "message"_a = s.message,
                  "le_on_samples"_a = s.le_on_samples, "le_of_samples"_a = s.le_of_samples,
-                 "le_model_claim"_a = s.le_model_claim);
+                 "le_model_claim"_a = s.le_model_claim, "le_held_out"_a = s.le_held_out,
+                 "guaranteed"_a = guaranteed_of(s));
            })
       .def("__repr__",
            [](const FitSummary& s) { return "<isocost.FitSummary " + s.brief_report() + ">"; });
@@ -108,10 +124,12 @@ void bind_fit(py::module_& m) {
       "fit",
       [](py::object lo, py::object hi, py::object seconds, const std::string& spec, bool relative,
          const std::string& loss, int max_iterations, int ranks, std::optional<double> domain_lo,
-         std::optional<double> domain_hi) {
+         std::optional<double> domain_hi, double noise) {
         const Samples samples = samples_from(lo, hi, seconds);
-        const FitSpec fit_spec = parse_fit_spec(spec);
+        const bool automatic = spec == "auto";  // select_model(), as the CLI's --model auto
+        const FitSpec fit_spec = automatic ? FitSpec{} : parse_fit_spec(spec);
         FitOptions options;
+        options.noise = noise;
         options.relative = relative;
         options.loss = parse_fit_loss(loss);
         options.max_iterations = max_iterations;
@@ -119,13 +137,16 @@ void bind_fit(py::module_& m) {
         options.lo = domain_lo;
         options.hi = domain_hi;
         py::gil_scoped_release release;
+        if (automatic) return select_model(samples, SelectOptions{}, options).best;
         return isocost::fit(samples, fit_spec, options);
       },
       "lo"_a, "hi"_a, "seconds"_a, "spec"_a = "sieve", py::kw_only(), "relative"_a = true,
       "loss"_a = "none", "max_iterations"_a = 200, "ranks"_a = 0, "domain_lo"_a = py::none(),
-      "domain_hi"_a = py::none(),
+      "domain_hi"_a = py::none(), "noise"_a = 0.0,
       "Fits `spec` ('sieve', 'sieve+c', 'power', 'poly:N', 'exp', 'expr:FORMULA', 'pchip', "
-      "'makima') to interval timings: the work in [lo[k], hi[k]) took seconds[k]");
+      "'makima', or 'auto' to choose by cross-validation) to interval timings: the work in "
+      "[lo[k], hi[k]) took seconds[k]. Timings of several runs (rows of different partitions) "
+      "are fitted together; pchip/makima merge them");
 
   m.def(
       "expression_model",

@@ -32,6 +32,43 @@ def test_fit_of_exact_sieve_data_recovers_swartz():
     assert model.cost(hi[-1]) == pytest.approx(dt.sum(), rel=1e-8)
 
 
+def test_auto_picks_a_sieve_form_on_sieve_data():
+    lo, hi, dt = sieve_intervals()
+    model, summary = isocost.fit(lo, hi, dt, "auto", ranks=8)
+    assert summary.model.startswith("sieve"), summary.model
+    assert summary.trusted, summary.untrusted_reason()
+    assert summary.le_held_out is None  # a parametric form is checked on the samples
+    g = summary.guaranteed
+    assert g is not None and g["le_lo"] <= g["le_hi"] <= 100
+
+
+def peak_cost(a, b):
+    """The cost of [a, b) under the density 1 + 20 exp(-((x - 700)/50)^2) on [0, 1000]."""
+    from math import erf, pi, sqrt
+    T = lambda x: x + 500 * sqrt(pi) * erf((x - 700) / 50)
+    return np.array([T(y) - T(x) for x, y in zip(np.atleast_1d(a), np.atleast_1d(b))])
+
+
+def test_pchip_on_two_runs_merges_them_and_is_checked_held_out():
+    # Round 1: 16 equal intervals; round 2: the parts round 1's cuts made.
+    edges = np.linspace(0, 1000, 17)
+    model, first = isocost.fit(edges[:-1], edges[1:], peak_cost(edges[:-1], edges[1:]), "pchip",
+                               ranks=8)
+    assert first.runs_merged == 1
+    assert not first.trusted and "held out" in first.untrusted_reason()
+    assert first.le_held_out < 90
+    cuts = isocost.partition(model, 8).cuts
+    lo = np.concatenate([edges[:-1], cuts[:-1]])
+    hi = np.concatenate([edges[1:], cuts[1:]])
+    model2, second = isocost.fit(lo, hi, peak_cost(lo, hi), "pchip", ranks=8)
+    assert second.runs_merged == 2
+    cuts2 = isocost.partition(model2, 8).cuts
+    costs = peak_cost(cuts2[:-1], cuts2[1:])
+    assert 100 * (2 - costs.max() / costs.mean()) >= 97
+    assert second.guaranteed["le_lo"] > first.guaranteed["le_lo"]
+    assert second.to_dict()["le_held_out"] == second.le_held_out
+
+
 def test_fit_result_object_and_domain():
     lo, hi, dt = sieve_intervals()
     result = isocost.fit(lo, hi, dt, "power", domain_lo=50.0, domain_hi=2e6)
