@@ -58,7 +58,11 @@ std::array<std::int64_t, kMaxDims> corner(py::object values, const std::string& 
 }
 }  // namespace
 
+// isocost.mpi.Balancer (balancer.cpp), with this file's communicator check.
+void bind_balancer(py::module_& m, MPI_Comm (*comm_from)(py::object));
+
 void bind_mpi(py::module_& m) {
+  bind_balancer(m, &comm_from);
   py::class_<mpi::WeightsPartition>(m, "WeightsPartition",
                                     "Integer cuts of weights held in slices by the ranks")
       .def_readonly("cells", &mpi::WeightsPartition::cells)
