@@ -128,11 +128,16 @@ void balance_on_samples(const CostModel& model, std::span<const Samples> runs,
   const auto part = partition(model, Speeds::uniform(P));
   out.le_on_samples = load_stats(costs_on_samples(truth, part.cuts)).le;
   out.le_model_claim = part.predicted_le;
-  // The guarantee is for the partition the user asked for, from every run.
-  out.guaranteed = asked == P
-                       ? guaranteed_balance(runs, part.cuts, Speeds::uniform(P), options.noise)
-                       : guaranteed_balance(runs, partition(model, Speeds::uniform(asked)).cuts,
-                                            Speeds::uniform(asked), options.noise);
+  // The guarantee is for the partition the user asked for, from every run;
+  // none when no run times the whole span (the total is then unknown).
+  try {
+    out.guaranteed = asked == P
+                         ? guaranteed_balance(runs, part.cuts, Speeds::uniform(P), options.noise)
+                         : guaranteed_balance(runs, partition(model, Speeds::uniform(asked)).cuts,
+                                              Speeds::uniform(asked), options.noise);
+  } catch (const Error&) {
+    out.guaranteed.reset();
+  }
 }
 
 // Folds of the held-out check of an interpolant (as select_model()'s default).

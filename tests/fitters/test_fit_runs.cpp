@@ -134,6 +134,28 @@ TEST(FitRuns, TheHeldOutCheckPassesWhereTheInterpolantIsRight) {
   EXPECT_TRUE(f.summary.trusted()) << f.summary.untrusted_reason();
 }
 
+// Runs that time the span only together (none alone): the fit and its
+// balance check stand on their merge; no run bounds the total, so there is
+// no guarantee, and no error either.
+TEST(FitRuns, RunsThatCoverTheSpanOnlyTogetherHaveNoGuarantee) {
+  const auto T = [](double x) { return std::pow(x, 1.5); };
+  std::vector<isocost::IntervalSample> rows;
+  // split_runs(): [1, 4), [4, 6) and [8, 10) one run (with a gap), [5, 8)
+  // the newest, which tiles its own span.
+  for (const auto& [lo, hi] :
+       std::vector<std::pair<double, double>>{{1, 4}, {4, 6}, {5, 8}, {8, 10}})
+    rows.push_back({lo, hi, T(hi) - T(lo)});
+  isocost::FitSpec power;
+  power.form = isocost::FitForm::power;
+  isocost::FitOptions o;
+  o.ranks = 2;
+  const auto f = isocost::fit(isocost::Samples(rows), power, o);
+  ASSERT_TRUE(f.converged()) << f.summary.message;
+  EXPECT_NEAR(f.summary.parameter("p"), 1.5, 1e-6);
+  EXPECT_TRUE(f.summary.le_on_samples.has_value());
+  EXPECT_FALSE(f.summary.guaranteed.has_value());
+}
+
 // --model auto on two runs: the interpolants compete on the merge's chain.
 TEST(FitRuns, AutoLetsTheInterpolantsCompeteOnSeveralRuns) {
   const auto a = timed(equal_ends(16), 1);
