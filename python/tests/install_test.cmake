@@ -10,13 +10,7 @@ if(CONFIG)
   set(config_arg --config ${CONFIG})
 endif()
 
-function(run)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  message("${out}${err}")
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "failed (${rc}): ${ARGN}")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/../../tests/support/run_command.cmake)  # run()
 
 # A module over shared libraries needs them installed too (all components).
 set(component_arg --component python)

@@ -8,14 +8,8 @@
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 
-function(run)
-  execute_process(COMMAND ${ARGN} WORKING_DIRECTORY "${WORK_DIR}" RESULT_VARIABLE rc
-                  OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  message("${out}${err}")
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "failed (${rc}): ${ARGN}")
-  endif()
-endfunction()
+set(RUN_DIRECTORY "${WORK_DIR}")  # outside the source and build trees
+include(${CMAKE_CURRENT_LIST_DIR}/../../tests/support/run_command.cmake)  # run()
 
 set(venv "${WORK_DIR}/v")
 run("${PYTHON}" -m venv --system-site-packages "${venv}")
