@@ -149,6 +149,14 @@ int isocost_model_domain(const isocost_model* model, double* lo, double* hi) ISO
 /** The total cost TT = t(hi) > 0. */
 int isocost_model_total(const isocost_model* model, double* total) ISOCOST_NOEXCEPT;
 
+/** Writes the model's one-line description (isocost::CostModel::describe(),
+ *  e.g. "sieve t(x) = A*x^p/(ln x - c), A=… p=… c=… on [lo, hi]"; for a model
+ *  fitted with spec "auto", the form chosen) into text as a NUL-terminated
+ *  string of at most size − 1 characters; *length (may be NULL) receives the
+ *  full length, so size = 0 with text = NULL asks for it. */
+int isocost_model_describe(const isocost_model* model, char* text, int64_t size,
+                           int64_t* length) ISOCOST_NOEXCEPT;
+
 /* ------------------------------------------------------------------------
  * Partitions */
 
@@ -198,6 +206,11 @@ void isocost_density_free(isocost_density* density) ISOCOST_NOEXCEPT;
 /** The number of dimensions (1..3) and the total cost of a density. Either
  *  output may be NULL. */
 int isocost_density_info(const isocost_density* density, int* dims, double* total) ISOCOST_NOEXCEPT;
+
+/** The density's one-line description (isocost::Density::describe(); for a
+ *  fitted one, its form and coefficients), as isocost_model_describe(). */
+int isocost_density_describe(const isocost_density* density, char* text, int64_t size,
+                             int64_t* length) ISOCOST_NOEXCEPT;
 
 /** One rank's box (isocost::Part). Entries past the density's dims are 0. */
 struct isocost_part {
@@ -342,7 +355,11 @@ int isocost_fit_options_init(struct isocost_fit_options* options) ISOCOST_NOEXCE
  *  - spec: isocost::parse_fit_spec() text: "sieve" (Swartz eq. (4): fits A
  *    and p), "sieve+c", "sieve+q", "sieve+c+q", "power", "poly:N"
  *    (1 <= N <= 10), "exp", "expr:FORMULA" (muParser, e.g. "expr:A*x^p"),
- *    "pchip" or "makima" (interpolation of one tiling run, no parameters).
+ *    "pchip" or "makima" (interpolation of one tiling run, no parameters),
+ *    or "auto": isocost::select_model()'s choice among sieve, sieve+c,
+ *    sieve+q, power, poly:2, poly:3, exp, pchip and makima by
+ *    cross-validation (isocost_model_describe() names the one chosen; the
+ *    summary holds its parameters).
  *    A spec with more than ISOCOST_MAX_FIT_PARAMETERS parameters is an error
  *    when summary is not NULL.
  *  - out: receives the fitted model, owned by the caller (isocost_model_free).
@@ -367,6 +384,29 @@ int isocost_fit(const double* lo, const double* hi, const double* seconds, int64
 int isocost_fit_ex(const double* lo, const double* hi, const double* seconds, int64_t count,
                    const char* spec, const struct isocost_fit_options* options, isocost_model** out,
                    struct isocost_fit_summary* summary) ISOCOST_NOEXCEPT;
+
+/** Fits a cost density rho(x, y[, z]) to `count` >= 1 box timings in `dims`
+ *  (1..3) dimensions: the work inside box k took costs[k] (finite, > 0).
+ *  Box k spans lo[k·dims + a] < hi[k·dims + a] along axis a. The density's
+ *  domain is the samples' bounding box. isocost::fit_density() with default
+ *  settings (relative residuals).
+ *  - form: "separable:N" (a product of one Bernstein polynomial of degree
+ *    N <= 10 per axis, >= 0 by construction; "separable" is degree 3),
+ *    "poly:N" (total degree N <= 6, checked >= 0), or "auto":
+ *    isocost::select_density(), the lowest AICc among separable:0…4 and
+ *    poly:0…4 (isocost_density_describe() names the one chosen).
+ *  - out: the fitted density, owned by the caller (isocost_density_free),
+ *    for isocost_decompose() and isocost_decompose_auto().
+ *  - summary: may be NULL; its rmse, max_rel_error, r_squared, iterations
+ *    and converged are written; n_parameters is 0 (a 3-D density has up to
+ *    33: isocost_density_describe() gives them).
+ *  Outcomes as isocost_fit(): ISOCOST_OK; ISOCOST_ERROR_NOT_CONVERGED (*out
+ *  is the last iterate's density: free it); ISOCOST_ERROR_INVALID_ARGUMENT
+ *  (a NULL pointer, a bad box or cost named by index, a bad form, samples
+ *  that cannot determine the form: *out = NULL). */
+int isocost_fit_density(const double* lo, const double* hi, const double* costs, int64_t count,
+                        int dims, const char* form, isocost_density** out,
+                        struct isocost_fit_summary* summary) ISOCOST_NOEXCEPT;
 
 #ifdef __cplusplus
 }

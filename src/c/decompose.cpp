@@ -6,15 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "c/density.hpp"
 #include "c/status.hpp"
 #include "isocost/decompose.hpp"
 #include "isocost/density.hpp"
 #include "isocost/metrics.hpp"
-
-/// What an isocost_density* points to: one immutable Density.
-struct isocost_density {
-  isocost::Density density;
-};
 
 namespace {
 
@@ -120,6 +116,14 @@ int isocost_density_grid(const double* weights, int dims, const std::int64_t* ce
 }
 
 void isocost_density_free(isocost_density* density) noexcept { delete density; }
+
+int isocost_density_describe(const isocost_density* density, char* text, std::int64_t size,
+                             std::int64_t* length) noexcept {
+  return guard("isocost_density_describe", [&] {
+    require(density, "density");
+    isocost::c::copy_text(density->density.describe(), text, size, length);
+  });
+}
 
 int isocost_density_info(const isocost_density* density, int* dims, double* total) noexcept {
   return guard("isocost_density_info", [&] {

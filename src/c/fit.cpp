@@ -69,10 +69,14 @@ int fit_c(const char* function, const double* lo, const double* hi, const double
     require(spec, "spec");
     require(out, "out");
     require_at_least<std::int64_t>(count, 1, "count");
-    const isocost::FitSpec fit_spec = isocost::parse_fit_spec(spec);
+    // "auto": select_model()'s choice by cross-validation, as the CLI's
+    // --model auto (every candidate has at most four parameters).
+    const bool automatic = std::string(spec) == "auto";
+    const isocost::FitSpec fit_spec =
+        automatic ? isocost::FitSpec{} : isocost::parse_fit_spec(spec);
     const isocost::FitOptions fit_options =
         options == nullptr ? isocost::FitOptions{} : to_cpp(*options);
-    if (summary != nullptr) {
+    if (summary != nullptr && !automatic) {
       const auto names = isocost::fit_parameter_names(fit_spec);
       if (names.size() > ISOCOST_MAX_FIT_PARAMETERS)
         throw Failure{ISOCOST_ERROR_INVALID_ARGUMENT,
@@ -83,7 +87,10 @@ int fit_c(const char* function, const double* lo, const double* hi, const double
     }
     std::vector<isocost::IntervalSample> v(static_cast<std::size_t>(count));
     for (std::size_t k = 0; k < v.size(); ++k) v[k] = {lo[k], hi[k], seconds[k]};
-    isocost::FitResult r = isocost::fit(isocost::Samples(std::move(v)), fit_spec, fit_options);
+    isocost::Samples samples(std::move(v));
+    isocost::FitResult r =
+        automatic ? isocost::select_model(samples, isocost::SelectOptions{}, fit_options).best
+                  : isocost::fit(samples, fit_spec, fit_options);
     if (summary != nullptr) write_summary(r.summary, *summary);
     if (!r.model) throw Failure{ISOCOST_ERROR_FAILED, "the fit failed: " + r.summary.message};
     *out = new isocost_model{std::move(*r.model)};

@@ -129,4 +129,12 @@ int isocost_model_total(const isocost_model* model, double* total) noexcept {
   });
 }
 
+int isocost_model_describe(const isocost_model* model, char* text, std::int64_t size,
+                           std::int64_t* length) noexcept {
+  return guard("isocost_model_describe", [&] {
+    require(model, "model");
+    isocost::c::copy_text(model->model.describe(), text, size, length);
+  });
+}
+
 }  // extern "C"

@@ -1,6 +1,10 @@
 // c/status.cpp — isocost_last_error() and isocost_status_name().
 #include "c/status.hpp"
 
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
 namespace isocost::c {
 namespace {
 thread_local std::string message;
@@ -21,6 +25,16 @@ int set_error(int status, const char* function, const char* what) noexcept {
     fixed = "out of memory while reporting an error";
   }
   return status;
+}
+
+void copy_text(const std::string& value, char* text, std::int64_t size, std::int64_t* length) {
+  require_at_least<std::int64_t>(size, 0, "size");
+  if (size > 0) require(text, "text");
+  if (length != nullptr) *length = static_cast<std::int64_t>(value.size());
+  if (size == 0) return;
+  const std::size_t n = std::min(value.size(), static_cast<std::size_t>(size - 1));
+  value.copy(text, n);
+  text[n] = '\0';
 }
 
 }  // namespace isocost::c

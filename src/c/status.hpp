@@ -2,6 +2,7 @@
 // every C++ exception into a status code (include/isocost/isocost.h).
 #pragma once
 
+#include <cstdint>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -38,6 +39,11 @@ void require_at_least(I n, I min, const char* name) {
         ISOCOST_ERROR_INVALID_ARGUMENT,
         detail::expected_got(name, "an integer >= " + std::to_string(min), std::to_string(n))};
 }
+
+/// Copies `value` into text[0 .. size) as a NUL-terminated string, truncated
+/// to size − 1 characters; *length (if not NULL) receives its full length.
+/// text may be NULL when size is 0 (a query of the length).
+void copy_text(const std::string& value, char* text, std::int64_t size, std::int64_t* length);
 
 /// Runs body() and returns ISOCOST_OK, or the status of what it threw, with
 /// this thread's message set accordingly. Nothing escapes.

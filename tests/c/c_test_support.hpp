@@ -16,6 +16,11 @@ struct ModelDeleter {
   void operator()(isocost_model* m) const { isocost_model_free(m); }
 };
 using Model = std::unique_ptr<isocost_model, ModelDeleter>;
+/// Owns a density made by the C interface.
+struct DensityDeleter {
+  void operator()(isocost_density* d) const { isocost_density_free(d); }
+};
+using Density = std::unique_ptr<isocost_density, DensityDeleter>;
 
 inline bool Has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;

@@ -21,10 +21,7 @@
 
 namespace {
 
-struct DensityDeleter {
-  void operator()(isocost_density* d) const { isocost_density_free(d); }
-};
-using Density = std::unique_ptr<isocost_density, DensityDeleter>;
+using isocost::testing::Density;
 
 using isocost::testing::ExpectFailure;
 using isocost::testing::Has;

@@ -416,3 +416,70 @@ TEST(ExpressionDensity, BadFormulas) {
 }
 
 }  // namespace
+
+namespace {
+
+// Box costs of rho = (1 + x)(1 + 2y) on a 6 × 5 grid of [0, 3] × [0, 2]
+// (the mass of [a, b] × [c, d] is (b − a + (b² − a²)/2)(d − c + d² − c²)),
+// with an alternating relative error of `wobble`.
+std::vector<isocost::BoxSample> ProductBoxes(double wobble) {
+  std::vector<isocost::BoxSample> s;
+  for (int j = 0; j < 5; ++j)
+    for (int i = 0; i < 6; ++i) {
+      const double a = 0.5 * i, b = 0.5 * (i + 1), c = 0.4 * j, d = 0.4 * (j + 1);
+      const double m = (b - a + (b * b - a * a) / 2) * (d - c + d * d - c * c);
+      s.push_back({isocost::Box::of({a, c}, {b, d}), m * (1 + ((i + j) % 2 ? wobble : -wobble))});
+    }
+  return s;
+}
+
+}  // namespace
+
+TEST(SelectDensity, ChoosesTheLowestAiccAndExplainsEveryCandidate) {
+  const auto samples = ProductBoxes(0.01);
+  const isocost::DensitySelection sel = isocost::select_density(samples);
+  ASSERT_EQ(sel.candidates.size(), 10u);  // separable:0…4, poly:0…4
+  double lowest = std::numeric_limits<double>::infinity();
+  std::string winner;
+  for (const auto& c : sel.candidates) {
+    if (!c.ok) {
+      EXPECT_FALSE(c.error.empty()) << c.model;
+      continue;
+    }
+    // Each candidate's AICc is its own fit's: fitted again independently.
+    const auto r = isocost::fit_density(samples, isocost::parse_density_form(c.model));
+    EXPECT_EQ(c.aicc, r.summary.aicc) << c.model;
+    if (c.aicc < lowest) lowest = c.aicc, winner = c.model;
+  }
+  EXPECT_EQ(sel.best.summary.aicc, lowest);
+  EXPECT_EQ(sel.best.summary.model, winner);
+  // With 1 % noise on a product of linear factors, constants lose.
+  EXPECT_NE(winner, "separable:0");
+  EXPECT_NE(winner, "poly:0");
+  // And whatever won holds the total to the noise.
+  EXPECT_NEAR(sel.best.density.total(), 45, 0.02 * 45);  // (3 + 9/2)(2 + 4)
+}
+
+TEST(SelectDensity, NothingFittableNamesEveryCandidate) {
+  const auto one = std::vector<isocost::BoxSample>{ProductBoxes(0)[0]};
+  try {
+    isocost::select_density(one);
+    FAIL() << "no Error";
+  } catch (const isocost::Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("no form could be fitted to the 1 samples"), std::string::npos) << m;
+    for (const char* form : {"separable:0", "separable:4", "poly:0", "poly:4"})
+      EXPECT_NE(m.find(form), std::string::npos) << form << " in " << m;
+  }
+}
+
+TEST(ParseDensityForm, FormsDegreesAndErrors) {
+  EXPECT_EQ(isocost::parse_density_form("separable").degree, 3);
+  const auto p = isocost::parse_density_form("poly:4");
+  EXPECT_EQ(p.form, isocost::DensityForm::polynomial);
+  EXPECT_EQ(p.degree, 4);
+  EXPECT_EQ(isocost::parse_density_form("separable:10").degree, 10);
+  for (const char* bad :
+       {"poly", "poly:", "poly:-1", "poly:2x", "separable:11", "poly:7", "bell:2"})
+    EXPECT_THROW(isocost::parse_density_form(bad), isocost::Error) << bad;
+}

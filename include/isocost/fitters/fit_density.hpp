@@ -122,4 +122,32 @@ struct DensityFitResult {
 DensityFitResult fit_density(const std::vector<BoxSample>& samples,
                              const DensityFitOptions& options = {});
 
+/// Parses "separable:N" or "poly:N" (also "separable", degree 3) into the
+/// form and degree of `options`; throws Error naming the text otherwise.
+DensityFitOptions parse_density_form(const std::string& text, DensityFitOptions options = {});
+
+/// One candidate of select_density().
+struct DensityCandidate {
+  std::string model;  ///< "separable:N" or "poly:N"
+  bool ok = false;    ///< fitted (and non-negative, for polynomials)
+  double aicc = 0;    ///< the candidate's AICc (summary.aicc) when ok
+  std::string error;  ///< why it could not be fitted, when not ok
+};
+
+/// The density with the lowest AICc and the table that explains the choice.
+struct DensitySelection {
+  DensityFitResult best;
+  std::vector<DensityCandidate> candidates;
+};
+
+/// Fits separable:0…4 and poly:0…4 (options.form and degree are ignored; the
+/// rest apply to every candidate) and keeps the one of lowest AICc. AICc
+/// compares them fairly: every candidate has the same residual metric
+/// (options.relative) on the same samples. Candidates the samples cannot
+/// determine (too few, too little coverage, a negative polynomial) are
+/// skipped with their reason. Throws Error, with every candidate's reason,
+/// when none can be fitted.
+DensitySelection select_density(const std::vector<BoxSample>& samples,
+                                const DensityFitOptions& options = {});
+
 }  // namespace isocost
