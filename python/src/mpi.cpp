@@ -1,7 +1,6 @@
 // python/src/mpi.cpp — isocost.mpi: the distributed partitioners over an
-// mpi4py communicator. The communicator crosses as its Fortran handle
-// (comm.py2f() → MPI_Comm_f2c), so no mpi4py headers are needed; mpi4py
-// must have initialised MPI (`from mpi4py import MPI`).
+// mpi4py communicator (mpi_support.hpp), and the families of the balancers
+// (distributions.cpp, exchange.cpp, balancers.cpp).
 #include <mpi.h>
 #include <pybind11/stl.h>
 
@@ -15,32 +14,13 @@
 #include "isocost/mpi/decompose_grid.hpp"
 #include "isocost/mpi/partition_points.hpp"
 #include "isocost/mpi/partition_weights.hpp"
+#include "mpi_support.hpp"
 
 namespace isocost::python {
 
 using namespace pybind11::literals;
 
 namespace {
-MPI_Comm comm_from(py::object comm) {
-  if (!py::hasattr(comm, "py2f"))
-    throw py::type_error("comm: expected an mpi4py communicator (with py2f()), got " +
-                         std::string(py::str(py::type::of(comm))));
-  int initialized = 0, finalized = 0;
-  MPI_Initialized(&initialized);
-  MPI_Finalized(&finalized);
-  if (!initialized || finalized)
-    throw Error("comm: MPI is not initialised (import mpi4py.MPI first) or already finalised");
-  const MPI_Comm c = MPI_Comm_f2c(comm.attr("py2f")().cast<MPI_Fint>());
-  if (c == MPI_COMM_NULL) throw Error("comm: expected a communicator, got MPI.COMM_NULL");
-  return c;
-}
-
-int comm_size(MPI_Comm comm) {
-  int size = 0;
-  MPI_Comm_size(comm, &size);
-  return size;
-}
-
 std::array<std::int64_t, kMaxDims> corner(py::object values, const std::string& what, int dims) {
   std::array<std::int64_t, kMaxDims> out{0, 0, 0};
   std::size_t a = 0;
@@ -58,11 +38,10 @@ std::array<std::int64_t, kMaxDims> corner(py::object values, const std::string& 
 }
 }  // namespace
 
-// isocost.mpi.Balancer (balancer.cpp), with this file's communicator check.
-void bind_balancer(py::module_& m, MPI_Comm (*comm_from)(py::object));
-
 void bind_mpi(py::module_& m) {
-  bind_balancer(m, &comm_from);
+  bind_distributions(m);
+  bind_exchange(m);
+  bind_balancers(m);
   py::class_<mpi::WeightsPartition>(m, "WeightsPartition",
                                     "Integer cuts of weights held in slices by the ranks")
       .def_readonly("cells", &mpi::WeightsPartition::cells)

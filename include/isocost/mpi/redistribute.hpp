@@ -43,6 +43,7 @@
 #include <cstring>
 #include <new>
 #include <ranges>
+#include <span>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -117,6 +118,28 @@ RedistributeSummary redistribute_bytes(MPI_Comm comm, const BoxDistribution& fro
                                        ResizeFn resize, bool aliased,
                                        const RedistributeOptions& options, std::string problem = {},
                                        Rider* rider = nullptr);
+
+/// One array of redistribute_rows(): rows of `row_bytes` bytes, one per
+/// element; `from` holds this rank's from-elements, `to` has room for its
+/// to-elements. Arrays whose element size is known only at run time (the C
+/// and Python interfaces' arrays).
+struct RowArray {
+  const void* from = nullptr;
+  void* to = nullptr;
+  std::size_t row_bytes = 0;
+};
+/// Moves every array's rows from `from` to `to` together (element i of every
+/// array as one record), as redistribute_arrays() does for std::vectors.
+/// Collective; the arrays' count and row sizes must agree across ranks (the
+/// caller agrees them first). A non-empty `problem` is this rank's own input
+/// error: every rank throws the same Error and nothing moves. The `to` rows
+/// are written only after the transfer succeeded.
+RedistributeSummary redistribute_rows(MPI_Comm comm, const BlockDistribution& from,
+                                      const BlockDistribution& to, std::span<const RowArray> arrays,
+                                      const RedistributeOptions& options, std::string problem = {});
+RedistributeSummary redistribute_rows(MPI_Comm comm, const BoxDistribution& from,
+                                      const BoxDistribution& to, std::span<const RowArray> arrays,
+                                      const RedistributeOptions& options, std::string problem = {});
 
 /// Several arrays of one distribution's elements, moved as one record per
 /// element: the bytes of element i of every array, in order.

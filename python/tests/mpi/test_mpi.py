@@ -113,7 +113,9 @@ def test_errors_are_raised_on_every_rank(raises):
     with raises(isocost.Error, "shape: expected 1 to 3 cell counts, got 4"):
         isocost.mpi.decompose_grid(comm, (4, 4, 4, 4), (0,), (4, 4), np.ones((4, 4)), (2,))
     # Every rank has the same bad option: one line names them all.
-    who = "1 rank (rank 0" if size == 1 else f"{size} ranks (ranks {', '.join(map(str, range(size)))}"
+    # Runs of three or more ranks are named as a range (agreement.cpp's rank_list).
+    every = ", ".join(map(str, range(size))) if size <= 2 else f"0-{size - 1}"
+    who = "1 rank (rank 0" if size == 1 else f"{size} ranks (ranks {every}"
     with raises(isocost.Error, f"partition_points: invalid input on {who}: options: buckets: "
                                "expected an integer in [2, 65536], got 1)"):
         isocost.mpi.partition_points(comm, np.ones((3, 2)), np.ones(3), buckets=1)

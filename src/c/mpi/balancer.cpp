@@ -210,49 +210,18 @@ void migrate(isocost_balancer& h, int narrays, const void* const* old_arrays,
   const std::int64_t old_count = plan.from.count(h.rank), new_count = plan.to.count(h.rank);
   Problems p;
   std::string layout;
-  const std::size_t record =
-      check_arrays(p, narrays, old_arrays, new_arrays, element_bytes, old_count, new_count, layout);
+  check_arrays(p, narrays, old_arrays, new_arrays, element_bytes, old_count, new_count, layout);
   const isocost::mpi::detail::Same same[] = {
       isocost::mpi::detail::same_text("narrays and element_bytes", layout)};
   agree_arguments(h.comm, p, same);
   if (narrays > 0) {
-    // Element i of every array, in order, becomes record i (as Records does
-    // for std::vectors). A failed allocation is agreed by the redistribution.
-    std::string problem;
-    isocost::mpi::detail::Records packed, arrived;
-    packed.record_size = arrived.record_size = record;
-    try {
-      packed.bytes.resize(static_cast<std::size_t>(old_count) * record);
-    } catch (const std::bad_alloc&) {
-      problem = "out of memory packing " + std::to_string(old_count) + " records of " +
-                std::to_string(record) + " bytes";
-    }
-    if (problem.empty()) {
-      std::size_t at = 0;
-      for (int k = 0; k < narrays; ++k) {
-        const std::size_t e = element_bytes[k];
-        const auto* a = static_cast<const std::byte*>(old_arrays[k]);
-        for (std::int64_t i = 0; i < old_count; ++i)
-          std::memcpy(packed.bytes.data() + static_cast<std::size_t>(i) * record + at,
-                      a + static_cast<std::size_t>(i) * e, e);
-        at += e;
-      }
-    }
+    // Element i of every array, in order, travels as record i.
+    std::vector<isocost::mpi::detail::RowArray> rows;
+    for (int k = 0; k < narrays; ++k)
+      rows.push_back({old_arrays[k], new_arrays[k], element_bytes[k]});
     isocost::mpi::RedistributeOptions ro;
     ro.verify = h.verify;
-    isocost::mpi::detail::redistribute_bytes(
-        h.comm, plan.from, plan.to, packed.bytes.data(),
-        problem.empty() ? static_cast<std::size_t>(old_count) : 0, record, &arrived,
-        &isocost::mpi::detail::resize_records, false, ro, problem);
-    std::size_t at = 0;
-    for (int k = 0; k < narrays; ++k) {
-      const std::size_t e = element_bytes[k];
-      auto* b = static_cast<std::byte*>(new_arrays[k]);
-      for (std::int64_t i = 0; i < new_count; ++i)
-        std::memcpy(b + static_cast<std::size_t>(i) * e,
-                    arrived.bytes.data() + static_cast<std::size_t>(i) * record + at, e);
-      at += e;
-    }
+    isocost::mpi::detail::redistribute_rows(h.comm, plan.from, plan.to, rows, ro);
   }
   h.balancer->apply(plan);  // adopts plan.to; collective
   h.pending.reset();
