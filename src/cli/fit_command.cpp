@@ -85,11 +85,16 @@ nlohmann::ordered_json parameters_json(const FitSummary& s) {
   return list;
 }
 
-nlohmann::ordered_json quality_json(const FitSummary& s) {
-  return {{"rmse", number(s.rmse)},
-          {"max_rel_error", number(s.max_rel_error)},
-          {"r_squared", number(s.r_squared)},
-          {"aicc", number(s.aicc)}};
+// A fit without a model was never scored: its quality is null, not 0 (which
+// would read as a perfect fit).
+nlohmann::ordered_json quality_json(const FitSummary& s, bool scored) {
+  const auto value = [scored](double v) {
+    return scored ? number(v) : nlohmann::ordered_json(nullptr);
+  };
+  return {{"rmse", value(s.rmse)},
+          {"max_rel_error", value(s.max_rel_error)},
+          {"r_squared", value(s.r_squared)},
+          {"aicc", value(s.aicc)}};
 }
 
 int free_parameters(const FitSummary& s) {
@@ -363,7 +368,8 @@ nlohmann::ordered_json fit_json(const Fitted& f) {
                   {"loss", loss_name(f.options.loss)},
                   {"loss_scale", f.options.loss_scale}};
   j["parameters"] = parameters_json(s);
-  j["quality"] = quality_json(s);
+  const bool scored = f.result.model.has_value();
+  j["quality"] = quality_json(s, scored);
   j["solver"] = {{"iterations", s.iterations},
                  {"solve_seconds", s.solve_seconds},
                  // "termination" keeps its meaning (Ceres' own words); the
@@ -386,7 +392,7 @@ nlohmann::ordered_json fit_json(const Fitted& f) {
   // The verdict and the measurements it rests on (FitSummary::untrusted_reason()).
   j["verdict"] = {{"trusted", s.trusted()},
                   {"reason", s.untrusted_reason()},
-                  {"r_squared", number(s.r_squared)},
+                  {"r_squared", j["quality"]["r_squared"]},
                   {"le_on_samples", optional(s.le_on_samples)},
                   {"le_of_samples", optional(s.le_of_samples)},
                   {"le_held_out", optional(s.le_held_out)}};
@@ -413,7 +419,7 @@ nlohmann::ordered_json fit_json(const Fitted& f) {
                                     {"note", c.note}};
       if (c.summary) {
         row["parameters"] = parameters_json(*c.summary);
-        row["quality"] = quality_json(*c.summary);
+        row["quality"] = quality_json(*c.summary, c.ok);
       }
       row["error"] = c.error;
       list.push_back(row);

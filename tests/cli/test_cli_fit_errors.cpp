@@ -78,6 +78,25 @@ TEST_F(CliFit, NotConvergedIsExitThreeWithTheResult) {
   }
 }
 
+// A fit that yields no model was never scored: its quality is null in the
+// JSON, not 0 (an rmse of 0 would read as a perfect fit), and it is no
+// trusted result.
+TEST_F(CliFit, AFitWithoutAModelHasNoQuality) {
+  const auto f = File("power.csv", IntervalCsv(kPower, 100, 1e7, 40, true));
+  const Outcome j = Isocost({"fit", f, "--model", "expr:A*exp(-x/b)", "--json"});
+  EXPECT_EQ(j.code, 3) << j.err;
+  const auto doc = nlohmann::json::parse(j.out);
+  ASSERT_EQ(doc["solver"]["status"], "failed") << j.out;
+  for (const char* field : {"rmse", "max_rel_error", "r_squared", "aicc"})
+    EXPECT_TRUE(doc["quality"][field].is_null()) << field << ": " << doc["quality"];
+  EXPECT_TRUE(doc["verdict"]["r_squared"].is_null()) << doc["verdict"];
+  EXPECT_EQ(doc["verdict"]["trusted"], false);
+  // A fit that has a model has numbers there.
+  const Outcome ok = Isocost({"fit", f, "--model", "power", "--json"});
+  ASSERT_EQ(ok.code, 0) << ok.err;
+  EXPECT_GT(nlohmann::json::parse(ok.out)["quality"]["r_squared"].get<double>(), 0.99);
+}
+
 TEST_F(CliFit, PlotWithoutGnuplotIsAnErrorAndWritesNothing) {
   const auto f = File("power.csv", IntervalCsv(kPower, 10, 1e6, 40, true));
   const std::string empty_path = Bin().string();  // holds no gnuplot
