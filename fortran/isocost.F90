@@ -29,18 +29,21 @@ module isocost
                        c_discrete => isocost_model_discrete, c_free => isocost_model_free, &
                        c_cost => isocost_model_cost, c_density => isocost_model_density, &
                        c_domain => isocost_model_domain, c_total => isocost_model_total, &
+                       c_model_describe => isocost_model_describe, &
                        c_partition => isocost_partition, c_load_stats => isocost_load_stats, &
                        c_imbalance => isocost_imbalance, c_phase_stats => isocost_phase_stats, &
                        isocost_part, isocost_decomposition, &
                        c_density_grid => isocost_density_grid, &
                        c_density_free => isocost_density_free, &
                        c_density_info => isocost_density_info, &
+                       c_density_describe => isocost_density_describe, &
                        c_decompose => isocost_decompose, c_decompose_auto => isocost_decompose_auto
 #ifdef ISOCOST_HAVE_FIT
   use isocost_c, only: ISOCOST_MAX_FIT_PARAMETERS, isocost_fit_summary, isocost_fit_options, &
                        ISOCOST_FIT_LOSS_NONE, ISOCOST_FIT_LOSS_HUBER, ISOCOST_FIT_LOSS_CAUCHY, &
                        c_fit => isocost_fit, c_fit_ex => isocost_fit_ex, &
-                       c_fit_options_init => isocost_fit_options_init
+                       c_fit_options_init => isocost_fit_options_init, &
+                       c_fit_density => isocost_fit_density
 #endif
 #ifdef ISOCOST_HAVE_MPI
   use isocost_c_mpi, only: ISOCOST_POLICY_CHOOSE, ISOCOST_POLICY_GLOBAL, ISOCOST_POLICY_DIFFUSION, &
@@ -74,15 +77,16 @@ module isocost
   public :: isocost_model_sieve, isocost_model_power, isocost_model_polynomial
   public :: isocost_model_tabulated, isocost_model_discrete, isocost_model_free
   public :: isocost_model_cost, isocost_model_density, isocost_model_domain
-  public :: isocost_model_total, isocost_partition, isocost_load_stats
+  public :: isocost_model_total, isocost_model_describe, isocost_partition, isocost_load_stats
   public :: isocost_imbalance, isocost_phase_stats
   public :: isocost_part, isocost_decomposition
   public :: isocost_density_grid, isocost_density_free, isocost_density_info
+  public :: isocost_density_describe
   public :: isocost_decompose, isocost_decompose_auto
 #ifdef ISOCOST_HAVE_FIT
   public :: ISOCOST_MAX_FIT_PARAMETERS, isocost_fit_summary, isocost_fit_options
   public :: ISOCOST_FIT_LOSS_NONE, ISOCOST_FIT_LOSS_HUBER, ISOCOST_FIT_LOSS_CAUCHY
-  public :: isocost_fit, isocost_fit_options_init
+  public :: isocost_fit, isocost_fit_options_init, isocost_fit_density
 #endif
 #ifdef ISOCOST_HAVE_MPI
   public :: ISOCOST_POLICY_CHOOSE, ISOCOST_POLICY_GLOBAL, ISOCOST_POLICY_DIFFUSION
@@ -135,6 +139,9 @@ module isocost
   interface isocost_model_total
     module procedure f_model_total
   end interface isocost_model_total
+  interface isocost_model_describe
+    module procedure f_model_describe
+  end interface isocost_model_describe
   interface isocost_partition
     module procedure f_partition
   end interface isocost_partition
@@ -156,6 +163,9 @@ module isocost
   interface isocost_density_info
     module procedure f_density_info
   end interface isocost_density_info
+  interface isocost_density_describe
+    module procedure f_density_describe
+  end interface isocost_density_describe
   interface isocost_decompose
     module procedure f_decompose
   end interface isocost_decompose
@@ -169,6 +179,9 @@ module isocost
   interface isocost_fit_options_init
     module procedure f_fit_options_init
   end interface isocost_fit_options_init
+  interface isocost_fit_density
+    module procedure f_fit_density
+  end interface isocost_fit_density
 #endif
 #ifdef ISOCOST_HAVE_MPI
   interface isocost_balancer_options_init
@@ -312,6 +325,42 @@ contains
     s = trim(buffer)
   end function itoa
 
+  ! The whole one-line description of a C model (model = .true.,
+  ! isocost_model_describe) or density (isocost_density_describe): its length
+  ! first (size 0, text NULL), then the text into a buffer of length + 1.
+  function describe_text(handle, model, status) result(text)
+    type(c_ptr), intent(in) :: handle
+    logical, intent(in) :: model
+    integer, intent(out), optional :: status
+    character(len=:), allocatable :: text
+    character(kind=c_char), allocatable :: chars(:)
+    integer(c_int64_t) :: n
+    integer(c_int) :: rc
+    integer :: i
+    text = ''
+    if (model) then
+      rc = c_model_describe(handle, size=0_c_int64_t, length=n)
+    else
+      rc = c_density_describe(handle, size=0_c_int64_t, length=n)
+    end if
+    if (rc == ISOCOST_OK .and. n > 0) then
+      allocate (chars(n + 1))
+      if (model) then
+        rc = c_model_describe(handle, chars, n + 1)
+      else
+        rc = c_density_describe(handle, chars, n + 1)
+      end if
+      if (rc == ISOCOST_OK) then
+        deallocate (text)
+        allocate (character(len=n) :: text)
+        do i = 1, int(n)
+          text(i:i) = chars(i)
+        end do
+      end if
+    end if
+    call finish(rc, status)
+  end function describe_text
+
   ! Arrays a and b must have equal sizes (named in the message).
   logical function same_size(routine, a, na, b, nb, status)
     character(len=*), intent(in) :: routine, a, b
@@ -444,6 +493,16 @@ contains
     call finish(c_total(model%handle, total), status)
   end subroutine f_model_total
 
+  !> The model's one-line description, e.g. "power t(x) = A*x^p + B, …" (for a
+  !> model fitted with spec "auto", the form chosen); "" after a failure.
+  function f_model_describe(model, status) result(text)
+    type(isocost_model), intent(in) :: model
+    integer, intent(out), optional :: status
+    character(len=:), allocatable :: text
+    call new_call()
+    text = describe_text(model%handle, .true., status)
+  end function f_model_describe
+
   ! --- partitions and load statistics -------------------------------------------
 
   !> Cuts the model into `ranks` parts: rank i (from 0) owns [cuts(i+1), cuts(i+2)),
@@ -538,7 +597,9 @@ contains
 
   !> Fits a model to interval timings: the work in [lo(k), hi(k)) took
   !> seconds(k). spec: "sieve" (Swartz eq. (4), fits A and p), "sieve+c",
-  !> "power", "poly:N", "exp", "expr:FORMULA", "pchip", "makima". summary
+  !> "power", "poly:N", "exp", "expr:FORMULA", "pchip", "makima", or "auto"
+  !> (select_model()'s choice by cross-validation: isocost_model_describe
+  !> names it, the summary holds its parameters). summary
   !> (optional) receives the fit's report; options (optional, from
   !> isocost_fit_options_init) selects isocost_fit_ex(). ISOCOST_ERROR_NOT_CONVERGED
   !> still returns the last iterate's model (free it); other failures leave none.
@@ -580,6 +641,49 @@ contains
     call new_call()
     call finish(c_fit_options_init(options), status)
   end subroutine f_fit_options_init
+
+  !> Fits a cost density to box timings: the work inside box k took costs(k);
+  !> column k of lo(dims, count) and hi(dims, count) is box k's corners (C's
+  !> lo[k·dims + a]), dims = size(lo, 1) from 1 to 3. form: "separable:N"
+  !> (N <= 10; "separable" is 3), "poly:N" (N <= 6) or "auto" (the lowest
+  !> AICc: isocost_density_describe names it). summary (optional): rmse,
+  !> max_rel_error, r_squared, iterations, converged (n_parameters 0).
+  !> ISOCOST_ERROR_NOT_CONVERGED still returns the last iterate's density.
+  subroutine f_fit_density(lo, hi, costs, form, density, summary, status)
+    real(c_double), intent(in) :: lo(:, :), hi(:, :), costs(:)
+    character(len=*), intent(in) :: form
+    type(isocost_density), intent(inout) :: density
+    type(isocost_fit_summary), intent(inout), optional :: summary
+    integer, intent(out), optional :: status
+    integer(c_int64_t) :: n
+    integer(c_int) :: dims
+    call new_call()
+    call f_density_free(density)
+    dims = int(size(lo, 1), c_int)
+    n = size(lo, 2, kind=c_int64_t)
+    if (size(hi, 1) /= size(lo, 1) .or. size(hi, 2) /= size(lo, 2)) then
+      call fail_here('isocost_fit_density', 'hi: expected shape ('//itoa(int(dims, c_int64_t)) &
+                     //', '//itoa(n)//') (the shape of lo), got ('// &
+                     itoa(size(hi, 1, kind=c_int64_t))//', '//itoa(size(hi, 2, kind=c_int64_t)) &
+                     //')', status)
+      return
+    end if
+    if (.not. same_size('isocost_fit_density', 'size(lo, 2)', n, 'costs', &
+                        size(costs, kind=c_int64_t), status)) return
+    ! Empty arrays as no_values (C then names the count or dims of 0).
+    if (size(lo) > 0) then
+      call finish(call_c(lo, hi, costs), status)
+    else if (size(costs) > 0) then
+      call finish(call_c(no_values, no_values, costs), status)
+    else
+      call finish(call_c(no_values, no_values, no_values), status)
+    end if
+  contains
+    integer(c_int) function call_c(a, b, t)
+      real(c_double), intent(in) :: a(*), b(*), t(*)
+      call_c = c_fit_density(a, b, t, n, dims, trim(form)//c_null_char, density%handle, summary)
+    end function call_c
+  end subroutine f_fit_density
 #endif
 #ifdef ISOCOST_HAVE_MPI
 #include "isocost_mpi_wrappers.inc"

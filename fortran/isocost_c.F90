@@ -65,16 +65,17 @@ module isocost_c
     integer(c_int) :: max_iterations = 0
     real(c_double) :: function_tolerance = 0, lo = 0, hi = 0
   end type isocost_fit_options
-  public :: isocost_fit, isocost_fit_ex, isocost_fit_options_init
+  public :: isocost_fit, isocost_fit_ex, isocost_fit_options_init, isocost_fit_density
 #endif
 
   public :: isocost_last_error_c, isocost_status_name_c, c_strlen
   public :: isocost_model_sieve, isocost_model_power, isocost_model_polynomial
   public :: isocost_model_tabulated, isocost_model_discrete, isocost_model_free
   public :: isocost_model_cost, isocost_model_density, isocost_model_domain
-  public :: isocost_model_total, isocost_partition, isocost_load_stats
+  public :: isocost_model_total, isocost_model_describe, isocost_partition, isocost_load_stats
   public :: isocost_imbalance, isocost_phase_stats
   public :: isocost_density_grid, isocost_density_free, isocost_density_info
+  public :: isocost_density_describe
   public :: isocost_decompose, isocost_decompose_auto
 
   interface
@@ -149,6 +150,14 @@ module isocost_c
       type(c_ptr), value :: model
       real(c_double), intent(out) :: total
     end function
+    ! text absent: NULL (with size = 0, to ask for the length); length absent: NULL
+    integer(c_int) function isocost_model_describe(model, text, size, length) bind(c)
+      import :: c_int, c_int64_t, c_char, c_ptr
+      type(c_ptr), value :: model
+      character(kind=c_char), intent(inout), optional :: text(*)
+      integer(c_int64_t), value :: size
+      integer(c_int64_t), intent(inout), optional :: length
+    end function
     ! speeds absent: NULL, uniform speeds
     integer(c_int) function isocost_partition(model, ranks, speeds, integer, cuts) bind(c)
       import :: c_int, c_double, c_ptr
@@ -199,6 +208,14 @@ module isocost_c
       integer(c_int), intent(inout), optional :: dims
       real(c_double), intent(inout), optional :: total
     end function
+    ! as isocost_model_describe
+    integer(c_int) function isocost_density_describe(density, text, size, length) bind(c)
+      import :: c_int, c_int64_t, c_char, c_ptr
+      type(c_ptr), value :: density
+      character(kind=c_char), intent(inout), optional :: text(*)
+      integer(c_int64_t), value :: size
+      integer(c_int64_t), intent(inout), optional :: length
+    end function
     ! speeds absent: uniform; info absent: NULL
     integer(c_int) function isocost_decompose(density, levels, counts, axes, speeds, parts, info) &
         bind(c)
@@ -241,6 +258,18 @@ module isocost_c
     integer(c_int) function isocost_fit_options_init(options) bind(c)
       import :: c_int, isocost_fit_options
       type(isocost_fit_options), intent(inout) :: options
+    end function
+    ! lo(dims, count) and hi(dims, count) in Fortran order are C's lo[k·dims + a]
+    ! (column k is box k); summary absent: NULL
+    integer(c_int) function isocost_fit_density(lo, hi, costs, count, dims, form, out, summary) &
+        bind(c)
+      import :: c_int, c_int64_t, c_double, c_char, c_ptr, isocost_fit_summary
+      real(c_double), intent(in) :: lo(*), hi(*), costs(*)
+      integer(c_int64_t), value :: count
+      integer(c_int), value :: dims
+      character(kind=c_char), intent(in) :: form(*)
+      type(c_ptr), intent(out) :: out
+      type(isocost_fit_summary), intent(inout), optional :: summary
     end function
 #endif
   end interface

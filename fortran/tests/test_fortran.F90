@@ -8,7 +8,7 @@ program test_fortran
   use isocost_c, only: c_sieve => isocost_model_sieve, c_partition => isocost_partition, &
                        c_free => isocost_model_free, c_cost => isocost_model_cost, &
                        c_density => isocost_model_density, c_load_stats => isocost_load_stats, &
-                       c_imbalance => isocost_imbalance
+                       c_imbalance => isocost_imbalance, c_describe => isocost_model_describe
 #ifdef ISOCOST_HAVE_FIT
   use isocost_c, only: c_fit => isocost_fit
 #endif
@@ -18,12 +18,14 @@ program test_fortran
   call sieve_against_c()
   call power_known_cuts()
   call other_models()
+  call describe_power()
   call load_stats_known()
   call imbalance_and_phases()
   call error_paths()
 #ifdef ISOCOST_HAVE_FIT
   call fit_against_c()
   call fit_errors()
+  call fit_auto()
 #endif
   print '(i0, a, i0, a)', checks - failures, ' of ', checks, ' checks passed'
   if (failures > 0) error stop 1
@@ -120,6 +122,36 @@ contains
       deallocate (owned)
     end block
   end subroutine other_models
+
+  ! The description of t(x) = 2x^3 on [0, 1]: the whole text, as C writes it
+  ! into a buffer of its own; C truncates to size − 1 characters and a NUL.
+  subroutine describe_power()
+    type(isocost_model) :: m, never
+    character(len=:), allocatable :: text
+    character(kind=c_char) :: buffer(200), short(6)
+    integer(c_int64_t) :: length
+    integer :: status, i
+    call isocost_model_power(2d0, 3d0, 0d0, 0d0, 1d0, m)
+    text = isocost_model_describe(m, status)
+    call check(status == ISOCOST_OK, 'describe a power model')
+    call check(index(text, 'power') > 0 .and. len(text) > 10, '"'//text//'" names power')
+    call check(text == isocost_model_describe(m), 'a second call gives the same text')
+    call check(index(text, achar(0)) == 0 .and. text(len(text):) /= ' ', &
+               'no NUL, no padding in "'//text//'"')
+    buffer = 'x'
+    call check(c_describe(m%handle, buffer, 200_c_int64_t, length) == ISOCOST_OK, 'C describe')
+    call check(length == len(text), 'C''s length is the text''s')
+    call check(all([(buffer(i) == text(i:i), i = 1, len(text))]) .and. &
+               buffer(len(text) + 1) == c_null_char, 'the text is C''s, bit for bit')
+    short = 'x'
+    call check(c_describe(m%handle, short, 6_c_int64_t) == ISOCOST_OK, 'C describe, truncated')
+    call check(all([(short(i) == text(i:i), i = 1, 5)]) .and. short(6) == c_null_char, &
+               'C truncates to 5 characters and a NUL')
+    text = isocost_model_describe(never, status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, 'isocost_model_describe: model is NULL')
+    call check(text == '', 'a failed describe gives ""')
+    call isocost_model_free(m)
+  end subroutine describe_power
 
   ! Swartz eqs. (2)-(3) by hand: times 1, 2, 3, 4 give T_avg = 2.5, L_I = 60 %.
   subroutine load_stats_known()
@@ -308,5 +340,39 @@ contains
     call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, 'max_iterations')
     call check(index(isocost_last_error(), 'isocost_fit_ex') > 0, 'options go through _ex')
   end subroutine fit_errors
+
+  ! spec "auto": select_model()'s choice, the same as C's; its description
+  ! names it (non-empty, the C model's), and it predicts the exact timings.
+  subroutine fit_auto()
+    real(c_double) :: lo(8), hi(8), seconds(8), t_lo, t_hi
+    type(isocost_model) :: m
+    type(c_ptr) :: raw
+    type(isocost_fit_summary) :: s, c_s
+    character(len=:), allocatable :: text
+    character(kind=c_char) :: buffer(400)
+    integer(c_int64_t) :: length
+    integer :: status, k
+    call exact_samples(lo, hi, seconds)
+    call isocost_fit(lo, hi, seconds, 'auto', m, s, status=status)
+    call check(status == ISOCOST_OK, 'fit "auto": '//isocost_last_error())
+    text = isocost_model_describe(m)
+    call check(len(text) > 0, 'the chosen model has a description')
+    call check(c_fit(lo, hi, seconds, 8_c_int64_t, 'auto'//c_null_char, raw, c_s) == ISOCOST_OK, &
+               'C fit "auto"')
+    call check(c_describe(raw, buffer, 400_c_int64_t, length) == ISOCOST_OK, 'C describe')
+    call check(length == len(text), 'the C model''s description has the length of ours')
+    call check(all([(buffer(k) == text(k:k), k = 1, min(len(text), 399))]), &
+               'the C model''s description: '//text)
+    call check(s%rmse == c_s%rmse .and. s%n_parameters == c_s%n_parameters .and. &
+               all(s%parameters == c_s%parameters), '"auto" summary equals the C one')
+    do k = 1, 8
+      call isocost_model_cost(m, lo(k), t_lo)
+      call isocost_model_cost(m, hi(k), t_hi)
+      call check(abs(t_hi - t_lo - seconds(k)) <= 1d-3 * seconds(k), &
+                 'the chosen model predicts the exact timings within 0.1 %')
+    end do
+    call c_free(raw)
+    call isocost_model_free(m)
+  end subroutine fit_auto
 #endif
 end program test_fortran

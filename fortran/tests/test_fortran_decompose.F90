@@ -1,17 +1,28 @@
 ! Module isocost's multi-dimensional decompositions: hand-checked cuts, the
 ! same parts as the C interface called directly (module isocost_c, bit for
-! bit), boxes that tile the grid with costs summing to the total, and every
-! error path's status and message.
+! bit), boxes that tile the grid with costs summing to the total, densities
+! described and (with the fitters) fitted to box timings, and every error
+! path's status and message.
 program test_fortran_decompose
   use, intrinsic :: iso_c_binding
   use isocost
   use isocost_test_checks
-  use isocost_c, only: c_decompose => isocost_decompose, c_auto => isocost_decompose_auto
+  use isocost_c, only: c_decompose => isocost_decompose, c_auto => isocost_decompose_auto, &
+                       c_describe => isocost_density_describe
+#ifdef ISOCOST_HAVE_FIT
+  use isocost_c, only: c_fit_density => isocost_fit_density
+#endif
   implicit none
 
   call hand_checked()
   call against_c_3d()
+  call describe_grid()
   call error_paths()
+#ifdef ISOCOST_HAVE_FIT
+  call fit_separable()
+  call fit_auto()
+  call fit_errors()
+#endif
   print '(i0, a, i0, a)', checks - failures, ' of ', checks, ' checks passed'
   if (failures > 0) error stop 1
 
@@ -96,6 +107,27 @@ contains
     call check(info%ranks == 6 .and. product(info%counts(1:info%levels)) == 6, 'auto grid of 6')
     call check(tiles(six, [5, 4, 3]) .and. sum(six%cost) == total, 'auto parts tile, sum')
   end subroutine against_c_3d
+
+  ! A grid density's description: the whole of C's text, the same each call.
+  subroutine describe_grid()
+    type(isocost_density) :: d, never
+    character(len=:), allocatable :: text
+    character(kind=c_char) :: buffer(300)
+    integer(c_int64_t) :: length
+    integer :: status, i
+    call isocost_density_grid([1d0, 2d0, 3d0, 4d0, 5d0, 6d0], [3_c_int64_t, 2_c_int64_t], d)
+    text = isocost_density_describe(d, status)
+    call check(status == ISOCOST_OK .and. len(text) > 5, 'describe a grid density: "'//text//'"')
+    call check(text == isocost_density_describe(d), 'a second call gives the same text')
+    call check(c_describe(d%handle, buffer, 300_c_int64_t, length) == ISOCOST_OK, 'C describe')
+    call check(length == len(text) .and. all([(buffer(i) == text(i:i), i = 1, len(text))]), &
+               'the text is C''s, bit for bit')
+    text = isocost_density_describe(never, status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, &
+                     'isocost_density_describe: density is NULL')
+    call check(text == '', 'a failed describe gives ""')
+    call isocost_density_free(d)
+  end subroutine describe_grid
 
   logical function same(a, b)
     type(isocost_part), intent(in) :: a(:), b(:)
@@ -195,4 +227,145 @@ contains
     call check(isocost_last_error() == '', 'success clears it')
   end subroutine error_paths
 
+#ifdef ISOCOST_HAVE_FIT
+  ! Box timings of rho = (1 + x)(1 + 2y) on a 6 × 5 grid of [0, 3] × [0, 2]:
+  ! column k of lo and hi is box k; its cost, the mass of [a, b] × [c, d], is
+  ! (b − a + (b² − a²)/2)(d − c + d² − c²). The total mass is 7.5 · 6 = 45.
+  subroutine grid_boxes(lo, hi, costs)
+    real(c_double), intent(out) :: lo(2, 30), hi(2, 30), costs(30)
+    integer :: i, j, k
+    do j = 0, 4
+      do i = 0, 5
+        k = 1 + i + 6 * j
+        lo(:, k) = [0.5d0 * i, 0.4d0 * j]
+        hi(:, k) = [0.5d0 * (i + 1), 0.4d0 * (j + 1)]
+        costs(k) = mass(lo(1, k), hi(1, k), lo(2, k), hi(2, k))
+      end do
+    end do
+  end subroutine grid_boxes
+
+  pure real(c_double) function mass(a, b, c, d)
+    real(c_double), intent(in) :: a, b, c, d
+    mass = (b - a + (b * b - a * a) / 2) * (d - c + d * d - c * c)
+  end function mass
+
+  ! The density cut in two along x: two halves of 22.5, each the exact mass
+  ! of its box, within `tolerance` of the total.
+  subroutine halves(d, tolerance, what)
+    type(isocost_density), intent(in) :: d
+    real(c_double), intent(in) :: tolerance
+    character(len=*), intent(in) :: what
+    type(isocost_part) :: p(2)
+    integer :: status, r
+    call isocost_decompose(d, [2], [0], p, status=status)
+    call check(status == ISOCOST_OK, what//': decompose in 2 along x')
+    do r = 1, 2
+      call check(abs(p(r)%cost - 22.5d0) <= tolerance * 45, what//': a half of 22.5')
+      call check(abs(p(r)%cost - mass(p(r)%lo(1), p(r)%hi(1), p(r)%lo(2), p(r)%hi(2))) <= &
+                 tolerance * 45, what//': a half costs the mass of its box')
+    end do
+    call check(p(1)%lo(1) == 0 .and. p(2)%hi(1) == 3 .and. p(1)%hi(2) == 2, &
+               what//': the halves span [0, 3] × [0, 2]')
+  end subroutine halves
+
+  ! "separable:1" is exact for (1 + x)(1 + 2y): total 45, halves of 22.5, the
+  ! density and summary of the C function called directly.
+  subroutine fit_separable()
+    real(c_double) :: lo(2, 30), hi(2, 30), costs(30), total
+    type(isocost_density) :: d
+    type(c_ptr) :: raw
+    type(isocost_fit_summary) :: s, c_s
+    integer :: status, dims
+    call grid_boxes(lo, hi, costs)
+    call isocost_fit_density(lo, hi, costs, 'separable:1', d, s, status)
+    call check(status == ISOCOST_OK, 'fit_density separable:1: '//isocost_last_error())
+    call check(s%converged == 1 .and. s%n_parameters == 0 .and. s%max_rel_error < 1d-8, &
+               'separable:1: converged, exact, no parameters in the summary')
+    call isocost_density_info(d, dims, total)
+    call check(dims == 2 .and. abs(total - 45) <= 1d-8 * 45, 'separable:1: 2 dims, total 45')
+    call halves(d, 1d-8, 'separable:1')
+    call check(c_fit_density(lo, hi, costs, 30_c_int64_t, 2_c_int, 'separable:1'//c_null_char, &
+                             raw, c_s) == ISOCOST_OK, 'C fit_density')
+    call check(s%rmse == c_s%rmse .and. s%iterations == c_s%iterations, &
+               'the summary equals the C one')
+    call check(isocost_density_describe(d) == c_text(raw), 'the density is the C one')
+    call c_density_free_raw(raw)
+    call isocost_density_free(d)
+  end subroutine fit_separable
+
+  ! "auto" (the lowest AICc) recovers the total too, and is named.
+  subroutine fit_auto()
+    real(c_double) :: lo(2, 30), hi(2, 30), costs(30), total
+    type(isocost_density) :: d
+    integer :: status
+    call grid_boxes(lo, hi, costs)
+    call isocost_fit_density(lo, hi, costs, 'auto', d, status=status)
+    call check(status == ISOCOST_OK, 'fit_density auto: '//isocost_last_error())
+    call isocost_density_info(d, total=total)
+    call check(abs(total - 45) <= 1d-6 * 45, 'auto: total 45')
+    call halves(d, 1d-6, 'auto')
+    call check(len(isocost_density_describe(d)) > 0, 'auto: the chosen form is named')
+    call isocost_density_free(d)
+  end subroutine fit_auto
+
+  subroutine fit_errors()
+    real(c_double) :: lo(2, 30), hi(2, 30), costs(30)
+    type(isocost_density) :: d
+    integer :: status
+    call grid_boxes(lo, hi, costs)
+    call isocost_fit_density(lo, hi, costs, 'poly:x', d, status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, "got 'poly:x'")
+    call check(index(isocost_last_error(), 'isocost_fit_density') > 0, 'the message names the call')
+    call check(.not. c_associated(d%handle), 'no density after a failed fit')
+    ! Shapes checked here, before C.
+    call isocost_fit_density(lo, hi(:, 1:29), costs, 'auto', d, status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, &
+                     'isocost_fit_density: hi: expected shape (2, 30) (the shape of lo), got (2, 29)')
+    call isocost_fit_density(lo, hi(1:1, :), costs, 'auto', d, status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, &
+                     'isocost_fit_density: hi: expected shape (2, 30) (the shape of lo), got (1, 30)')
+    call isocost_fit_density(lo, hi, costs(1:29), 'auto', d, status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, &
+                     'isocost_fit_density: costs: expected 30 elements (the size of size(lo, 2)), got 29')
+    ! Bad values, named by C.
+    call isocost_fit_density(lo(:, 1:0), hi(:, 1:0), costs(1:0), 'auto', d, status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, &
+                     'isocost_fit_density: count: expected an integer >= 1, got 0')
+    call isocost_fit_density(lo(1:0, :), hi(1:0, :), costs, 'auto', d, status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, &
+                     'isocost_fit_density: dims: expected 1, 2 or 3, got 0')
+    call isocost_fit_density(reshape([lo, lo], [4, 30]), reshape([hi, hi], [4, 30]), costs, &
+                             'auto', d, status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, 'dims: expected 1, 2 or 3, got 4')
+    costs(7) = -1
+    call isocost_fit_density(lo, hi, costs, 'separable:1', d, status=status)
+    call check_error(status, ISOCOST_ERROR_INVALID_ARGUMENT, 'isocost_fit_density')
+    call check(index(isocost_last_error(), '-1') > 0, 'the message names the cost -1')
+  end subroutine fit_errors
+
+  ! The description of a C density, through C alone.
+  function c_text(raw) result(text)
+    type(c_ptr), intent(in) :: raw
+    character(len=:), allocatable :: text
+    character(kind=c_char), allocatable :: buffer(:)
+    integer(c_int64_t) :: length
+    integer :: i
+    text = ''
+    if (c_describe(raw, size=0_c_int64_t, length=length) /= ISOCOST_OK) return
+    allocate (buffer(length + 1))
+    if (c_describe(raw, buffer, length + 1) /= ISOCOST_OK) return
+    deallocate (text)
+    allocate (character(len=length) :: text)
+    do i = 1, int(length)
+      text(i:i) = buffer(i)
+    end do
+  end function c_text
+
+  subroutine c_density_free_raw(raw)
+    type(c_ptr), intent(in) :: raw
+    type(isocost_density) :: owner
+    owner%handle = raw
+    call isocost_density_free(owner)
+  end subroutine c_density_free_raw
+#endif
 end program test_fortran_decompose
