@@ -47,10 +47,13 @@ std::string plan_lines(const Plan& plan, const char* unit) {
 }
 
 /// to_json(): the log's line; `layout` holds the layout's own plan fields,
-/// written after "costs".
+/// written after "costs", and `extra` members of the check's own (written
+/// before the plan).
 template <class Event>
-std::string event_json(const Event& e, const nlohmann::ordered_json& layout = {}) {
+std::string event_json(const Event& e, const nlohmann::ordered_json& layout = {},
+                       const nlohmann::ordered_json& extra = {}) {
   nlohmann::ordered_json j = decision_json(e);
+  for (const auto& [key, value] : extra.items()) j[key] = value;
   const auto& r = e.rebalance;
   if (r.method() != isocost::PlanMethod::none) {
     nlohmann::ordered_json plan = {{"method", to_string(r.method())}, {"costs", e.used_costs}};

@@ -3,7 +3,9 @@
 #include "isocost/mpi/block_balancer.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <new>
+#include <nlohmann/json.hpp>
 #include <numeric>
 
 #include "isocost/error.hpp"
@@ -15,9 +17,42 @@ namespace isocost::mpi {
 
 std::string BlockPlan::brief_report() const { return detail::plan_brief(*this, "elements"); }
 
-std::string BlockPlan::full_report() const { return detail::plan_lines(*this, "element"); }
+std::string BlockPlan::full_report() const {
+  std::string s = detail::plan_lines(*this, "element");
+  if (learned) s += "  " + learned->brief_report() + "\n";
+  return s;
+}
 
-std::string BlockEvent::to_json() const { return detail::event_json(*this); }
+std::string BlockEvent::to_json() const {
+  nlohmann::ordered_json extra;
+  if (learned) {
+    // NaN (no spread known) is null in the log.
+    nlohmann::ordered_json spread = nlohmann::ordered_json::array();
+    for (const double v : learned->spread)
+      spread.push_back(std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json());
+    extra["learned_speeds"] = {{"identifiable", learned->identifiable},
+                               {"speeds", learned->speeds},
+                               {"spread", spread},
+                               {"rounds", learned->rounds},
+                               {"rounds_dropped", learned->rounds_dropped},
+                               {"misfit", learned->misfit},
+                               {"message", learned->message}};
+  }
+  return detail::event_json(*this, {}, extra);
+}
+
+bool BlockBalancerOptions::is_valid(std::string* why) const {
+  if (!check_fields(*this, why)) return false;
+  const auto fail = [why](const char* text) {
+    if (why) *why = text;
+    return false;
+  };
+  if (learn_speeds && speeds)
+    return fail("learn_speeds: expected no given speeds (they are learned), got speeds");
+  if (learn_speeds && global.history < 1)
+    return fail("learn_speeds: expected global.history >= 1 (the rounds it learns from), got 0");
+  return true;
+}
 
 BlockBalancer::BlockBalancer(MPI_Comm comm, BlockDistribution distribution,
                              BlockBalancerOptions options)
@@ -61,6 +96,20 @@ void BlockBalancer::make_plan(BlockPlan& plan, const Inputs& in) {
     plan.rebalance = rebalance_global(offsets, in.loads, in.speeds, options_.global, history_);
     if (options_.predict > 1) forecast(plan);
   }
+}
+
+std::optional<Speeds> BlockBalancer::plan_speeds(BlockPlan& plan,
+                                                 const std::vector<double>& loads) {
+  if (!options_.learn_speeds) return std::nullopt;
+  // The kept rounds (a round on the current distribution is replaced by
+  // this one, as remember() will) and the current round, oldest first.
+  std::vector<BlockRound> rounds;
+  for (const BlockRound& h : history_)
+    if (h.offsets != distribution_.offsets) rounds.push_back(h);
+  rounds.push_back({distribution_.offsets, loads});
+  plan.learned = learn_speeds(rounds, options_.learning);
+  if (plan.learned->identifiable) learned_ = Speeds::from_values(plan.learned->speeds);
+  return learned_;
 }
 
 void BlockBalancer::remember(const std::vector<double>& loads) {

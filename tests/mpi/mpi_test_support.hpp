@@ -23,6 +23,16 @@
 
 namespace isocost::testing {
 
+/// A 64-bit mixer (MurmurHash3's finaliser) for order-independent checksums
+/// of elements: Σ mix64(hash of each) is the same however they are spread.
+inline std::uint64_t mix64(std::uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  return x ^ (x >> 33);
+}
+
 inline int rank_of(MPI_Comm comm = MPI_COMM_WORLD) {
   int r = 0;
   MPI_Comm_rank(comm, &r);

@@ -29,18 +29,12 @@ using isocost::testing::rank_of;
 using isocost::testing::size_of;
 using i64 = std::int64_t;
 using u64 = std::uint64_t;
+using isocost::testing::mix64;
 
 struct Payload {  // 24 bytes of state per particle
   double x, v;
   std::int32_t species, flags;
 };
-
-u64 mix(u64 x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return x;
-}
 
 // Collective: (count, Σ id, Σ id², Σ checksum) over all ranks.
 struct Totals {
@@ -54,10 +48,10 @@ Totals totals(const std::vector<i64>& ids, const std::vector<double>& w,
     const auto id = static_cast<u64>(ids[k]);
     mine[1] += id;
     mine[2] += id * id;
-    u64 h = mix(id);
-    h = mix(h ^ std::bit_cast<u64>(w[k]));
-    h = mix(h ^ std::bit_cast<u64>(p[k].x) ^ (std::bit_cast<u64>(p[k].v) << 1));
-    h = mix(h ^ static_cast<u64>(p[k].species) ^ (static_cast<u64>(p[k].flags) << 32));
+    u64 h = mix64(id);
+    h = mix64(h ^ std::bit_cast<u64>(w[k]));
+    h = mix64(h ^ std::bit_cast<u64>(p[k].x) ^ (std::bit_cast<u64>(p[k].v) << 1));
+    h = mix64(h ^ static_cast<u64>(p[k].species) ^ (static_cast<u64>(p[k].flags) << 32));
     mine[3] += h;
   }
   MPI_Allreduce(mine, all, 4, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);

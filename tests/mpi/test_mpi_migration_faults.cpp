@@ -49,6 +49,7 @@ using isocost::testing::same_everywhere;
 using isocost::testing::size_of;
 using i64 = std::int64_t;
 using u64 = std::uint64_t;
+using isocost::testing::mix64;
 
 // An element whose default construction fails while armed: the allocation
 // failure of a new array on one rank.
@@ -71,19 +72,11 @@ struct Armed {
   Armed& operator=(const Armed&) = delete;
 };
 
-u64 mix(u64 x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  return x ^ (x >> 33);
-}
-
 // Collective: (global count, Σ hash(id, payload)) — equal before and after
 // iff, with overwhelming probability, the same (id, payload) pairs exist.
 std::pair<u64, u64> census(const std::vector<std::pair<i64, u64>>& mine) {
   u64 local[2] = {mine.size(), 0}, global[2] = {};
-  for (const auto& [id, payload] : mine) local[1] += mix(mix(static_cast<u64>(id)) ^ payload);
+  for (const auto& [id, payload] : mine) local[1] += mix64(mix64(static_cast<u64>(id)) ^ payload);
   MPI_Allreduce(local, global, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
   return {global[0], global[1]};
 }

@@ -27,13 +27,7 @@ using isocost::testing::rank_of;
 using isocost::testing::size_of;
 using i64 = std::int64_t;
 using u64 = std::uint64_t;
-
-u64 mix(u64 x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return x;
-}
+using isocost::testing::mix64;
 
 // Collective: (count, Σ id, Σ id², Σ hash(id, y)); x drifts, and is checked
 // against its replay from the id instead.
@@ -43,7 +37,7 @@ std::array<u64, 4> census(const std::vector<i64>& id, const std::vector<double>&
     const auto v = static_cast<u64>(id[k]);
     mine[1] += v;
     mine[2] += v * v;
-    mine[3] += mix(mix(v) ^ std::bit_cast<u64>(y[k]));
+    mine[3] += mix64(mix64(v) ^ std::bit_cast<u64>(y[k]));
   }
   std::array<u64, 4> all{};
   MPI_Allreduce(mine, all.data(), 4, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);

@@ -383,6 +383,9 @@ class LayoutBalancer : public BalancerBase {
   virtual bool gathers_costs(Strategy action) const = 0;
   /// plan.rebalance for plan.action (global or diffusion), forecast included.
   virtual void make_plan(Plan& plan, const Inputs& in) = 0;
+  /// The speeds the plan uses when they are not options_.speeds: learned
+  /// from the loads (BlockBalancer's learn_speeds), or empty.
+  virtual std::optional<Speeds> plan_speeds(Plan&, const std::vector<double>&) { return {}; }
   /// Keeps this check's loads on the current layout in the history.
   virtual void remember(const std::vector<double>& loads) = 0;
   /// plan.to (and what else the layout keeps) from plan.rebalance.

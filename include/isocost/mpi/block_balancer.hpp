@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "isocost/forecast.hpp"
+#include "isocost/learn_speeds.hpp"
 #include "isocost/mpi/balancer.hpp"
 #include "isocost/mpi/distribution.hpp"
 #include "isocost/mpi/exchange.hpp"
@@ -50,8 +51,21 @@ namespace isocost::mpi {
 /// must be the same on every rank (checked by the constructor).
 struct BlockBalancerOptions {
   BalancerOptions pipeline;
-  /// The ranks' relative speeds (work per second); empty: all equal.
+  /// The ranks' relative speeds (work per second); empty: all equal, or
+  /// learned (learn_speeds).
   std::optional<Speeds> speeds;
+  /// Learn the speeds from the run instead (learn_speeds(), with
+  /// `learning`): at every check, the history's rounds and the current one
+  /// are fitted with one speed per rank and a smooth cost density, and the
+  /// global plan (and the per-element costs of set_costs(), times measured
+  /// on their rank: each multiplied by its rank's speed) uses the speeds
+  /// learned. Until two rounds cut the elements differently (after the
+  /// first rebalance) they are taken as equal; a check that cannot learn
+  /// keeps the last ones. Rounds from before a change of speed are left
+  /// out as the fit misses them (learning.max_misfit). Needs `speeds` empty
+  /// and global.history >= 1; BlockPlan::learned has each check's estimate.
+  bool learn_speeds = false;
+  SpeedLearningOptions learning;
   /// The global plan from per-rank loads (rebalance_global()), with the
   /// history of earlier rounds it merges: global.history rounds are kept
   /// (4 by default; 0 keeps none), global.history_tolerance drops drifted
@@ -94,6 +108,8 @@ struct BlockBalancerOptions {
   static void fields(Self& self, V&& v) {
     v("pipeline", self.pipeline);
     v("speeds", self.speeds, above(0));
+    v("learn_speeds", self.learn_speeds);
+    v("learning", self.learning);
     v("global", self.global);
     v("predict", self.predict, at_least(0));
     v("balance_phases", self.balance_phases);
@@ -101,7 +117,9 @@ struct BlockBalancerOptions {
     v("weights", self.weights);
     v("diffusive", self.diffusive);
   }
-  bool is_valid(std::string* why) const { return check_fields(*this, why); }
+  /// The fields in range, and learn_speeds without given speeds and with a
+  /// history.
+  bool is_valid(std::string* why) const;
   /// Throws Error("block balancer options: …") unless is_valid().
   void validate() const { validate_options(*this, "block balancer options"); }
 };
@@ -113,6 +131,9 @@ struct BlockPlan : Decision {
   BlockDistribution to;      ///< the new one (== from when nothing moves)
   BlockRebalance rebalance;  ///< the computed plan (method none when none was)
   bool used_costs = false;   ///< per-element costs (set_costs()) shaped the plan
+  /// With learn_speeds: what this check learned (its speeds were used when
+  /// identifiable, else the last ones learned).
+  std::optional<LearnedSpeeds> learned;
 
   /// The plan's root finds and diffusion converged (true with no plan).
   bool converged() const noexcept { return rebalance.converged(); }
@@ -280,10 +301,12 @@ class BlockBalancer final : public LayoutBalancer<BlockPlan, BlockEvent, BlockBa
   /// options_.predict: records the plan and replaces its offsets by the
   /// forecast for the coming interval.
   void forecast(BlockPlan& plan);
+  std::optional<Speeds> plan_speeds(BlockPlan& plan, const std::vector<double>& loads) override;
 
   BlockDistribution distribution_;
   std::vector<BlockRound> history_;   // the last options_.global.history rounds, oldest first
   std::vector<PlannedCuts> planned_;  // the last options_.predict plans, oldest first
+  std::optional<Speeds> learned_;     // the last speeds learned (learn_speeds)
 };
 
 }  // namespace isocost::mpi

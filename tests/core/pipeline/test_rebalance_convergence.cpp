@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "isocost/error.hpp"
 #include "isocost/rebalance.hpp"
 
 namespace {

@@ -1,0 +1,102 @@
+// isocost/learn_speeds.hpp — the ranks' relative speeds learned from the
+// rounds a balancer has seen, jointly with the cost along the elements (core,
+// pipeline family). A rank's time is its range's cost divided by its speed;
+// one round cannot tell a slow rank from a costly range, but rounds that cut
+// the elements differently can, as long as the cost density is smooth at the
+// scale of the knots it is fitted on.
+//
+//   std::vector<isocost::BlockRound> rounds = …;   // oldest first: offsets, loads
+//   auto learned = isocost::learn_speeds(rounds);
+//   if (learned.identifiable) speeds = isocost::Speeds::from_values(learned.speeds);
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "isocost/options.hpp"
+#include "isocost/rebalance.hpp"
+#include "isocost/result.hpp"
+
+namespace isocost {
+
+/// Settings for learn_speeds().
+struct SpeedLearningOptions {
+  /// Knots of the piecewise-linear cost density, equally spaced over the
+  /// elements, >= 2; 0 chooses min(a third of the equations left after the
+  /// speeds, P + 1), in [2, 64]: far fewer unknowns than equations is what
+  /// makes the speeds identifiable at all, and a density finer than the
+  /// ranks' own scale is not seen by their loads.
+  int knots = 0;
+  /// Alternations between the density and the speeds, >= 1.
+  int max_iterations = 5000;
+  /// Converged when no speed changes by more than this (relative) in one
+  /// alternation.
+  double tolerance = 1e-9;
+  /// A fit whose misfit (the loads' rms relative error) exceeds this leaves
+  /// out its oldest round and fits again, while two rounds remain: rounds
+  /// from before a rank changed speed (or the cost changed) disagree with
+  /// the newer ones. +inf keeps every round. Timings' own noise must stay
+  /// below it.
+  double max_misfit = 0.05;
+
+  /// The field list (options.hpp): validation, JSON and the agreement hash.
+  template <class Self, class V>
+  static void fields(Self& self, V&& v) {
+    v("knots", self.knots, closed(0, 1024));
+    v("max_iterations", self.max_iterations, at_least(1));
+    v("tolerance", self.tolerance, above(0));
+    v("max_misfit", self.max_misfit, above(0).or_infinity());
+  }
+  /// The fields in range, and knots not 1.
+  bool is_valid(std::string* why) const;
+  /// Throws Error("learn_speeds options: …") unless is_valid().
+  void validate() const { validate_options(*this, "learn_speeds options"); }
+};
+
+/// What learn_speeds() found.
+struct LearnedSpeeds {
+  /// P relative speeds, mean 1 over the ranks that were measured; all 1
+  /// when not identifiable.
+  std::vector<double> speeds;
+  /// Per rank: the standard error of log(speed), about the relative
+  /// uncertainty (from the fit's residuals and its Jacobian); NaN when it
+  /// could not be computed (not identifiable, a rank never measured, or
+  /// more than 600 unknowns).
+  std::vector<double> spread;
+  /// The rounds had more equations than unknowns and did not all cut the
+  /// elements alike.
+  bool identifiable = false;
+  int rounds = 0;          ///< rounds fitted (the newest)
+  int rounds_dropped = 0;  ///< older rounds left out (max_misfit)
+  int observations = 0;    ///< non-empty ranges with a load > 0
+  int knots = 0;           ///< of the density
+  int iterations = 0;
+  /// Root mean square of (predicted − measured)/measured over the loads.
+  double misfit = 0;
+  Termination termination = Termination::converged;
+  std::string message;  ///< why not identifiable, or "" when it is
+
+  /// One line: the speeds (or why there are none), misfit, iterations.
+  std::string brief_report() const;
+};
+
+/// Estimates each rank's relative speed s_r from rounds of a block
+/// distribution (oldest first; each: P + 1 offsets of the same N elements
+/// and the P loads measured on them), with the cost density ρ along the
+/// elements: load_{j,r} = ∫ρ over rank r's range in round j / s_r. ρ is
+/// piecewise linear on equally spaced knots with values >= 0; ρ and 1/s are
+/// fitted by alternating multiplicative updates (each step the exact
+/// minimiser of the Kullback-Leibler misfit in its half, so positivity holds
+/// and the misfit never rises). Empty ranges and zero loads say nothing and
+/// are left out. While the misfit exceeds options.max_misfit the oldest
+/// round is left out and the rest fitted again (two rounds at least). Needs
+/// at least two rounds with different offsets; with
+/// one, or all alike, the result is all 1 and not identifiable (what a
+/// plan from it cannot know). Throws Error for no rounds, rounds of
+/// different P or N, invalid offsets, loads of the wrong count, negative or
+/// non-finite loads, bad options.
+LearnedSpeeds learn_speeds(std::span<const BlockRound> rounds,
+                           const SpeedLearningOptions& options = {});
+
+}  // namespace isocost
