@@ -112,6 +112,19 @@ std::optional<Speeds> BlockBalancer::plan_speeds(BlockPlan& plan,
   return learned_;
 }
 
+void BlockBalancer::normalise_costs(Inputs& in) const {
+  if (!options_.learn_speeds || !learned_) return;
+  // Element i was timed on its current owner: time × speed is its cost.
+  const auto& o = distribution_.offsets;
+  for (int r = 0; r < distribution_.parts(); ++r) {
+    const double s = learned_->speed(r);
+    const auto q = static_cast<std::size_t>(r);
+    if (q < in.cost_sums.size()) in.cost_sums[q] *= s;
+    if (in.costs.empty()) continue;
+    for (std::int64_t i = o[q]; i < o[q + 1]; ++i) in.costs[static_cast<std::size_t>(i)] *= s;
+  }
+}
+
 void BlockBalancer::remember(const std::vector<double>& loads) {
   // A round on a distribution already kept replaces it: repeated checks on
   // a settled distribution would otherwise crowd out the rounds that cut

@@ -142,6 +142,7 @@ Plan LayoutBalancer<Plan, Event, Options>::decide_data(double bytes,
   in.speeds = plan_speeds(plan, in.loads)
                   .value_or(options_.speeds.value_or(Speeds::uniform(static_cast<int>(P))));
   if (plan.used_costs && gathers_costs(plan.action)) gather_costs(in);
+  if (plan.used_costs) normalise_costs(in);
   make_plan(plan, in);
   if (plan.action == Strategy::global && plan.used_costs) {
     // Predicted times in the measured loads' units: the costs' shape, the

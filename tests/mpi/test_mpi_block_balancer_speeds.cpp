@@ -55,7 +55,12 @@ struct SpeedRun {
 };
 
 // `steps` steps of exact loads; the balancer checks every step.
-SpeedRun run_speeds(const BlockBalancerOptions& o, int steps, const SpeedsAt& speeds) {
+// What the code gives set_costs(): nothing, each element's cost, or each
+// element's time as measured on its rank (cost / that rank's speed).
+enum class Costs { none, exact, timed };
+
+SpeedRun run_speeds(const BlockBalancerOptions& o, int steps, const SpeedsAt& speeds,
+                    Costs costs = Costs::none) {
   const int rank = rank_of(), P = size_of();
   BlockBalancer b(MPI_COMM_WORLD, BlockDistribution::uniform(kN, P), o);
   std::vector<std::int64_t> ids(static_cast<std::size_t>(b.local_count()));
@@ -73,6 +78,13 @@ SpeedRun run_speeds(const BlockBalancerOptions& o, int steps, const SpeedsAt& sp
     const double max = *std::max_element(t.begin(), t.end());
     out.ratio.push_back(max / (std::accumulate(t.begin(), t.end(), 0.0) / P));
     b.record_step(t[static_cast<std::size_t>(rank)]);
+    if (costs != Costs::none) {
+      std::vector<double> mine;
+      for (std::int64_t i = d.begin(rank); i < d.end(rank); ++i)
+        mine.push_back(element_cost(i) /
+                       (costs == Costs::timed ? s[static_cast<std::size_t>(rank)] : 1.0));
+      b.set_costs(mine);
+    }
     out.events.push_back(b.maybe_rebalance(ids));
   }
   // Every id in place.
@@ -174,6 +186,31 @@ TEST(BlockBalancerSpeeds, ARankThatHalvesItsSpeedIsFollowed) {
   // Back within 2 % of the optimum within 4 checks after the change.
   for (std::size_t k = change + 4; k < r.ratio.size(); ++k)
     EXPECT_LE(r.ratio[k], best.ratio.back() * 1.02) << "step " << k << ": " << trace(r.ratio);
+}
+
+// Per-element costs timed on their own ranks: the learned speeds turn them
+// into costs, and the plans end where the true costs and speeds lead.
+TEST(BlockBalancerSpeeds, CostsTimedOnTheirRanksAreNormalised) {
+  const int P = size_of();
+  if (P == 1) GTEST_SKIP() << "one rank has nothing to learn";
+  const std::vector<double> truth = node_types(P);
+  const SpeedsAt fixed = [&](int) { return truth; };
+  BlockBalancerOptions given = every_step();
+  given.speeds = isocost::Speeds::from_values(truth);
+  BlockBalancerOptions learning = every_step();
+  learning.learn_speeds = true;
+  const SpeedRun best = run_speeds(given, 5, fixed, Costs::exact);
+  const SpeedRun learned = run_speeds(learning, 7, fixed, Costs::timed);
+  if (rank_of() == 0)
+    std::printf("[ speeds ] P = %d, timed costs: learned %s| true costs and speeds %s\n", P,
+                trace(learned.ratio).c_str(), trace(best.ratio).c_str());
+  for (std::size_t k = 4; k < learned.ratio.size(); ++k)
+    EXPECT_LE(learned.ratio[k], best.ratio.back() * 1.02)
+        << "step " << k << ": " << trace(learned.ratio);
+  // Some plan was made on the costs with speeds learned.
+  EXPECT_TRUE(std::any_of(learned.events.begin(), learned.events.end(), [](const BlockEvent& e) {
+    return e.used_costs && e.learned && e.learned->identifiable && e.moves();
+  }));
 }
 
 TEST(BlockBalancerSpeeds, EqualSpeedsLearnedChangeNothing) {

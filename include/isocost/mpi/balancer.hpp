@@ -386,6 +386,10 @@ class LayoutBalancer : public BalancerBase {
   /// The speeds the plan uses when they are not options_.speeds: learned
   /// from the loads (BlockBalancer's learn_speeds), or empty.
   virtual std::optional<Speeds> plan_speeds(Plan&, const std::vector<double>&) { return {}; }
+  /// The costs of set_costs() as the plan needs them, after gather_costs():
+  /// times measured on each element's rank become speed-1 costs when the
+  /// speeds are learned (BlockBalancer); a no-op otherwise.
+  virtual void normalise_costs(Inputs&) const {}
   /// Keeps this check's loads on the current layout in the history.
   virtual void remember(const std::vector<double>& loads) = 0;
   /// plan.to (and what else the layout keeps) from plan.rebalance.

@@ -57,13 +57,13 @@ struct BlockBalancerOptions {
   /// Learn the speeds from the run instead (learn_speeds(), with
   /// `learning`): at every check, the history's rounds and the current one
   /// are fitted with one speed per rank and a smooth cost density, and the
-  /// global plan (and the per-element costs of set_costs(), times measured
-  /// on their rank: each multiplied by its rank's speed) uses the speeds
-  /// learned. Until two rounds cut the elements differently (after the
-  /// first rebalance) they are taken as equal; a check that cannot learn
-  /// keeps the last ones. Rounds from before a change of speed are left
-  /// out as the fit misses them (learning.max_misfit). Needs `speeds` empty
-  /// and global.history >= 1; BlockPlan::learned has each check's estimate.
+  /// plan uses the speeds learned. The per-element costs of set_costs() are
+  /// then times measured on their rank: each is multiplied by its rank's
+  /// learned speed before the plan merges them. Until two rounds cut the elements differently
+  /// (after the first rebalance) they are taken as equal; a check that cannot learn keeps the last
+  /// ones. Rounds from before a change of speed are left out as the fit misses them
+  /// (learning.max_misfit). Needs `speeds` empty and global.history >= 1; BlockPlan::learned has
+  /// each check's estimate.
   bool learn_speeds = false;
   SpeedLearningOptions learning;
   /// The global plan from per-rank loads (rebalance_global()), with the
@@ -302,6 +302,7 @@ class BlockBalancer final : public LayoutBalancer<BlockPlan, BlockEvent, BlockBa
   /// forecast for the coming interval.
   void forecast(BlockPlan& plan);
   std::optional<Speeds> plan_speeds(BlockPlan& plan, const std::vector<double>& loads) override;
+  void normalise_costs(Inputs& in) const override;
 
   BlockDistribution distribution_;
   std::vector<BlockRound> history_;   // the last options_.global.history rounds, oldest first
