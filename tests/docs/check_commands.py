@@ -59,9 +59,10 @@ PROSE_INPUTS = {
     ],
 }
 
-# Programs of a build the pages run (docs/fortran.md's Fortran examples): run
-# from --build; a command whose program that build lacks is skipped, saying so.
-BUILT = re.compile(r"(^|\s)(?:\./)?build(?:-dev)?/(fortran/examples/[\w.-]+)")
+# Programs of a build the pages run (the Fortran examples, the balancer's
+# unknown_speeds): run from --build; a command whose program that build
+# lacks is skipped, saying so.
+BUILT = re.compile(r"(^|\s)(?:\./)?build(?:-dev)?/((?:fortran/)?examples/[\w.-]+(?:/[\w.-]+)?)")
 
 # Paths the pages give relative to a build or the repository, made to work in
 # a scratch directory: the command is `isocost` on PATH, examples/ is the
