@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "example_main.hpp"
 #include "example_support.hpp"
 #include "isocost/error.hpp"
 #include "isocost/mpi/block_balancer.hpp"
@@ -155,9 +156,7 @@ int main(int argc, char** argv) {
   app.add_option("--json", s.json_path, "write the summary as JSON to this file ('-': stdout)");
   app.add_option("--plot", s.plot_dir, "write a PNG of the efficiency per step into this folder");
   app.add_flag("--check", s.check, "exit 3 unless learning reaches the speed-aware balance");
-  int code = 0;
-  try {
-    app.parse(argc, argv);
+  return examples::parse_and_run(app, argc, argv, "unknown_speeds", [&] {
     if (s.repeats.empty())
       for (int r = 0; r < P; ++r) s.repeats.push_back(r >= P - (P + 2) / 3 ? 3 : 1);
     if (static_cast<int>(s.repeats.size()) != P)
@@ -224,14 +223,7 @@ int main(int argc, char** argv) {
         f.series.push_back(isocost::plot::per_step(name(modes[m]), runs[m].efficiency));
       isocost::plot::render_png(f, s.plot_dir + "/unknown_speeds_efficiency.png");
     }
-    if (!placed) code = 1;
-    if (code == 0 && s.check && !learned_ok) code = 3;
-  } catch (const CLI::ParseError& e) {
-    code = rank == 0 ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : 2);
-  } catch (const isocost::Error& e) {
-    if (rank == 0) std::fprintf(stderr, "unknown_speeds: error: %s\n", e.what());
-    code = 2;
-  }
-  MPI_Finalize();
-  return code;
+    if (!placed) return 1;
+    return s.check && !learned_ok ? 3 : 0;
+  });
 }
