@@ -28,8 +28,9 @@ struct SpeedLearningOptions {
   /// makes the speeds identifiable at all, and a density finer than the
   /// ranks' own scale is not seen by their loads.
   int knots = 0;
-  /// Alternations between the density and the speeds, >= 1.
-  int max_iterations = 5000;
+  /// Alternations between the density and the speeds, >= 1; then up to
+  /// 200 Levenberg-Marquardt steps finish the fit.
+  int max_iterations = 500;
   /// Converged when no speed changes by more than this (relative) in one
   /// alternation.
   double tolerance = 1e-9;
@@ -88,14 +89,14 @@ struct LearnedSpeeds {
 /// piecewise linear on equally spaced knots with values >= 0; ρ and 1/s are
 /// fitted by alternating multiplicative updates (each step the exact
 /// minimiser of the Kullback-Leibler misfit in its half, so positivity holds
-/// and the misfit never rises). Empty ranges and zero loads say nothing and
-/// are left out. While the misfit exceeds options.max_misfit the oldest
-/// round is left out and the rest fitted again (two rounds at least). Needs
-/// at least two rounds with different offsets; with
-/// one, or all alike, the result is all 1 and not identifiable (what a
-/// plan from it cannot know). Throws Error for no rounds, rounds of
-/// different P or N, invalid offsets, loads of the wrong count, negative or
-/// non-finite loads, bad options.
+/// and the misfit never rises), which find the valley of the fit quickly,
+/// then by Levenberg-Marquardt on the logs of the loads, which goes along it
+/// (the updates alone crawl when the rounds' cuts differ little). Empty ranges and zero loads say
+/// nothing and are left out. While the misfit exceeds options.max_misfit the oldest round is left
+/// out and the rest fitted again (two rounds at least). Needs at least two rounds with different
+/// offsets; with one, or all alike, the result is all 1 and not identifiable (what a plan from it
+/// cannot know). Throws Error for no rounds, rounds of different P or N, invalid offsets, loads of
+/// the wrong count, negative or non-finite loads, bad options.
 LearnedSpeeds learn_speeds(std::span<const BlockRound> rounds,
                            const SpeedLearningOptions& options = {});
 

@@ -60,7 +60,8 @@ void assign(T& field, py::handle value, const std::string& path) {
   } else if constexpr (std::is_integral_v<T>) {
     const std::int64_t v = as_int64(value, path);
     if (v < static_cast<std::int64_t>(std::numeric_limits<T>::min()) ||
-        static_cast<std::uint64_t>(v) > static_cast<std::uint64_t>(std::numeric_limits<T>::max()))
+        (v > 0 &&
+         static_cast<std::uint64_t>(v) > static_cast<std::uint64_t>(std::numeric_limits<T>::max())))
       throw Error(path + ": " + std::to_string(v) + " is out of range");
     field = static_cast<T>(v);
   } else if constexpr (std::is_floating_point_v<T>) {

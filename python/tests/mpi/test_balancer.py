@@ -148,6 +148,23 @@ def test_exchange_sends_every_element_to_the_owner_of_its_key():
         assert comm.allreduce(len(moved)) == 40 * size
 
 
+def test_speeds_are_learned_from_the_loads():
+    # Rank r runs at speed 1 + r: its time is its elements' cost / (1 + r).
+    options = {"learn_speeds": True, "pipeline": dict(OPTIONS["pipeline"])}
+    with im.BlockBalancer(comm, im.BlockDistribution.uniform(N, size), options) as b:
+        assert b.options["learn_speeds"] is True
+        for step in range(5):
+            lo, hi = b.local_range()
+            b.record_step(float(element_cost(np.arange(lo, hi, dtype=float), 4).sum()) / (1 + rank))
+            b.maybe_rebalance()
+        learned = b.last_event.get("learned_speeds")
+        if size == 1:
+            return
+        assert learned is not None and learned["identifiable"], b.last_event
+        truth = np.arange(1, size + 1, dtype=float)
+        assert np.allclose(learned["speeds"], truth / truth.mean(), rtol=0.15), learned
+
+
 def test_a_step_that_raises_is_abandoned():
     with im.BlockBalancer(comm, im.BlockDistribution.uniform(N, size), OPTIONS) as b:
         with b.step():
@@ -181,6 +198,11 @@ def test_bad_input_is_named_on_every_rank():
         im.BlockBalancer(comm, d, {"pipeline": {"policy": "sometimes"}})
     with pytest.raises(isocost.Error, match="block balancer options: pipeline.steps_ahead"):
         im.BlockBalancer(comm, d, {"pipeline": {"steps_ahead": 0}})
+    # A negative integer reaches the field's own check, which names its range.
+    with pytest.raises(isocost.Error, match="global.history: expected an integer >= 0, got -1"):
+        im.BlockBalancer(comm, d, {"global": {"history": -1}})
+    with pytest.raises(isocost.Error, match="learn_speeds: expected no given speeds"):
+        im.BlockBalancer(comm, d, {"learn_speeds": True, "speeds": [1.0] * size})
     with pytest.raises(TypeError, match="mpi4py communicator"):
         im.BlockBalancer(42, d)
     b = im.BlockBalancer(comm, d)

@@ -123,6 +123,76 @@ std::vector<double> spreads(const std::vector<Observation>& obs, const std::vect
   return out;
 }
 
+// Levenberg-Marquardt on the log residuals log(pred_i) − log(t_i) in
+// θ = (log c, log u) from the alternating updates' point: they find the
+// valley quickly but crawl along it when the rounds' cuts differ little
+// (two rounds a few elements apart). Returns true when the steps stopped
+// improving (converged). Skipped beyond 600 unknowns.
+bool polish(const std::vector<Observation>& obs, const std::vector<double>& A,
+            const std::vector<int>& seen, std::vector<double>& c, std::vector<double>& u,
+            int max_steps) {
+  using detail::Real;
+  using Matrix = Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic>;
+  using Vector = Eigen::Matrix<Real, Eigen::Dynamic, 1>;
+  const auto K = static_cast<Eigen::Index>(c.size()), P = static_cast<Eigen::Index>(u.size());
+  const Eigen::Index n = K + P, M = static_cast<Eigen::Index>(obs.size());
+  if (n > 600) return false;
+  for (double& v : c) v = std::max(v, 1e-300);  // finite logs
+  const auto residuals = [&](const std::vector<double>& cc, const std::vector<double>& uu,
+                             Vector& r, Matrix* J) {
+    double sum = 0;
+    for (Eigen::Index i = 0; i < M; ++i) {
+      const auto& o = obs[static_cast<std::size_t>(i)];
+      double cost = 0;
+      for (Eigen::Index k = 0; k < K; ++k)
+        cost += A[static_cast<std::size_t>(i * K + k)] * cc[static_cast<std::size_t>(k)];
+      const double pred = uu[static_cast<std::size_t>(o.rank)] * cost;
+      r(i) = std::log(pred) - std::log(o.load);
+      sum += static_cast<double>(r(i) * r(i));
+      if (J) {
+        for (Eigen::Index k = 0; k < K; ++k)
+          (*J)(i, k) =
+              A[static_cast<std::size_t>(i * K + k)] * cc[static_cast<std::size_t>(k)] / cost;
+        (*J)(i, K + o.rank) = 1.0;
+      }
+    }
+    return sum;
+  };
+  Vector r(M);
+  Matrix J = Matrix::Zero(M, n);
+  double cost = residuals(c, u, r, &J), lambda = 1e-3;
+  for (int step = 0; step < max_steps; ++step) {
+    Matrix N = J.transpose() * J;
+    const Vector g = J.transpose() * r;
+    for (Eigen::Index j = 0; j < n; ++j) {
+      // A rank never measured keeps its speed (its column is zero).
+      if (j >= K && seen[static_cast<std::size_t>(j - K)] == 0) N(j, j) = 1.0;
+      N(j, j) += lambda * (N(j, j) + 1e-12);
+    }
+    const Vector delta = -N.ldlt().solve(g);
+    std::vector<double> c2(c), u2(u);
+    for (Eigen::Index k = 0; k < K; ++k)
+      c2[static_cast<std::size_t>(k)] *= std::exp(static_cast<double>(delta(k)));
+    for (Eigen::Index q = 0; q < P; ++q)
+      if (seen[static_cast<std::size_t>(q)] > 0)
+        u2[static_cast<std::size_t>(q)] *= std::exp(static_cast<double>(delta(K + q)));
+    Vector r2(M);
+    const double cost2 = residuals(c2, u2, r2, nullptr);
+    if (std::isfinite(cost2) && cost2 <= cost) {
+      const bool done = cost - cost2 <= 1e-15 * std::max(cost, 1e-300) || cost2 < 1e-28;
+      c = std::move(c2);
+      u = std::move(u2);
+      cost = residuals(c, u, r, &J);
+      lambda = std::max(lambda / 10, 1e-12);
+      if (done) return true;
+    } else {
+      lambda *= 10;
+      if (lambda > 1e12) return true;  // no step improves: a minimum
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 bool SpeedLearningOptions::is_valid(std::string* why) const {
@@ -255,6 +325,15 @@ LearnedSpeeds fit(std::span<const BlockRound> rounds, const SpeedLearningOptions
       break;
     }
   }
+  if (polish(obs, A, seen, c, u, 200)) out.termination = Termination::converged;
+  // Mean speed 1 over the measured ranks again.
+  double mean_speed = 0;
+  for (int r = 0; r < P; ++r)
+    if (seen[static_cast<std::size_t>(r)] > 0) mean_speed += 1 / u[static_cast<std::size_t>(r)];
+  mean_speed /= measured;
+  for (int r = 0; r < P; ++r)
+    if (seen[static_cast<std::size_t>(r)] > 0) u[static_cast<std::size_t>(r)] *= mean_speed;
+  for (double& v : c) v /= mean_speed;
   predict();
   double squares = 0;
   for (std::size_t i = 0; i < M; ++i) {
