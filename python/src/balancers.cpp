@@ -102,19 +102,45 @@ class Balancer {
   // The arrays of plan.to, in order; the balancer adopts the plan.
   py::tuple apply(const Plan& plan, const py::args& arrays) {
     B& b = get();
-    const int rank = comm_rank(comm_);
     if (!plan.moves()) {
       py::gil_scoped_release release;
       b.apply(plan);  // a plan that moves nothing is a no-op
       return arrays;
     }
-    Rows rows = take_rows(arrays, plan.from.count(rank), "apply");
+    Rows rows = take_rows(arrays, plan.from.count(comm_rank(comm_)), "apply");
     // The same on every rank (plans are): before the rows, which follow it.
     if (plan.from.hash() != Layout<B>::of(b).hash())
       rows.problem = "apply: the plan is not for the current distribution (decide() again)";
-    std::vector<py::array> fresh;
-    if (rows.problem.empty()) rows.problem = fresh_rows(rows, plan.to.count(rank), fresh);
+    return carry_out(plan, rows, false);
+  }
+
+  py::tuple maybe_rebalance(const py::args& arrays) {
+    B& b = get();
+    Rows rows = take_rows(arrays, b.local_count(), "maybe_rebalance");
     agree_rows(comm_, rows);
+    Plan plan;
+    {
+      py::gil_scoped_release release;
+      plan = b.decide(static_cast<double>(rows.record()));
+    }
+    // The rows were agreed before deciding; a fresh plan is the current one.
+    return plan.moves() ? carry_out(plan, rows, true) : py::tuple(arrays);
+  }
+
+ private:
+  // Allocates the arrays of plan.to, agrees (the rows too, unless they
+  // already were), moves the rows and adopts the plan. Collective.
+  py::tuple carry_out(const Plan& plan, Rows& rows, bool rows_agreed) {
+    B& b = get();
+    std::vector<py::array> fresh;
+    std::string memory;
+    if (rows.problem.empty()) memory = fresh_rows(rows, plan.to.count(comm_rank(comm_)), fresh);
+    if (rows_agreed) {
+      agree(comm_, memory);
+    } else {
+      if (rows.problem.empty()) rows.problem = memory;
+      agree_rows(comm_, rows);
+    }
     {
       py::gil_scoped_release release;
       if (!rows.arrays.empty()) {
@@ -129,19 +155,6 @@ class Balancer {
     return out;
   }
 
-  py::tuple maybe_rebalance(const py::args& arrays) {
-    B& b = get();
-    const Rows rows = take_rows(arrays, b.local_count(), "maybe_rebalance");
-    agree_rows(comm_, rows);
-    Plan plan;
-    {
-      py::gil_scoped_release release;
-      plan = b.decide(static_cast<double>(rows.record()));
-    }
-    return plan.moves() ? apply(plan, arrays) : py::tuple(arrays);
-  }
-
- private:
   std::unique_ptr<B> b_;
   std::unique_ptr<StepHolder<B>> step_;
   MPI_Comm comm_ = MPI_COMM_NULL;
