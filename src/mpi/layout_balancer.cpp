@@ -139,8 +139,10 @@ Plan LayoutBalancer<Plan, Event, Options>::decide_data(double bytes,
   plan.used_costs = with_costs == P;
   // From here every rank holds the same numbers and computes the same plan.
   plan.action = p.choose(plan, process_graph(), in.loads, counts, bytes, can_diffuse());
-  in.speeds = plan_speeds(plan, in.loads)
-                  .value_or(options_.speeds.value_or(Speeds::uniform(static_cast<int>(P))));
+  // Learned speeds only where a plan will use them.
+  const std::optional<Speeds> learned =
+      plan.action != Strategy::none ? plan_speeds(plan, in.loads) : std::nullopt;
+  in.speeds = learned.value_or(options_.speeds.value_or(Speeds::uniform(static_cast<int>(P))));
   if (plan.used_costs && gathers_costs(plan.action)) gather_costs(in);
   if (plan.used_costs) normalise_costs(in);
   make_plan(plan, in);

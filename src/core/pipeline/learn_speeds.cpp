@@ -69,38 +69,56 @@ std::vector<Observation> observations(std::span<const BlockRound> rounds, int& d
   return out;
 }
 
+using Matrix = Eigen::Matrix<detail::Real, Eigen::Dynamic, Eigen::Dynamic>;
+using Vector = Eigen::Matrix<detail::Real, Eigen::Dynamic, 1>;
+
+// The log residuals r_i = log(pred_i) − log(t_i) of density c and inverse
+// speeds u, and Σ r_i²; with J, its first rows get their Jacobian in
+// (c, log u): ∂r_i/∂c_k = A_ik / cost_i (c itself, so that a knot driven to
+// 0 keeps its column), ∂r_i/∂log u_r = 1 for the observation's rank.
+double log_residuals(const std::vector<Observation>& obs, const std::vector<double>& A,
+                     const std::vector<double>& c, const std::vector<double>& u, Vector& r,
+                     Matrix* J) {
+  const auto K = static_cast<Eigen::Index>(c.size());
+  double sum = 0;
+  for (std::size_t i = 0; i < obs.size(); ++i) {
+    const auto row = static_cast<Eigen::Index>(i);
+    double cost = 0;
+    for (Eigen::Index k = 0; k < K; ++k)
+      cost += A[i * c.size() + static_cast<std::size_t>(k)] * c[static_cast<std::size_t>(k)];
+    r(row) = std::log(u[static_cast<std::size_t>(obs[i].rank)] * cost) - std::log(obs[i].load);
+    sum += static_cast<double>(r(row) * r(row));
+    if (!J) continue;
+    for (Eigen::Index k = 0; k < K; ++k)
+      (*J)(row, k) = A[i * c.size() + static_cast<std::size_t>(k)] / cost;
+    (*J)(row, K + obs[i].rank) = 1.0;
+  }
+  return sum;
+}
+
 // var(log s_r) from the Gauss-Newton normal equations of the log residuals
-// in (c, log u) (c itself: a knot driven to 0 keeps its column), the speeds'
-// common scale and any rank never measured held by rows of their own.
+// in (c, log u), the speeds' common scale and any rank never measured held
+// by rows of their own.
 std::vector<double> spreads(const std::vector<Observation>& obs, const std::vector<double>& A,
                             const std::vector<double>& c, const std::vector<double>& u,
-                            const std::vector<double>& pred, const std::vector<int>& seen,
-                            double sigma2, int P) {
-  using detail::Real;
+                            const std::vector<int>& seen, double sigma2, int P) {
   const auto K = static_cast<Eigen::Index>(c.size());
   const Eigen::Index n = K + P;
   std::vector<double> out(static_cast<std::size_t>(P), std::numeric_limits<double>::quiet_NaN());
   if (n > 600) return out;
-  Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic> J =
-      Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic>::Zero(
-          static_cast<Eigen::Index>(obs.size()) + 1 + P, n);
-  for (std::size_t i = 0; i < obs.size(); ++i) {
-    const auto row = static_cast<Eigen::Index>(i);
-    const double scale = u[static_cast<std::size_t>(obs[i].rank)] / pred[i];
-    for (Eigen::Index k = 0; k < K; ++k)
-      J(row, k) = A[i * c.size() + static_cast<std::size_t>(k)] * scale;
-    J(row, K + obs[i].rank) = 1.0;
-  }
+  const auto M = static_cast<Eigen::Index>(obs.size());
+  Matrix J = Matrix::Zero(M + 1 + P, n);
+  Vector r(M);
+  log_residuals(obs, A, c, u, r, &J);
   // The speeds' common scale, and a rank never measured, held by rows of
   // their own (its speed stays 1).
-  const auto last = static_cast<Eigen::Index>(obs.size());
-  for (int r = 0; r < P; ++r) {
-    J(last, K + r) = 1.0;
-    if (seen[static_cast<std::size_t>(r)] == 0) J(last + 1 + r, K + r) = 1.0;
+  for (int q = 0; q < P; ++q) {
+    J(M, K + q) = 1.0;
+    if (seen[static_cast<std::size_t>(q)] == 0) J(M + 1 + q, K + q) = 1.0;
   }
   // Columns scaled to unit length first: the density's and the speeds'
   // differ by orders of magnitude, which would read as rank deficiency.
-  Eigen::Matrix<Real, Eigen::Dynamic, 1> norms = J.colwise().norm().transpose();
+  Vector norms = J.colwise().norm().transpose();
   for (Eigen::Index j = 0; j < n; ++j) {
     if (!(norms(j) > 0)) return out;
     J.col(j) /= norms(j);
@@ -109,58 +127,39 @@ std::vector<double> spreads(const std::vector<Observation>& obs, const std::vect
   // J's squared): J·Π = Q·R, so the variance of unknown j is ‖R⁻ᵀ·Πᵀ·e_j‖².
   const auto qr = J.colPivHouseholderQr();
   if (qr.rank() < n) return out;
-  using Matrix = Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic>;
-  using Vector = Eigen::Matrix<Real, Eigen::Dynamic, 1>;
   const Matrix R = qr.matrixR().topLeftCorner(n, n).template triangularView<Eigen::Upper>();
-  for (int r = 0; r < P; ++r) {
+  for (int q = 0; q < P; ++q) {
     Vector e = Vector::Zero(n);
-    e(K + r) = 1.0;
+    e(K + q) = 1.0;
     const Vector pe = qr.colsPermutation().transpose() * e;
     const Vector y = R.transpose().template triangularView<Eigen::Lower>().solve(pe);
-    const double v = static_cast<double>(y.squaredNorm() / (norms(K + r) * norms(K + r)));
-    out[static_cast<std::size_t>(r)] = std::sqrt(std::max(0.0, v * sigma2));
+    const double v = static_cast<double>(y.squaredNorm() / (norms(K + q) * norms(K + q)));
+    out[static_cast<std::size_t>(q)] = std::sqrt(std::max(0.0, v * sigma2));
   }
   return out;
 }
 
-// Levenberg-Marquardt on the log residuals log(pred_i) − log(t_i) in
-// θ = (log c, log u) from the alternating updates' point: they find the
-// valley quickly but crawl along it when the rounds' cuts differ little
-// (two rounds a few elements apart). Returns true when the steps stopped
-// improving (converged). Skipped beyond 600 unknowns.
+// Levenberg-Marquardt on the log residuals in θ = (log c, log u) from the
+// alternating updates' point: they find the valley quickly but crawl along
+// it when the rounds' cuts differ little (two rounds a few elements apart).
+// Returns true when the steps stopped improving (converged). Skipped beyond
+// 600 unknowns.
 bool polish(const std::vector<Observation>& obs, const std::vector<double>& A,
             const std::vector<int>& seen, std::vector<double>& c, std::vector<double>& u,
             int max_steps) {
-  using detail::Real;
-  using Matrix = Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic>;
-  using Vector = Eigen::Matrix<Real, Eigen::Dynamic, 1>;
   const auto K = static_cast<Eigen::Index>(c.size()), P = static_cast<Eigen::Index>(u.size());
   const Eigen::Index n = K + P, M = static_cast<Eigen::Index>(obs.size());
   if (n > 600) return false;
   for (double& v : c) v = std::max(v, 1e-300);  // finite logs
-  const auto residuals = [&](const std::vector<double>& cc, const std::vector<double>& uu,
-                             Vector& r, Matrix* J) {
-    double sum = 0;
-    for (Eigen::Index i = 0; i < M; ++i) {
-      const auto& o = obs[static_cast<std::size_t>(i)];
-      double cost = 0;
-      for (Eigen::Index k = 0; k < K; ++k)
-        cost += A[static_cast<std::size_t>(i * K + k)] * cc[static_cast<std::size_t>(k)];
-      const double pred = uu[static_cast<std::size_t>(o.rank)] * cost;
-      r(i) = std::log(pred) - std::log(o.load);
-      sum += static_cast<double>(r(i) * r(i));
-      if (J) {
-        for (Eigen::Index k = 0; k < K; ++k)
-          (*J)(i, k) =
-              A[static_cast<std::size_t>(i * K + k)] * cc[static_cast<std::size_t>(k)] / cost;
-        (*J)(i, K + o.rank) = 1.0;
-      }
-    }
-    return sum;
-  };
   Vector r(M);
   Matrix J = Matrix::Zero(M, n);
-  double cost = residuals(c, u, r, &J), lambda = 1e-3;
+  // log_residuals()'s Jacobian in c, times c_k: in log c.
+  const auto linearise = [&] {
+    const double sum = log_residuals(obs, A, c, u, r, &J);
+    for (Eigen::Index k = 0; k < K; ++k) J.col(k) *= c[static_cast<std::size_t>(k)];
+    return sum;
+  };
+  double cost = linearise(), lambda = 1e-3;
   for (int step = 0; step < max_steps; ++step) {
     Matrix N = J.transpose() * J;
     const Vector g = J.transpose() * r;
@@ -177,12 +176,12 @@ bool polish(const std::vector<Observation>& obs, const std::vector<double>& A,
       if (seen[static_cast<std::size_t>(q)] > 0)
         u2[static_cast<std::size_t>(q)] *= std::exp(static_cast<double>(delta(K + q)));
     Vector r2(M);
-    const double cost2 = residuals(c2, u2, r2, nullptr);
+    const double cost2 = log_residuals(obs, A, c2, u2, r2, nullptr);
     if (std::isfinite(cost2) && cost2 <= cost) {
       const bool done = cost - cost2 <= 1e-15 * std::max(cost, 1e-300) || cost2 < 1e-28;
       c = std::move(c2);
       u = std::move(u2);
-      cost = residuals(c, u, r, &J);
+      cost = linearise();
       lambda = std::max(lambda / 10, 1e-12);
       if (done) return true;
     } else {
@@ -347,7 +346,7 @@ LearnedSpeeds fit(std::span<const BlockRound> rounds, const SpeedLearningOptions
   const int dof = static_cast<int>(M) - (knots + measured - 1);
   if (dof > 0) {
     const double sigma2 = squares / dof;
-    out.spread = spreads(obs, A, c, u, pred, seen, sigma2, P);
+    out.spread = spreads(obs, A, c, u, seen, sigma2, P);
     for (int r = 0; r < P; ++r)
       if (seen[static_cast<std::size_t>(r)] == 0)
         out.spread[static_cast<std::size_t>(r)] = std::numeric_limits<double>::quiet_NaN();
