@@ -1,8 +1,9 @@
 // python/src/exchange.cpp — isocost.mpi.exchange(): every element to the rank
 // owning its key (isocost::mpi::exchange over a distribution), on numpy
-// arrays. An element's key and rows travel as one record of 8-byte words;
-// the words of a record share their element's key, so the C++ exchange
-// (which keeps each sender's order) delivers them together.
+// arrays. An element's key and rows travel as one record of 8-byte words,
+// one exchange element up to kMaxWords words; beyond, the words of a record
+// share their element's key, so the C++ exchange (which keeps each
+// sender's order) delivers them together.
 #include <pybind11/stl.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <cstring>
 #include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "isocost/error.hpp"
@@ -25,35 +27,33 @@ namespace {
 
 using Keys = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>;
 
-template <class Distribution>
-py::tuple exchange_on(MPI_Comm comm, const Distribution& d, py::handle keys, const py::args& arrays,
-                      bool cells) {
-  Keys k = Keys::ensure(keys);
-  std::string problem;
-  if (!k || k.ndim() != 1) problem = "keys: expected a 1-D array of integer keys";
-  const std::int64_t n = k ? k.shape(0) : 0;
-  Rows rows = take_rows(arrays, n, "exchange");
-  if (problem.empty()) problem = rows.problem;
-  // Keys out of range are named by their element here (the words' exchange
-  // would name a word).
-  const std::int64_t size = d.size();
-  for (std::int64_t i = 0; i < n && problem.empty(); ++i)
-    if (k.data()[i] < 0 || k.data()[i] >= size)
-      problem = "keys[" + std::to_string(i) + "]: expected " +
-                (cells ? "a cell's linear index" : "a global index") + " in [0, " +
-                std::to_string(size) + "), got " + std::to_string(k.data()[i]);
-  const std::size_t record = sizeof(std::int64_t) + rows.record();
-  const std::size_t words = (record + 7) / 8;
-  std::vector<std::uint64_t> packed;
+// An element's record of W 8-byte words (its key, then its rows), one
+// exchange element each; beyond kMaxWords, records of `per` single words.
+template <std::size_t W>
+struct Words {
+  std::uint64_t w[W];
+};
+constexpr std::size_t kMaxWords = 8;
+
+// Packs, exchanges and unpacks the records: the rest of exchange_on(), once
+// the input is checked (rows.problem is agreed here, with the allocation's).
+template <std::size_t W, class Distribution>
+py::tuple exchange_words(MPI_Comm comm, const Distribution& d, const Keys& k, Rows& rows,
+                         std::size_t words) {
+  const std::size_t per = words / W;  // exchange elements per record
+  const auto n = static_cast<std::size_t>(k ? k.shape(0) : 0);
+  std::vector<Words<W>> packed;
   try {
-    if (problem.empty()) packed.resize(static_cast<std::size_t>(n) * words);
+    if (rows.problem.empty()) packed.resize(n * per);
   } catch (const std::bad_alloc&) {
-    problem = "exchange: out of memory packing " + std::to_string(n) + " records";
+    rows.problem = "exchange: out of memory packing " + std::to_string(n) + " records";
   }
-  rows.problem = problem;
   agree_rows(comm, rows);
-  for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) {
-    auto* p = reinterpret_cast<std::byte*>(packed.data() + i * words);
+  const auto record = [&](std::size_t i) {
+    return reinterpret_cast<std::byte*>(packed.data()) + i * words * sizeof(std::uint64_t);
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    std::byte* p = record(i);
     std::memcpy(p, k.data() + i, sizeof(std::int64_t));
     p += sizeof(std::int64_t);
     for (std::size_t a = 0; a < rows.arrays.size(); ++a) {
@@ -65,15 +65,19 @@ py::tuple exchange_on(MPI_Comm comm, const Distribution& d, py::handle keys, con
   {
     const std::int64_t* key = k.data();
     py::gil_scoped_release release;
-    mpi::exchange(
-        comm, d, [key, words](std::size_t w) { return key[w / words]; }, packed);
+    if (per == 1)
+      mpi::exchange(
+          comm, d, [key](std::size_t e) { return key[e]; }, packed);
+    else
+      mpi::exchange(
+          comm, d, [key, per](std::size_t e) { return key[e / per]; }, packed);
   }
-  const auto m = static_cast<std::int64_t>(packed.size() / words);
+  const std::size_t m = packed.size() / per;
   std::vector<py::array> fresh;
-  agree(comm, fresh_rows(rows, m, fresh));
-  Keys out_keys(m);
-  for (std::size_t i = 0; i < static_cast<std::size_t>(m); ++i) {
-    const auto* p = reinterpret_cast<const std::byte*>(packed.data() + i * words);
+  agree(comm, fresh_rows(rows, static_cast<std::int64_t>(m), fresh));
+  Keys out_keys(static_cast<py::ssize_t>(m));
+  for (std::size_t i = 0; i < m; ++i) {
+    const std::byte* p = record(i);
     std::memcpy(out_keys.mutable_data() + i, p, sizeof(std::int64_t));
     p += sizeof(std::int64_t);
     for (std::size_t a = 0; a < fresh.size(); ++a) {
@@ -86,6 +90,37 @@ py::tuple exchange_on(MPI_Comm comm, const Distribution& d, py::handle keys, con
   out[0] = out_keys;
   for (std::size_t a = 0; a < fresh.size(); ++a) out[a + 1] = fresh[a];
   return out;
+}
+
+template <class Distribution, std::size_t... W>
+py::tuple dispatch_words(MPI_Comm comm, const Distribution& d, const Keys& k, Rows& rows,
+                         std::size_t words, std::index_sequence<W...>) {
+  py::tuple out;
+  const bool exact =
+      ((words == W + 1 && (out = exchange_words<W + 1>(comm, d, k, rows, words), true)) || ...);
+  return exact ? out : exchange_words<1>(comm, d, k, rows, words);
+}
+
+template <class Distribution>
+py::tuple exchange_on(MPI_Comm comm, const Distribution& d, py::handle keys, const py::args& arrays,
+                      bool cells) {
+  Keys k = Keys::ensure(keys);
+  std::string problem;
+  if (!k || k.ndim() != 1) problem = "keys: expected a 1-D array of integer keys";
+  const std::int64_t n = k ? k.shape(0) : 0;
+  Rows rows = take_rows(arrays, n, "exchange");
+  if (problem.empty()) problem = rows.problem;
+  // Keys out of range are named by their element here.
+  const std::int64_t size = d.size();
+  for (std::int64_t i = 0; i < n && problem.empty(); ++i)
+    if (k.data()[i] < 0 || k.data()[i] >= size)
+      problem = "keys[" + std::to_string(i) + "]: expected " +
+                (cells ? "a cell's linear index" : "a global index") + " in [0, " +
+                std::to_string(size) + "), got " + std::to_string(k.data()[i]);
+  rows.problem = problem;
+  // Every rank the same word count (the layout is agreed with the rows).
+  const std::size_t words = (sizeof(std::int64_t) + rows.record() + 7) / 8;
+  return dispatch_words(comm, d, k, rows, words, std::make_index_sequence<kMaxWords>{});
 }
 
 }  // namespace
