@@ -1,0 +1,66 @@
+// The joint fit of the ranks' speeds and a cost density on a fixed basis
+// (learn_speeds.hpp): shared by the 1-D learners (along elements or a
+// continuous x) and the grid's (tensor-product hats over boxes). Each
+// geometry gives its observations and the integral of every basis function
+// over each observation's range; the fit is the same.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "isocost/learn_speeds.hpp"
+
+namespace isocost::detail {
+
+/// One load: `rank`'s time for its range in one round.
+struct SpeedObservation {
+  int rank = 0;
+  double load = 0;
+};
+
+/// The basis on `knots` functions (chosen by the geometry from the budget,
+/// the most the equations afford) and the M×K matrix of its integrals over
+/// the observations' ranges, row-major.
+struct SpeedBasis {
+  int knots = 0;
+  std::vector<double> integrals;
+};
+
+/// Fits speeds and density to `obs` (loads > 0 on non-empty ranges) of P
+/// ranks from `distinct` rounds that cut differently. `basis(spare)` builds
+/// the basis for `spare` equations left after the speeds (called once the
+/// fit is known to be possible at all); not identifiable (all speeds 1, the
+/// message saying why) with fewer than two distinct rounds or when the
+/// basis leaves no spare equation.
+LearnedSpeeds fit_speeds(const std::vector<SpeedObservation>& obs, int P, int distinct,
+                         const std::function<SpeedBasis(int spare)>& basis,
+                         const SpeedLearningOptions& options);
+
+/// fit(first) on the rounds [first, rounds), from 0: while the misfit
+/// exceeds options.max_misfit the oldest round is left out and the rest
+/// fitted again, as long as two rounds remain (rounds from before a change
+/// of speed, or of the cost, disagree with the newer ones).
+template <class Fit>
+LearnedSpeeds fit_dropping_oldest(std::size_t rounds, const SpeedLearningOptions& options,
+                                  Fit&& fit) {
+  LearnedSpeeds out = fit(std::size_t{0});
+  std::size_t first = 0;
+  while (out.identifiable && out.misfit > options.max_misfit && rounds - first > 2) {
+    LearnedSpeeds fewer = fit(++first);
+    if (!fewer.identifiable) break;
+    out = std::move(fewer);
+    out.rounds_dropped = static_cast<int>(first);
+  }
+  out.rounds = static_cast<int>(rounds - first);
+  return out;
+}
+
+/// ∫ over [a, b) of each of `knots` unit hats equally spaced on [lo, hi]
+/// (knot k at lo + k·h, h = (hi − lo)/(knots − 1)), into out[0..knots); with
+/// knots == 1, the constant: b − a.
+void hat_integrals(double lo, double hi, int knots, double a, double b, std::span<double> out);
+
+}  // namespace isocost::detail
