@@ -16,7 +16,9 @@
 
 #include "isocost/options.hpp"
 #include "isocost/rebalance.hpp"
+#include "isocost/rebalance_grid.hpp"
 #include "isocost/result.hpp"
+#include "isocost/samples.hpp"
 
 namespace isocost {
 
@@ -99,5 +101,27 @@ struct LearnedSpeeds {
 /// the wrong count, negative or non-finite loads, bad options.
 LearnedSpeeds learn_speeds(std::span<const BlockRound> rounds,
                            const SpeedLearningOptions& options = {});
+
+/// The same for rounds of boxes of a grid of `shape` cells (oldest first;
+/// each: one part per rank tiling the grid, and the P loads measured on
+/// them, as GridBalancer's history keeps them): ρ is a tensor product of
+/// piecewise-linear hats, equally spaced along each axis that some round
+/// cuts (constant along an axis none does), as many knots as the equations
+/// afford (options.knots: per axis). Errors as above, and for parts outside
+/// the grid or rounds of another part count.
+LearnedSpeeds learn_speeds(const GridShape& shape, std::span<const GridRound> rounds,
+                           const SpeedLearningOptions& options = {});
+
+/// The same for runs of timings on a continuous x (oldest first), each
+/// sample labelled with the rank that took it (IntervalSample::rank, e.g. a
+/// file's rank column): hats equally spaced over [lo, hi] of all runs. Runs
+/// that time the same intervals count as one cut. Throws Error for no runs,
+/// or a sample without a rank.
+LearnedSpeeds learn_speeds(std::span<const Samples> runs, const SpeedLearningOptions& options = {});
+
+/// The samples with every dt multiplied by its rank's speed: times measured
+/// on ranks of different speeds as speed-1 costs, ready to fit. Throws
+/// Error for a sample without a rank or a rank with no speed.
+Samples at_unit_speed(const Samples& samples, std::span<const double> speeds);
 
 }  // namespace isocost
