@@ -40,8 +40,15 @@ struct SpeedLearningOptions {
   /// out its oldest round and fits again, while two rounds remain: rounds
   /// from before a rank changed speed (or the cost changed) disagree with
   /// the newer ones. +inf keeps every round. Timings' own noise must stay
-  /// below it.
+  /// below it. When even the newest two rounds are missed by more, the
+  /// speeds are not learned (a cost sharper than the knots can follow).
   double max_misfit = 0.05;
+  /// Speeds are used only when every one is known to within this: the
+  /// standard error of log(speed) (LearnedSpeeds::spread) of each measured
+  /// rank at most this, else nothing is learned. Rounds that cut alike but
+  /// for a few elements, or a cost the knots barely follow, leave speeds a
+  /// fit can still pick but the loads do not pin down. +inf: no limit.
+  double max_spread = 0.1;
 
   /// The field list (options.hpp): validation, JSON and the agreement hash.
   template <class Self, class V>
@@ -50,6 +57,7 @@ struct SpeedLearningOptions {
     v("max_iterations", self.max_iterations, at_least(1));
     v("tolerance", self.tolerance, above(0));
     v("max_misfit", self.max_misfit, above(0).or_infinity());
+    v("max_spread", self.max_spread, above(0).or_infinity());
   }
   /// The fields in range, and knots not 1.
   bool is_valid(std::string* why) const;
@@ -68,7 +76,9 @@ struct LearnedSpeeds {
   /// more than 600 unknowns).
   std::vector<double> spread;
   /// The rounds had more equations than unknowns and did not all cut the
-  /// elements alike.
+  /// elements alike, the fit explains them (misfit <= max_misfit, the
+  /// newest two rounds at least) and pins every speed down (spread <=
+  /// max_spread): else the speeds are all 1, unused.
   bool identifiable = false;
   int rounds = 0;          ///< rounds fitted (the newest)
   int rounds_dropped = 0;  ///< older rounds left out (max_misfit)
@@ -95,7 +105,8 @@ struct LearnedSpeeds {
 /// then by Levenberg-Marquardt on the logs of the loads, which goes along it
 /// (the updates alone crawl when the rounds' cuts differ little). Empty ranges and zero loads say
 /// nothing and are left out. While the misfit exceeds options.max_misfit the oldest round is left
-/// out and the rest fitted again (two rounds at least). Needs at least two rounds with different
+/// out and the rest fitted again (two rounds at least); if even two are missed by more, nothing is
+/// learned (not identifiable). Needs at least two rounds with different
 /// offsets; with one, or all alike, the result is all 1 and not identifiable (what a plan from it
 /// cannot know). Throws Error for no rounds, rounds of different P or N, invalid offsets, loads of
 /// the wrong count, negative or non-finite loads, bad options.

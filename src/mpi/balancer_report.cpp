@@ -1,6 +1,7 @@
 // What a decision says, as JSON for the log and as text (balancer.hpp).
 #include "mpi/balancer_report.hpp"
 
+#include <cmath>
 #include <sstream>
 
 #include "isocost/detail/text.hpp"
@@ -103,6 +104,27 @@ std::string decision_lines(const Decision& d) {
   if (d.choice) s += "  " + d.choice->brief_report() + "\n";
   if (d.profit) s += "  " + d.profit->brief_report() + "\n";
   return s;
+}
+
+nlohmann::ordered_json learned_json(const isocost::LearnedSpeeds& learned) {
+  nlohmann::ordered_json spread = nlohmann::ordered_json::array();
+  for (const double v : learned.spread)
+    spread.push_back(std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json());
+  return {{"identifiable", learned.identifiable},
+          {"speeds", learned.speeds},
+          {"spread", spread},
+          {"rounds", learned.rounds},
+          {"rounds_dropped", learned.rounds_dropped},
+          {"misfit", learned.misfit},
+          {"message", learned.message}};
+}
+
+const char* learning_conflict(bool learn_speeds, bool speeds_given, int history) {
+  if (learn_speeds && speeds_given)
+    return "learn_speeds: expected no given speeds (they are learned), got speeds";
+  if (learn_speeds && history < 1)
+    return "learn_speeds: expected global.history >= 1 (the rounds it learns from), got 0";
+  return nullptr;
 }
 
 }  // namespace detail

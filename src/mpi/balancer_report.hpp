@@ -6,6 +6,7 @@
 #include <string>
 
 #include "isocost/detail/text.hpp"
+#include "isocost/learn_speeds.hpp"
 #include "isocost/mpi/balancer.hpp"
 #include "isocost/mpi/redistribute.hpp"
 #include "isocost/rebalance.hpp"
@@ -36,24 +37,30 @@ std::string plan_brief(const Plan& plan, const char* units) {
   return s;
 }
 
-/// full_report(): the decision's lines and the plan's.
+/// full_report(): the decision's lines, the plan's, and the speeds learned.
 template <class Plan>
 std::string plan_lines(const Plan& plan, const char* unit) {
   std::string s = decision_lines(plan);
   if (plan.rebalance.method() != isocost::PlanMethod::none)
     s += "  plan: " + plan.rebalance.brief_report() +
          (plan.used_costs ? std::string(" (per-") + unit + " costs)" : std::string()) + "\n";
+  if (plan.learned) s += "  " + plan.learned->brief_report() + "\n";
   return s;
 }
 
+/// The log's "learned_speeds" member (a spread not known is null).
+nlohmann::ordered_json learned_json(const isocost::LearnedSpeeds& learned);
+
+/// Why the options' learn_speeds cannot be (nullptr: it can): speeds given,
+/// or no history to learn from.
+const char* learning_conflict(bool learn_speeds, bool speeds_given, int history);
+
 /// to_json(): the log's line; `layout` holds the layout's own plan fields,
-/// written after "costs", and `extra` members of the check's own (written
-/// before the plan).
+/// written after "costs"; the speeds learned come before the plan.
 template <class Event>
-std::string event_json(const Event& e, const nlohmann::ordered_json& layout = {},
-                       const nlohmann::ordered_json& extra = {}) {
+std::string event_json(const Event& e, const nlohmann::ordered_json& layout = {}) {
   nlohmann::ordered_json j = decision_json(e);
-  for (const auto& [key, value] : extra.items()) j[key] = value;
+  if (e.learned) j["learned_speeds"] = learned_json(*e.learned);
   const auto& r = e.rebalance;
   if (r.method() != isocost::PlanMethod::none) {
     nlohmann::ordered_json plan = {{"method", to_string(r.method())}, {"costs", e.used_costs}};

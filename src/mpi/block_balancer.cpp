@@ -17,40 +17,16 @@ namespace isocost::mpi {
 
 std::string BlockPlan::brief_report() const { return detail::plan_brief(*this, "elements"); }
 
-std::string BlockPlan::full_report() const {
-  std::string s = detail::plan_lines(*this, "element");
-  if (learned) s += "  " + learned->brief_report() + "\n";
-  return s;
-}
+std::string BlockPlan::full_report() const { return detail::plan_lines(*this, "element"); }
 
-std::string BlockEvent::to_json() const {
-  nlohmann::ordered_json extra;
-  if (learned) {
-    // NaN (no spread known) is null in the log.
-    nlohmann::ordered_json spread = nlohmann::ordered_json::array();
-    for (const double v : learned->spread)
-      spread.push_back(std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json());
-    extra["learned_speeds"] = {{"identifiable", learned->identifiable},
-                               {"speeds", learned->speeds},
-                               {"spread", spread},
-                               {"rounds", learned->rounds},
-                               {"rounds_dropped", learned->rounds_dropped},
-                               {"misfit", learned->misfit},
-                               {"message", learned->message}};
-  }
-  return detail::event_json(*this, {}, extra);
-}
+std::string BlockEvent::to_json() const { return detail::event_json(*this); }
 
 bool BlockBalancerOptions::is_valid(std::string* why) const {
   if (!check_fields(*this, why)) return false;
-  const auto fail = [why](const char* text) {
-    if (why) *why = text;
+  if (const char* e = detail::learning_conflict(learn_speeds, speeds.has_value(), global.history)) {
+    if (why) *why = e;
     return false;
-  };
-  if (learn_speeds && speeds)
-    return fail("learn_speeds: expected no given speeds (they are learned), got speeds");
-  if (learn_speeds && global.history < 1)
-    return fail("learn_speeds: expected global.history >= 1 (the rounds it learns from), got 0");
+  }
   return true;
 }
 

@@ -19,6 +19,15 @@ std::string GridPlan::brief_report() const { return detail::plan_brief(*this, "c
 
 std::string GridPlan::full_report() const { return detail::plan_lines(*this, "cell"); }
 
+bool GridBalancerOptions::is_valid(std::string* why) const {
+  if (!check_fields(*this, why)) return false;
+  if (const char* e = detail::learning_conflict(learn_speeds, speeds.has_value(), global.history)) {
+    if (why) *why = e;
+    return false;
+  }
+  return true;
+}
+
 std::string GridEvent::to_json() const {
   return detail::event_json(*this, {{"process_grid", rebalance.decomposition.process_grid.name()}});
 }
@@ -85,6 +94,7 @@ ProcessGraph GridBalancer::process_graph() const {
 }
 
 void GridBalancer::make_plan(GridPlan& plan, const Inputs& in) {
+  std::vector<double> scaled;  // plan_costs()' room
   if (plan.action == Strategy::diffusion) {
     // With costs: marginals reduced over the ranks (no gathered grid);
     // without: uniform cells, O(P).
@@ -92,15 +102,15 @@ void GridBalancer::make_plan(GridPlan& plan, const Inputs& in) {
         plan.used_costs
             ? detail::rebalance_grid_diffusive_distributed(
                   comm(), shape_, decomposition_, boxes_.boxes[static_cast<std::size_t>(rank())],
-                  costs_, in.cost_sums, in.loads, options_.diffusive)
+                  plan_costs(scaled), in.cost_sums, in.loads, options_.diffusive)
             : rebalance_grid_diffusive(shape_, decomposition_, in.loads, options_.diffusive);
   } else if (plan.action == Strategy::global && plan.used_costs) {
     // Cut from the costs where they are: one reduction of marginals a level
     // (layout, options and speeds agreed at construction, costs at the check).
     const CellBox& b = boxes_.boxes[static_cast<std::size_t>(rank())];
-    Decomposition next = detail::decompose_grid_trusted(comm(), shape_, b.lo, b.hi, costs_,
-                                                        decomposition_.process_grid, in.speeds,
-                                                        options_.weights.decompose);
+    Decomposition next = detail::decompose_grid_trusted(
+        comm(), shape_, b.lo, b.hi, plan_costs(scaled), decomposition_.process_grid, in.speeds,
+        options_.weights.decompose);
     std::vector<double> now(in.cost_sums.size());
     for (std::size_t r = 0; r < now.size(); ++r)
       now[r] = in.cost_sums[r] / in.speeds.speed(static_cast<int>(r));
@@ -111,6 +121,32 @@ void GridBalancer::make_plan(GridPlan& plan, const Inputs& in) {
                                            options_.global, history_);
   }
   if (plan.action == Strategy::global && options_.predict > 1) forecast(plan);
+}
+
+std::optional<Speeds> GridBalancer::plan_speeds(GridPlan& plan, const std::vector<double>& loads) {
+  if (!options_.learn_speeds) return std::nullopt;
+  // As BlockBalancer::plan_speeds(): the kept rounds but one on these parts,
+  // and the current round, oldest first.
+  std::vector<GridRound> rounds;
+  for (const GridRound& h : history_)
+    if (!same_cells(h.parts, decomposition_)) rounds.push_back(h);
+  rounds.push_back({decomposition_, loads});
+  plan.learned = learn_speeds(shape_, rounds, options_.learning);
+  if (plan.learned->identifiable) learned_ = Speeds::from_values(plan.learned->speeds);
+  return learned_;
+}
+
+void GridBalancer::normalise_costs(Inputs& in) const {
+  if (!options_.learn_speeds || !learned_) return;
+  for (std::size_t r = 0; r < in.cost_sums.size(); ++r)
+    in.cost_sums[r] *= learned_->speed(static_cast<int>(r));
+}
+
+const std::vector<double>& GridBalancer::plan_costs(std::vector<double>& scaled) const {
+  if (!options_.learn_speeds || !learned_) return costs_;
+  scaled = costs_;
+  for (double& v : scaled) v *= learned_->speed(rank());
+  return scaled;
 }
 
 void GridBalancer::remember(const std::vector<double>& loads) {

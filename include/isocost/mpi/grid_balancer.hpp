@@ -35,6 +35,7 @@
 #include "isocost/decompose.hpp"
 #include "isocost/density.hpp"
 #include "isocost/forecast.hpp"
+#include "isocost/learn_speeds.hpp"
 #include "isocost/mpi/balancer.hpp"
 #include "isocost/mpi/distribution.hpp"
 #include "isocost/mpi/exchange.hpp"
@@ -47,8 +48,20 @@ namespace isocost::mpi {
 /// must be the same on every rank (checked by the constructor).
 struct GridBalancerOptions {
   BalancerOptions pipeline;
-  /// The ranks' relative speeds (work per second); empty: all equal.
+  /// The ranks' relative speeds (work per second); empty: all equal, or
+  /// learned (learn_speeds).
   std::optional<Speeds> speeds;
+  /// Learn the speeds from the run instead, as BlockBalancerOptions::
+  /// learn_speeds: at every check that plans, the history's rounds and the
+  /// current one are fitted with one speed per rank and a cost density
+  /// smooth between the newest cut lines (learn_speeds() of a grid, with
+  /// `learning`), and the plan uses the speeds learned; set_costs() costs
+  /// are times on their rank, multiplied by its learned speed. A check that
+  /// cannot learn (one round yet, or a cost sharper than the knots follow:
+  /// learning.max_misfit, max_spread) keeps the last speeds learned, equal
+  /// until then. Needs `speeds` empty and global.history >= 1.
+  bool learn_speeds = false;
+  SpeedLearningOptions learning;
   /// The global plan from per-rank loads (rebalance_grid_global()), with the
   /// history of earlier rounds that refines it: global.history rounds are
   /// kept (4 by default; 0 keeps none). Not used with `predict`.
@@ -70,12 +83,16 @@ struct GridBalancerOptions {
   static void fields(Self& self, V&& v) {
     v("pipeline", self.pipeline);
     v("speeds", self.speeds, above(0));
+    v("learn_speeds", self.learn_speeds);
+    v("learning", self.learning);
     v("global", self.global);
     v("weights", self.weights);
     v("diffusive", self.diffusive);
     v("predict", self.predict, at_least(0));
   }
-  bool is_valid(std::string* why) const { return check_fields(*this, why); }
+  /// The fields in range, and learn_speeds without given speeds and with a
+  /// history.
+  bool is_valid(std::string* why) const;
   /// Throws Error("grid balancer options: …") unless is_valid().
   void validate() const { validate_options(*this, "grid balancer options"); }
 };
@@ -88,6 +105,9 @@ struct GridPlan : Decision {
   Decomposition decomposition;  ///< the new decomposition (the current one when nothing moves)
   GridRebalance rebalance;      ///< the computed plan (method none when none was)
   bool used_costs = false;      ///< per-cell costs (set_costs()) shaped the plan
+  /// With learn_speeds: what this check learned (its speeds were used when
+  /// identifiable, else the last ones learned).
+  std::optional<LearnedSpeeds> learned;
 
   /// The plan's root finds and diffusion converged (true with no plan).
   bool converged() const noexcept { return rebalance.converged(); }
@@ -211,6 +231,12 @@ class GridBalancer final : public LayoutBalancer<GridPlan, GridEvent, GridBalanc
   // shifts on them (grid_diffusive.hpp).
   bool gathers_costs(Strategy) const override { return false; }
   void make_plan(GridPlan& plan, const Inputs& in) override;
+  std::optional<Speeds> plan_speeds(GridPlan& plan, const std::vector<double>& loads) override;
+  void normalise_costs(Inputs& in) const override;
+  /// This rank's set_costs() costs as the plan cuts them: times the learned
+  /// speed when speeds are learned (then in `scaled`; normalise_costs()
+  /// scales the sums), else costs_ itself.
+  const std::vector<double>& plan_costs(std::vector<double>& scaled) const;
   void remember(const std::vector<double>& loads) override;
   void take_plan(GridPlan& plan) const override;
   bool is_current(const GridPlan& plan) const override { return plan.from.hash() == boxes_.hash(); }
@@ -226,6 +252,7 @@ class GridBalancer final : public LayoutBalancer<GridPlan, GridEvent, GridBalanc
   BoxDistribution boxes_;
   std::vector<PlannedParts> planned_;  // the last options_.predict plans, oldest first
   std::vector<GridRound> history_;     // the last options_.global.history rounds, oldest first
+  std::optional<Speeds> learned_;      // the last speeds learned (learn_speeds)
 };
 
 }  // namespace isocost::mpi

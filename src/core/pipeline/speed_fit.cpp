@@ -165,6 +165,28 @@ void hat_integrals(double lo, double hi, int knots, double a, double b, std::spa
   }
 }
 
+void hat_integrals(std::span<const double> at, double a, double b, std::span<double> out) {
+  if (at.size() == 1) {
+    out[0] = b - a;
+    return;
+  }
+  // Hat k rises over [at[k-1], at[k]] and falls over [at[k], at[k+1]]: its
+  // integral up to y is the rising triangle's part plus the falling one's.
+  const auto upto = [&](std::size_t k, double y) {
+    double s = 0;
+    if (k > 0) {
+      const double l = at[k - 1], w = at[k] - l;
+      s += y <= l ? 0 : y >= at[k] ? w / 2 : (y - l) * (y - l) / (2 * w);
+    }
+    if (k + 1 < at.size()) {
+      const double r = at[k + 1], w = r - at[k];
+      s += y <= at[k] ? 0 : y >= r ? w / 2 : w / 2 - (r - y) * (r - y) / (2 * w);
+    }
+    return s;
+  };
+  for (std::size_t k = 0; k < at.size(); ++k) out[k] = upto(k, b) - upto(k, a);
+}
+
 LearnedSpeeds fit_speeds(const std::vector<SpeedObservation>& obs, int P, int distinct,
                          const std::function<SpeedBasis(int spare)>& basis,
                          const SpeedLearningOptions& options) {

@@ -6,11 +6,15 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <functional>
+#include <limits>
 #include <span>
+#include <string>
 #include <vector>
 
+#include "isocost/detail/text.hpp"
 #include "isocost/learn_speeds.hpp"
 
 namespace isocost::detail {
@@ -42,7 +46,12 @@ LearnedSpeeds fit_speeds(const std::vector<SpeedObservation>& obs, int P, int di
 /// fit(first) on the rounds [first, rounds), from 0: while the misfit
 /// exceeds options.max_misfit the oldest round is left out and the rest
 /// fitted again, as long as two rounds remain (rounds from before a change
-/// of speed, or of the cost, disagree with the newer ones).
+/// of speed, or of the cost, disagree with the newer ones). When even the
+/// newest two are missed by more, speeds and a density smooth at the knots'
+/// scale do not explain the loads (a cost sharper than that, or timings
+/// noisier than max_misfit): nothing is learned, rather than speeds that
+/// stand for the cost's shape; nor when a speed's spread exceeds
+/// options.max_spread.
 template <class Fit>
 LearnedSpeeds fit_dropping_oldest(std::size_t rounds, const SpeedLearningOptions& options,
                                   Fit&& fit) {
@@ -55,6 +64,22 @@ LearnedSpeeds fit_dropping_oldest(std::size_t rounds, const SpeedLearningOptions
     out.rounds_dropped = static_cast<int>(first);
   }
   out.rounds = static_cast<int>(rounds - first);
+  std::string why;
+  if (out.identifiable && out.misfit > options.max_misfit)
+    why = "the loads are not explained by speeds and a cost smooth at " +
+          std::to_string(out.knots) + " knots: misfit " +
+          exact(std::round(out.misfit * 1e4) / 1e4) + " > max_misfit " + exact(options.max_misfit);
+  for (std::size_t r = 0; r < out.spread.size() && out.identifiable && why.empty(); ++r)
+    if (out.spread[r] > options.max_spread)
+      why = "the loads do not pin rank " + std::to_string(r) + "'s speed down: spread " +
+            exact(std::round(out.spread[r] * 1e4) / 1e4) + " > max_spread " +
+            exact(options.max_spread);
+  if (!why.empty()) {
+    out.identifiable = false;
+    out.message = why;
+    std::fill(out.speeds.begin(), out.speeds.end(), 1.0);
+    std::fill(out.spread.begin(), out.spread.end(), std::numeric_limits<double>::quiet_NaN());
+  }
   return out;
 }
 
@@ -62,5 +87,8 @@ LearnedSpeeds fit_dropping_oldest(std::size_t rounds, const SpeedLearningOptions
 /// (knot k at lo + k·h, h = (hi − lo)/(knots − 1)), into out[0..knots); with
 /// knots == 1, the constant: b − a.
 void hat_integrals(double lo, double hi, int knots, double a, double b, std::span<double> out);
+/// The same for hats on the increasing knots `at` (at least 2; one: the
+/// constant), hat k rising from at[k-1] to 1 at at[k] and falling to at[k+1].
+void hat_integrals(std::span<const double> at, double a, double b, std::span<double> out);
 
 }  // namespace isocost::detail

@@ -207,7 +207,8 @@ TEST(LearnSpeeds, ARankNeverMeasuredKeepsSpeedOne) {
 
 TEST(LearnSpeeds, BadInputIsNamed) {
   using isocost::testing::expect_error;
-  expect_error([] { isocost::learn_speeds({}); }, {"learn_speeds: expected at least one round"});
+  expect_error([] { isocost::learn_speeds(std::vector<BlockRound>{}); },
+               {"learn_speeds: expected at least one round"});
   const BlockRound a{{0, 5, 10}, {1, 2}};
   const BlockRound three{{0, 3, 6, 10}, {1, 2, 3}};
   expect_error(
