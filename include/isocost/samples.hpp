@@ -25,14 +25,19 @@ struct IntervalSample {
   double lo = 0;
   double hi = 0;
   double dt = 0;
+  /// The rank that timed it (a file's rank column), so that learn_speeds()
+  /// can tell a slow rank from a costly range; -1: not known. Last, so that
+  /// {lo, hi, dt} still initialises the rest.
+  int rank = -1;
 };
 
 /// A validated set of interval samples.
 class Samples {
  public:
   Samples() = default;
-  /// Validates: at least one sample; all finite; lo < hi; dt > 0. Throws Error
-  /// naming the sample index otherwise.
+  /// Validates: at least one sample; all finite; lo < hi; dt > 0; a rank of
+  /// -1 or in [0, kMaxRankIndex], and either every sample has one (>= 0) or
+  /// none does. Throws Error naming the sample index otherwise.
   explicit Samples(std::vector<IntervalSample> intervals);
 
   /// Cumulative samples (x_k, t_k), at least 2, all finite: x strictly
@@ -47,6 +52,8 @@ class Samples {
   const std::vector<IntervalSample>& intervals() const noexcept { return intervals_; }
   /// Number of samples.
   std::size_t size() const noexcept { return intervals_.size(); }
+  /// Every sample has a rank (IntervalSample::rank >= 0). False when empty.
+  bool ranked() const noexcept { return !intervals_.empty() && intervals_.front().rank >= 0; }
   /// Smallest lo and largest hi over all samples.
   double lo() const noexcept { return lo_; }
   double hi() const noexcept { return hi_; }
@@ -66,7 +73,8 @@ class Samples {
   void cumulative_points(std::vector<double>& x, std::vector<double>& t) const;
 
   /// Samples from both sets, this one's first (e.g. two rounds of
-  /// measurements). An empty (default-constructed) set contributes nothing.
+  /// measurements), ranks kept. An empty (default-constructed) set
+  /// contributes nothing. Error when one set is ranked() and the other not.
   Samples merged(const Samples& other) const;
 
  private:
@@ -84,18 +92,20 @@ class Samples {
 Samples samples_from_partition(std::span<const double> cuts, std::span<const double> times,
                                const Speeds* speeds = nullptr);
 
-/// Reads samples from a file: CSV/whitespace rows "x,t" (cumulative) or
-/// "lo,hi,dt" (intervals), with the splitting rules of io.hpp ('#' comments,
-/// blank lines, CRLF) and an optional header "x,t", "lo,hi,dt" or
-/// "x_lo,x_hi,dt"; the header or the first row fixes the kind, and mixing
-/// kinds is an Error. Or JSON (first non-blank character '{' or '['):
-/// {"cumulative": [{"x":…, "t":…}, …]} or {"intervals": [{"lo":…, "hi":…,
-/// "dt":…}, …]}, or a bare array of either kind of object (its first element
-/// fixes the kind); other keys are ignored. Cumulative x must increase strictly
-/// in file order. Errors are ParseError with the file and the line of the
-/// offending row, JSON element or member (JSON syntax errors too). With
-/// `repair`, non-monotone cumulative t is replaced by its isotonic regression
-/// instead of rejected.
+/// Reads samples from a file: CSV/whitespace rows "x,t" (cumulative),
+/// "lo,hi,dt" (intervals) or "lo,hi,dt,rank" (intervals with the rank that
+/// timed each, an integer >= 0), with the splitting rules of io.hpp ('#'
+/// comments, blank lines, CRLF) and an optional header "x,t", "lo,hi,dt",
+/// "x_lo,x_hi,dt", "lo,hi,dt,rank" or "x_lo,x_hi,dt,rank"; the header or the
+/// first row fixes the kind, and mixing kinds is an Error. Or JSON (first
+/// non-blank character '{' or '['): {"cumulative": [{"x":…, "t":…}, …]} or
+/// {"intervals": [{"lo":…, "hi":…, "dt":…}, …]} (each interval may have an
+/// integer "rank", and then every one must), or a bare array of either kind
+/// of object (its first element fixes the kind); other keys are ignored.
+/// Cumulative x must increase strictly in file order. Errors are ParseError
+/// with the file and the line of the offending row, JSON element or member
+/// (JSON syntax errors too). With `repair`, non-monotone cumulative t is
+/// replaced by its isotonic regression instead of rejected.
 Samples read_samples(const std::string& path, bool repair = false);
 /// As read_samples, from a stream; `name` is used in error messages.
 Samples read_samples(std::istream& in, const std::string& name, bool repair = false);

@@ -52,6 +52,12 @@ Samples::Samples(std::vector<IntervalSample> intervals) : intervals_(std::move(i
     if (const detail::SampleProblem p = detail::check_interval(s); !p.message.empty())
       throw Error("samples: sample " + std::to_string(k) + " (" + detail::fields_of(s) +
                   "): " + p.message);
+    // A rank on some samples only would leave the others' speed unknown.
+    if ((s.rank >= 0) != (intervals_.front().rank >= 0))
+      throw Error("samples: sample " + std::to_string(k) + " (" + detail::fields_of(s) + "): " +
+                  (s.rank >= 0 ? "has a rank, but sample 0 has none"
+                               : "has no rank, but sample 0 has one") +
+                  "; every sample has a rank or none does");
     lo_ = std::min(lo_, s.lo);
     hi_ = std::max(hi_, s.hi);
   }

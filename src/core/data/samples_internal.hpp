@@ -10,7 +10,7 @@
 
 namespace isocost::detail {
 
-/// "lo=…, hi=…, dt=…".
+/// "lo=…, hi=…, dt=…" and ", rank=…" when the sample has one.
 std::string fields_of(const IntervalSample& s);
 
 /// What is wrong with one interval sample ("" if nothing) and which field is

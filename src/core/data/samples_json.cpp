@@ -1,6 +1,6 @@
 // Reading samples from JSON: {"cumulative": [{"x":…, "t":…}, …]},
-// {"intervals": [{"lo":…, "hi":…, "dt":…}, …]} or a bare array, with every
-// error (syntax or meaning) at its line.
+// {"intervals": [{"lo":…, "hi":…, "dt":…}, …]} (each with an optional
+// "rank") or a bare array, with every error (syntax or meaning) at its line.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -11,6 +11,7 @@
 #include "core/data/samples_internal.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
+#include "isocost/limits.hpp"
 
 namespace isocost::detail {
 
@@ -359,8 +360,9 @@ class JsonReader {
         x_lines.push_back(line(k, "x"));
         t_lines.push_back(line(k, "t"));
       } else {
-        const IntervalSample s{number(e, k, "lo", false), number(e, k, "hi", false),
-                               number(e, k, "dt", false)};
+        IntervalSample s{number(e, k, "lo", false), number(e, k, "hi", false),
+                         number(e, k, "dt", false)};
+        s.rank = rank(e, k, first.is_object() && first.contains("rank"));
         if (const SampleProblem p = check_interval(s); !p.message.empty())
           throw ParseError(name_, line(k, p.field),
                            "sample " + std::to_string(k) + " (" + fields_of(s) + "): " + p.message);
@@ -406,6 +408,35 @@ class JsonReader {
       throw ParseError(name_, line(k, key),
                        detail::expected_got(where + "'" + key + "'", "a finite number", exact(d)));
     return d;
+  }
+
+  // The interval's "rank", -1 when it has none; every interval has one when
+  // the first does (`ranked`), and none otherwise.
+  int rank(const json& e, std::size_t k, bool ranked) const {
+    const std::string where = "sample " + std::to_string(k) + ": ";
+    if (!e.contains("rank")) {
+      if (!ranked) return -1;
+      throw ParseError(name_, line(k),
+                       where +
+                           "missing key 'rank', which sample 0 has (every interval has a "
+                           "rank or none does)");
+    }
+    if (!ranked)
+      throw ParseError(name_, line(k, "rank"),
+                       where +
+                           "a 'rank', which sample 0 has not (every interval has a rank or "
+                           "none does)");
+    const json& v = e["rank"];
+    const double d = v.is_number() ? v.get<double>() : -1;
+    if (!(d >= 0) || d != std::floor(d))
+      throw ParseError(name_, line(k, "rank"),
+                       detail::expected_got(where + "'rank'", "an integer >= 0",
+                                            v.is_number() ? exact(d) : json_value_text(v)));
+    if (d > static_cast<double>(kMaxRankIndex))
+      throw ParseError(name_, line(k, "rank"),
+                       where + "'rank': " + exact(d) + " is above the limit of " +
+                           std::to_string(kMaxRankIndex));
+    return static_cast<int>(d);
   }
 
   const std::string& text_;

@@ -1,5 +1,6 @@
-// Reading samples from CSV / whitespace text ("x,t" or "lo,hi,dt" rows, the
-// splitting rules of io.hpp), and the checks both sample readers share.
+// Reading samples from CSV / whitespace text ("x,t", "lo,hi,dt" or
+// "lo,hi,dt,rank" rows, the splitting rules of io.hpp), and the checks both
+// sample readers share.
 #include <cmath>
 #include <sstream>
 
@@ -7,11 +8,13 @@
 #include "core/data/samples_internal.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
+#include "isocost/limits.hpp"
 
 namespace isocost::detail {
 
 std::string fields_of(const IntervalSample& s) {
-  return "lo=" + exact(s.lo) + ", hi=" + exact(s.hi) + ", dt=" + exact(s.dt);
+  return "lo=" + exact(s.lo) + ", hi=" + exact(s.hi) + ", dt=" + exact(s.dt) +
+         (s.rank != -1 ? ", rank=" + std::to_string(s.rank) : "");
 }
 
 SampleProblem check_interval(const IntervalSample& s) {
@@ -20,6 +23,9 @@ SampleProblem check_interval(const IntervalSample& s) {
   if (!std::isfinite(s.dt)) return {"expected a finite dt", "dt"};
   if (!(s.lo < s.hi)) return {"expected lo < hi", "hi"};
   if (!(s.dt > 0)) return {"expected dt > 0 (every measured range takes some time)", "dt"};
+  if (s.rank < -1 || s.rank > kMaxRankIndex)
+    return {"expected a rank in [0, " + std::to_string(kMaxRankIndex) + "] or -1 (not known)",
+            "rank"};
   return {};
 }
 
@@ -70,7 +76,7 @@ Samples read_samples_text(const std::string& text, const std::string& name, bool
   std::istringstream stream(text);
   const auto records = detail::read_records(stream, name);
   std::size_t start = 0;
-  std::size_t columns = 0;  // 2: cumulative x,t; 3: intervals lo,hi,dt
+  std::size_t columns = 0;  // 2: cumulative x,t; 3: intervals lo,hi,dt; 4: and the rank
   std::size_t layout_line = 0;
   if (!records.empty() && is_header(records[0])) {
     const Record& h = records[0];
@@ -85,10 +91,13 @@ Samples read_samples_text(const std::string& text, const std::string& name, bool
       columns = 2;
     else if (names == V{"lo", "hi", "dt"} || names == V{"x_lo", "x_hi", "dt"})
       columns = 3;
+    else if (names == V{"lo", "hi", "dt", "rank"} || names == V{"x_lo", "x_hi", "dt", "rank"})
+      columns = 4;
     else
-      throw ParseError(
-          name, h.line,
-          "expected numbers or a header 'x,t', 'lo,hi,dt' or 'x_lo,x_hi,dt', got " + quote(joined));
+      throw ParseError(name, h.line,
+                       "expected numbers or a header 'x,t', 'lo,hi,dt', 'x_lo,x_hi,dt', "
+                       "'lo,hi,dt,rank' or 'x_lo,x_hi,dt,rank', got " +
+                           quote(joined));
     start = 1;
     layout_line = h.line;
   }
@@ -97,13 +106,13 @@ Samples read_samples_text(const std::string& text, const std::string& name, bool
   if (columns == 0) {
     columns = records[start].fields.size();
     layout_line = records[start].line;
-    if (columns != 2 && columns != 3)
-      throw ParseError(
-          name, layout_line,
-          "expected 2 fields (x,t: cumulative) or 3 fields (lo,hi,dt: intervals), got " +
-              std::to_string(columns));
+    if (columns < 2 || columns > 4)
+      throw ParseError(name, layout_line,
+                       "expected 2 fields (x,t: cumulative), 3 fields (lo,hi,dt: intervals) or 4 "
+                       "fields (lo,hi,dt,rank: intervals and the rank that timed each), got " +
+                           std::to_string(columns));
   }
-  const std::string layout = columns == 2 ? "x,t" : "lo,hi,dt";
+  const std::string layout = columns == 2 ? "x,t" : columns == 3 ? "lo,hi,dt" : "lo,hi,dt,rank";
 
   std::vector<double> x, t;
   std::vector<std::size_t> lines;
@@ -112,22 +121,26 @@ Samples read_samples_text(const std::string& text, const std::string& name, bool
     const Record& r = records[i];
     if (r.fields.size() != columns) {
       const std::size_t n = r.fields.size();
-      const bool other_kind = n == 2 || n == 3;
+      const bool other_kind = columns == 2 ? n == 3 || n == 4 : n == 2;
+      const bool rank_kind = columns != 2 && (n == 3 || n == 4);
       throw ParseError(name, r.line,
                        "expected " + std::to_string(columns) + " fields (" + layout +
                            ", as on line " + std::to_string(layout_line) + "), got " +
                            std::to_string(n) +
-                           (other_kind ? ": cumulative (x,t) and interval (lo,hi,dt) rows cannot "
-                                         "be mixed in one file"
-                                       : ""));
+                           (other_kind  ? ": cumulative (x,t) and interval (lo,hi,dt) rows cannot "
+                                          "be mixed in one file"
+                            : rank_kind ? ": either every row has a rank or none does"
+                                        : ""));
     }
     if (columns == 2) {
       x.push_back(text_number(r, 0, "x", name));
       t.push_back(text_number(r, 1, "t", name));
       lines.push_back(r.line);
     } else {
-      const IntervalSample s{text_number(r, 0, "lo", name), text_number(r, 1, "hi", name),
-                             text_number(r, 2, "dt", name)};
+      IntervalSample s{text_number(r, 0, "lo", name), text_number(r, 1, "hi", name),
+                       text_number(r, 2, "dt", name)};
+      if (columns == 4)
+        s.rank = static_cast<int>(parse_index(name, r.line, r.fields[3], "rank", kMaxRankIndex));
       if (const SampleProblem p = check_interval(s); !p.message.empty())
         throw ParseError(
             name, r.line,

@@ -387,7 +387,7 @@ TEST(ReadCsv, Errors) {
   ExpectReadError("x,t\n# none\n", 1, {"no samples"});
   ExpectReadError("lo,hi\n0,1\n", 1, {"header", "lo,hi"});
   ExpectReadError("x,t,dt\n0,1,1\n", 1, {"header"});
-  ExpectReadError("\n0,1,2,3\n", 2, {"2 fields", "3 fields", "got 4"});
+  ExpectReadError("\n0,1,2,3,4\n", 2, {"2 fields", "3 fields", "4 fields", "got 5"});
   ExpectReadError("0,0\n1,1\n# c\n2,3,4\n", 4, {"expected 2 fields", "line 1", "mixed"});
   ExpectReadError("lo,hi,dt\n0,1,2\n1,2\n", 3, {"expected 3 fields", "line 1", "mixed"});
   ExpectReadError("0,0\n1,1\n2x,3\n", 3, {"x: expected a finite number", "'2x'"});
