@@ -91,8 +91,9 @@ ModelInfo info_of(const CostModel& m) {
   return {m.kind(), m.describe(), m.lo(), m.hi(), m.total()};
 }
 
-// --fit FILE: the model is fitted (or selected, or tabulated) from samples.
-Fitted fit_model(const CutArgs& a, const Speeds& speeds) {
+// --fit FILE: the model is fitted (or selected, or tabulated) from samples;
+// `ranks` for its balance lines (0: as `isocost fit` without --ranks).
+Fitted fit_model(const CutArgs& a, int ranks) {
   if (!a.params.empty())
     throw Error("--param sets the parameters of a given model; with --fit use --param-guess");
   if (!a.samples.empty()) throw Error("--samples and --fit both given; use --fit FILE");
@@ -103,8 +104,27 @@ Fitted fit_model(const CutArgs& a, const Speeds& speeds) {
     options.lo = lo;
     options.hi = hi;
   }
-  options.ranks = speeds.ranks();
+  options.ranks = ranks;
   return fit_samples(a.fit_files, a.model, a.fit, options);
+}
+
+// --fit samples with a rank column and neither --speeds nor --node-types:
+// the speeds learned from their runs are the ranks'; otherwise --ranks
+// ranks of speed 1.
+Speeds speeds_of_fit(const CutArgs& a, const Fitted& f) {
+  if (f.learned && f.learned->identifiable) {
+    const int P = static_cast<int>(f.learned->speeds.size());
+    if (!a.ranks.empty() && parse_count(a.ranks, "--ranks", "parts") != P)
+      throw Error("--ranks " + a.ranks + " does not match the " + std::to_string(P) +
+                  " ranks whose speeds were learned from the rank column of the --fit samples; "
+                  "drop --ranks, or give --speeds / --node-types");
+    return Speeds::from_values(f.learned->speeds);
+  }
+  if (a.ranks.empty())
+    throw Error(
+        "--ranks is required (or give --speeds / --node-types, or --fit samples of several runs "
+        "with a rank column)");
+  return Speeds::uniform(parse_count(a.ranks, "--ranks", "parts"));
 }
 
 void reject_fit_options(const CutArgs& a) {
@@ -270,9 +290,19 @@ void run(const CutArgs& a) {
     reject_fit_options(a);
     given = build_model(a);
   }
-  const Speeds speeds = build_speeds(a);
+  // Speeds given, or none needed, are checked before any file is read;
+  // those of --fit samples are known only after them.
+  const bool speeds_from_fit = !a.fit_files.empty() && a.speeds.empty() && a.node_types.empty();
   std::optional<Fitted> fitted;
-  if (!a.fit_files.empty()) fitted = fit_model(a, speeds);
+  const Speeds speeds = [&] {
+    if (!speeds_from_fit) {
+      Speeds given_speeds = build_speeds(a);
+      if (!a.fit_files.empty()) fitted = fit_model(a, given_speeds.ranks());
+      return given_speeds;
+    }
+    fitted = fit_model(a, a.ranks.empty() ? 0 : parse_count(a.ranks, "--ranks", "parts"));
+    return speeds_of_fit(a, *fitted);
+  }();
   if (fitted && !fitted->result.model)  // nothing to cut: the request cannot be met
     throw Error("the fit of " + fitted->result.summary.model +
                 " failed: " + fitted->result.summary.message);

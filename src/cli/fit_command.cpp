@@ -13,6 +13,7 @@
 #include "isocost/error.hpp"
 #include "isocost/fitters/expression.hpp"
 #include "isocost/fitters/fit.hpp"
+#include "isocost/learn_speeds.hpp"
 #include "isocost/samples.hpp"
 #include "json_stream.hpp"
 #include "output.hpp"
@@ -145,6 +146,30 @@ std::string merged_line(const FitSummary& s) {
   return s.merged ? s.merged->brief_report() + "\n" : std::string();
 }
 
+// What became of the times of ranked samples: the speeds learned, and
+// whether the fit is of speed-1 costs or of the times as they were.
+std::string learned_line(const Fitted& f) {
+  if (!f.learned) return {};
+  return f.learned->brief_report() +
+         (f.learned->identifiable ? "; fitted: each time x its rank's speed (speed-1 costs)\n"
+                                  : "; fitted: the times as they are\n");
+}
+
+nlohmann::ordered_json learned_json(const LearnedSpeeds& l) {
+  nlohmann::ordered_json speeds = nlohmann::ordered_json::array();
+  nlohmann::ordered_json spread = nlohmann::ordered_json::array();
+  for (const double v : l.speeds) speeds.push_back(number(v));
+  for (const double v : l.spread)
+    spread.push_back(std::isfinite(v) ? number(v) : nlohmann::ordered_json(nullptr));
+  return {{"identifiable", l.identifiable},
+          {"speeds", speeds},
+          {"spread", spread},
+          {"rounds", l.rounds},
+          {"rounds_dropped", l.rounds_dropped},
+          {"misfit", number(l.misfit)},
+          {"message", l.message}};
+}
+
 std::optional<int> balance_ranks(const Fitted& f) {
   if (!f.result.summary.le_on_samples) return std::nullopt;
   return f.result.summary.balance_ranks;
@@ -202,6 +227,9 @@ void add_fit_options(CLI::App* cmd, FitArgs& args) {
   cmd->add_option("--noise", args.noise,
                   "how far each timing may be off, a fraction in [0, 1), for the balance the "
                   "samples guarantee (default 0: exact timings)");
+  cmd->add_flag("--no-learn-speeds", args.no_learn_speeds,
+                "samples with a rank column: fit the times as they are, without learning the "
+                "ranks' speeds from the runs first");
   const auto criterion = [&](SelectBy c, const std::string& what) {
     return std::string(to_string(c)) + " (" + (c == select_defaults.criterion ? "default: " : "") +
            what + ")";
@@ -286,9 +314,24 @@ Fitted fit_samples(const std::vector<std::string>& files, const std::string& mod
   std::vector<Samples> runs;
   for (const std::string& name : files) {
     Samples one = read_samples(name, args.repair);
+    if (samples.size() > 0 && one.ranked() != samples.ranked())
+      throw Error(name + ": " +
+                  (one.ranked() ? "has a rank column, but " : "has no rank column, but ") +
+                  files.front() + (one.ranked() ? " has none" : " has one") +
+                  ": give every file a rank column or none");
     for (Samples& run : split_runs(one)) runs.push_back(std::move(run));
     samples = samples.merged(one);
     file += (file.empty() ? "" : ", ") + name;
+  }
+  // Times measured on ranks of unknown speeds: the speeds from the runs,
+  // then the times as the costs a rank of speed 1 would have measured.
+  std::optional<LearnedSpeeds> learned;
+  if (samples.ranked() && !args.no_learn_speeds) {
+    learned = learn_speeds(runs);
+    if (learned->identifiable) {
+      samples = at_unit_speed(samples, learned->speeds);
+      for (Samples& run : runs) run = at_unit_speed(run, learned->speeds);
+    }
   }
   std::vector<Candidate> candidates;
   std::string selection_reason;
@@ -332,7 +375,8 @@ Fitted fit_samples(const std::vector<std::string>& files, const std::string& mod
                   args.repair,
                   std::move(sel.best),
                   std::move(candidates),
-                  std::move(selection_reason)};
+                  std::move(selection_reason),
+                  std::move(learned)};
   }
   FitResult result = [&] {
     try {
@@ -343,8 +387,10 @@ Fitted fit_samples(const std::vector<std::string>& files, const std::string& mod
       throw Error(in_file(e));
     }
   }();
-  return Fitted{file,    std::move(samples), std::move(runs),   false, criterion,
-                options, args.repair,        std::move(result), {},    {}};
+  return Fitted{file,        std::move(samples), std::move(runs),
+                false,       criterion,          options,
+                args.repair, std::move(result),  {},
+                {},          std::move(learned)};
 }
 
 nlohmann::ordered_json fit_json(const Fitted& f) {
@@ -357,6 +403,7 @@ nlohmann::ordered_json fit_json(const Fitted& f) {
                   {"tiles", f.samples.tiles()},
                   {"cumulative", f.samples.cumulative()},
                   {"repair", f.repair}};
+  if (f.learned) j["learned_speeds"] = learned_json(*f.learned);  // only for ranked samples
   if (const auto& m = f.result.model)
     j["model"] = {{"name", s.model},         {"kind", m->kind()},
                   {"formula", s.formula},    {"description", m->describe()},
@@ -435,7 +482,7 @@ nlohmann::ordered_json fit_json(const Fitted& f) {
 std::string fit_report(const Fitted& f) {
   const auto& s = f.result.summary;
   const bool interpolated = s.model == "pchip" || s.model == "makima";
-  std::string text = samples_line(f) + merged_line(f.result.summary);
+  std::string text = samples_line(f) + learned_line(f) + merged_line(f.result.summary);
   text += "model: " + s.model + (f.automatic ? " (chosen by --model auto)" : "") + " on [" +
           g(s.lo_used, 12) + ", " + g(s.hi_used, 12) +
           "]: " + (f.result.model ? f.result.model->describe() : s.formula + " (no valid model)") +
@@ -530,7 +577,7 @@ std::string fit_line(const Fitted& f) {
           " %, R^2 " + g(s.r_squared, 6);
   if (s.le_on_samples && s.le_of_samples)
     text += ", " + balance_phrase(s) + " (the samples' own: " + g(*s.le_of_samples, 6) + " %)";
-  text += "\n" + merged_line(s);
+  text += "\n" + learned_line(f) + merged_line(s);
   if (s.guaranteed) text += s.guaranteed->brief_report() + "\n";
   if (s.converged() && !s.trusted()) text += verdict_line(s);
   return text;
