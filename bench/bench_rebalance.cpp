@@ -2,7 +2,8 @@
 // proportional fitting on the atoms all rounds' cuts make), against the plan
 // from the current round alone (history 0), at P ranks on a smooth peak, with
 // exact loads (the rounds agree: the merge starts at the answer) and with
-// ±1 % noise (they disagree: the sweeps run to their limit).
+// ±1 % noise (they disagree: the sweeps run to their limit); and
+// learn_speeds() on the same rounds, what a check that learns adds.
 //   bench_rebalance --benchmark_repetitions=9 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
@@ -11,6 +12,7 @@
 #include <random>
 #include <vector>
 
+#include "isocost/learn_speeds.hpp"
 #include "isocost/rebalance.hpp"
 
 namespace {
@@ -60,8 +62,29 @@ void BM_RebalanceGlobal(benchmark::State& state) {
                  " noise=" + std::to_string(state.range(2)) + "%");
 }
 BENCHMARK(BM_RebalanceGlobal)
-    ->ArgsProduct({{64, 1024, 4096}, {0, 4}, {0, 1}})
+    ->ArgsProduct({{4, 64, 1024, 4096}, {0, 4}, {0, 1}})
     ->Unit(benchmark::kMillisecond);
+
+// learn_speeds() on the rounds a BlockBalancer with learn_speeds fits at a
+// check: its history (4) and the current round, equal speeds, exact or ±1 %
+// loads. Beside BM_RebalanceGlobal's plan at the same P: what learning adds
+// to a check.
+void BM_LearnSpeeds(benchmark::State& state) {
+  const int P = static_cast<int>(state.range(0));
+  const double noise = static_cast<double>(state.range(1)) / 100;
+  std::mt19937 gen(7);
+  std::vector<isocost::BlockRound> rounds;
+  for (int k = 0; k <= 4; ++k) rounds.push_back(make_round(P, k, noise, gen));
+  isocost::LearnedSpeeds l;
+  for (auto _ : state) {
+    l = isocost::learn_speeds(rounds);
+    benchmark::DoNotOptimize(l.speeds.data());
+  }
+  state.SetLabel("P=" + std::to_string(P) + " noise=" + std::to_string(state.range(1)) + "% " +
+                 (l.identifiable ? "learned" : "not learned") + ", " +
+                 std::to_string(l.iterations) + " iterations");
+}
+BENCHMARK(BM_LearnSpeeds)->ArgsProduct({{4, 16, 64}, {0, 1}})->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

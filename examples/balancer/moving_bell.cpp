@@ -52,6 +52,7 @@ struct Settings {
   int predict = 8;
   std::string log, json_path, plot_dir;
   bool check = false;
+  bool learn_speeds = false;  // learn the ranks' speeds (all equal here: it should change nothing)
 };
 
 // One unit of work; the result feeds the next call so nothing is elided.
@@ -82,6 +83,7 @@ Outcome run(const Settings& s, bool balance, int predict, MPI_Comm comm) {
   o.pipeline.trigger.every = s.every;
   o.pipeline.profit_trigger = false;  // the drift trigger alone, as the runs were measured
   o.predict = predict;
+  o.learn_speeds = s.learn_speeds;
   if (balance && predict == 0) o.pipeline.log_path = s.log;
   isocost::mpi::BlockBalancer b(comm, isocost::mpi::BlockDistribution::uniform(N, P), o);
   std::vector<double> cells(static_cast<std::size_t>(b.distribution().count(rank)), 0.5);
@@ -159,6 +161,8 @@ int main(int argc, char** argv) {
   app.add_option("--plot", s.plot_dir, "write a PNG of the efficiency per step into this folder");
   app.add_flag("--check", s.check,
                "exit 3 unless balancing raises the mean efficiency by at least 0.05");
+  app.add_flag("--learn-speeds", s.learn_speeds,
+               "the balancers learn the ranks' speeds from the loads (equal here)");
   int code = 0;
   try {
     app.parse(argc, argv);

@@ -224,6 +224,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 10000))
       ->capture_default_str();
   app.add_flag("--dsmc-only", dsmc_only, "only the one-phase runs (§4.1)");
+  app.add_flag("--learn-speeds", ro.learn_speeds,
+               "the balancers learn the ranks' speeds from the loads (equal here)");
   app.add_option("--json", json_path, "write the summary as JSON to this file ('-': stdout)");
   app.add_option("--plot", plot_dir, "write PNGs of the efficiency per step into this folder");
   return examples::parse_and_run(app, argc, argv, "particles", [&] {

@@ -37,6 +37,7 @@ std::unique_ptr<BlockBalancer> make_balancer(const RunOptions& ro, const BlockDi
   o.balance_phases = ro.scheme == Scheme::phases || ro.scheme == Scheme::vector;
   o.pipeline.policy = isocost::mpi::BalancePolicy::global;
   o.pipeline.comm = comm_model;  // measured once, by the run's first balancer
+  o.learn_speeds = ro.learn_speeds;
   return std::make_unique<BlockBalancer>(comm, d, o);
 }
 

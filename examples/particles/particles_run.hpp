@@ -24,11 +24,12 @@ enum class Scheme {
 
 struct RunOptions {
   Scheme scheme = Scheme::none;
-  bool pic = false;         ///< two phases (push, field solve); else DSMC, one
-  int steps = 100;          ///< time steps
-  int every = 5;            ///< check every k steps
-  double mineff = 0.9;      ///< Watts's mineff: check fires below it
-  std::int64_t chunk = 16;  ///< cells per chunk of the vector scheme's order
+  bool pic = false;           ///< two phases (push, field solve); else DSMC, one
+  int steps = 100;            ///< time steps
+  int every = 5;              ///< check every k steps
+  double mineff = 0.9;        ///< Watts's mineff: check fires below it
+  std::int64_t chunk = 16;    ///< cells per chunk of the vector scheme's order
+  bool learn_speeds = false;  ///< the balancer learns the ranks' speeds (equal here)
 };
 
 /// What a run measured and checked; the same on every rank.

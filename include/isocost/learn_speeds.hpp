@@ -25,17 +25,19 @@ namespace isocost {
 /// Settings for learn_speeds().
 struct SpeedLearningOptions {
   /// Knots of the piecewise-linear cost density, equally spaced over the
-  /// elements, >= 2; 0 chooses min(a third of the equations left after the
-  /// speeds, P + 1), in [2, 64]: far fewer unknowns than equations is what
-  /// makes the speeds identifiable at all, and a density finer than the
-  /// ranks' own scale is not seen by their loads.
+  /// elements (per axis on a grid), >= 2; 0 chooses them: along elements,
+  /// the count of least AICc from a third to half of the equations left
+  /// after the speeds, at most P + 1, in [2, 64]; on a grid, at the newest
+  /// cut lines, a third of those equations. Far fewer unknowns than
+  /// equations is what makes the speeds identifiable at all, and a density
+  /// finer than the ranks' own scale is not seen by their loads.
   int knots = 0;
-  /// Alternations between the density and the speeds, >= 1; then up to
-  /// 200 Levenberg-Marquardt steps finish the fit.
-  int max_iterations = 500;
-  /// Converged when no speed changes by more than this (relative) in one
-  /// alternation.
-  double tolerance = 1e-9;
+  /// Linear solves, >= 1: each weighs every load by the last solve's speed
+  /// of its rank, so that the fit comes to minimise the relative misfits.
+  int max_iterations = 20;
+  /// Converged when no speed changes by more than this (relative) from one
+  /// solve to the next.
+  double tolerance = 1e-4;
   /// A fit whose misfit (the loads' rms relative error) exceeds this leaves
   /// out its oldest round and fits again, while two rounds remain: rounds
   /// from before a rank changed speed (or the cost changed) disagree with
@@ -85,7 +87,8 @@ struct LearnedSpeeds {
   int observations = 0;    ///< non-empty ranges with a load > 0
   int knots = 0;           ///< of the density
   int iterations = 0;
-  /// Root mean square of (predicted − measured)/measured over the loads.
+  /// Root mean square of (predicted − measured)/measured over the loads;
+  /// +inf when no density and speeds > 0 fit at all (termination failed).
   double misfit = 0;
   Termination termination = Termination::converged;
   std::string message;  ///< why not identifiable, or "" when it is
@@ -98,15 +101,15 @@ struct LearnedSpeeds {
 /// distribution (oldest first; each: P + 1 offsets of the same N elements
 /// and the P loads measured on them), with the cost density ρ along the
 /// elements: load_{j,r} = ∫ρ over rank r's range in round j / s_r. ρ is
-/// piecewise linear on equally spaced knots with values >= 0; ρ and 1/s are
-/// fitted by alternating multiplicative updates (each step the exact
-/// minimiser of the Kullback-Leibler misfit in its half, so positivity holds
-/// and the misfit never rises), which find the valley of the fit quickly,
-/// then by Levenberg-Marquardt on the logs of the loads, which goes along it
-/// (the updates alone crawl when the rounds' cuts differ little). Empty ranges and zero loads say
-/// nothing and are left out. While the misfit exceeds options.max_misfit the oldest round is left
-/// out and the rest fitted again (two rounds at least); if even two are missed by more, nothing is
-/// learned (not identifiable). Needs at least two rounds with different
+/// piecewise linear on equally spaced knots; load·s_r = ∫ρ is linear in
+/// (ρ, s), so with the mean speed fixed the fit is a linear least-squares
+/// problem, the speeds eliminated first (one rank, one unknown): O(loads +
+/// knots³) a solve. Each solve weighs the loads by the last one's speeds,
+/// which makes the misfit the loads' relative error. A density that is not
+/// positive over every range, or a speed <= 0, is no fit (failed). Empty
+/// ranges and zero loads say nothing and are left out. While the misfit exceeds options.max_misfit
+/// the oldest round is left out and the rest fitted again (two rounds at least); if even two are
+/// missed by more, nothing is learned (not identifiable). Needs at least two rounds with different
 /// offsets; with one, or all alike, the result is all 1 and not identifiable (what a plan from it
 /// cannot know). Throws Error for no rounds, rounds of different P or N, invalid offsets, loads of
 /// the wrong count, negative or non-finite loads, bad options.

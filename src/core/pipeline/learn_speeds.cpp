@@ -94,8 +94,8 @@ std::string LearnedSpeeds::brief_report() const {
 namespace {
 
 // One fit on all of `rounds` (validated by observations()): hats equally
-// spaced over the elements, min(a third of the spare equations, P + 1) of
-// them unless options.knots says.
+// spaced over the elements, up to P + 1 of them (a density finer than the
+// ranks' ranges is not seen by their loads), as many as the loads afford.
 LearnedSpeeds fit(std::span<const BlockRound> rounds, const SpeedLearningOptions& options) {
   int distinct = 0;
   const std::vector<Observation> obs = observations(rounds, distinct);
@@ -103,17 +103,17 @@ LearnedSpeeds fit(std::span<const BlockRound> rounds, const SpeedLearningOptions
   const double N = static_cast<double>(rounds.front().offsets.back());
   std::vector<detail::SpeedObservation> loads;
   for (const Observation& o : obs) loads.push_back({o.rank, o.load});
-  const auto basis = [&](int spare) {
+  const auto basis = [&](int knots) {
     detail::SpeedBasis b;
-    b.knots = options.knots > 0 ? options.knots : std::clamp(std::min(spare / 3, P + 1), 2, 64);
-    const auto K = static_cast<std::size_t>(b.knots);
+    b.knots = knots;
+    const auto K = static_cast<std::size_t>(knots);
     b.integrals.resize(obs.size() * K);
     for (std::size_t i = 0; i < obs.size(); ++i)
-      detail::hat_integrals(0, N, b.knots, obs[i].a, obs[i].b,
+      detail::hat_integrals(0, N, knots, obs[i].a, obs[i].b,
                             std::span(b.integrals).subspan(i * K, K));
     return b;
   };
-  return detail::fit_speeds(loads, P, distinct, basis, options);
+  return detail::fit_speeds_choosing_knots(loads, P, distinct, P + 1, basis, options);
 }
 
 }  // namespace

@@ -66,17 +66,17 @@ LearnedSpeeds fit_runs(std::span<const Samples> runs, int P, const SpeedLearning
     distinct += std::find(cuts.begin(), cuts.end(), cut) == cuts.end() ? 1 : 0;
     cuts.push_back(std::move(cut));
   }
-  const auto basis = [&](int spare) {
+  const auto basis = [&](int knots) {
     detail::SpeedBasis b;
-    b.knots = options.knots > 0 ? options.knots : std::clamp(std::min(spare / 3, P + 1), 2, 64);
-    const auto K = static_cast<std::size_t>(b.knots);
+    b.knots = knots;
+    const auto K = static_cast<std::size_t>(knots);
     b.integrals.resize(timed.size() * K);
     for (std::size_t i = 0; i < timed.size(); ++i)
-      detail::hat_integrals(lo, hi, b.knots, timed[i]->lo, timed[i]->hi,
+      detail::hat_integrals(lo, hi, knots, timed[i]->lo, timed[i]->hi,
                             std::span(b.integrals).subspan(i * K, K));
     return b;
   };
-  LearnedSpeeds out = detail::fit_speeds(loads, P, distinct, basis, options);
+  LearnedSpeeds out = detail::fit_speeds_choosing_knots(loads, P, distinct, P + 1, basis, options);
   if (distinct == 1)  // in the words of runs, not of a balancer's rounds
     out.message = std::string(cuts.size() == 1 ? "one run" : "every run timed the same intervals") +
                   ": runs that cut x differently are needed to tell a slow rank from a costly "

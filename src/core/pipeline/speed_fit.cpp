@@ -1,17 +1,18 @@
-// The joint fit of speeds and a cost density on a basis (speed_fit.hpp):
-// alternating multiplicative updates, then Levenberg-Marquardt on the logs
-// of the loads, then the speeds' spreads from the Jacobian's QR.
+// The joint fit of speeds and a cost density on a basis (speed_fit.hpp): a
+// linear least-squares problem in (density, speeds), reweighted to the
+// loads' relative misfit, then the speeds' spreads. A load touches the few
+// basis functions over its range and one speed, so the integrals are kept
+// as sparse rows and the normal equations are solved by eliminating the
+// speeds (their block is diagonal): O(loads · touched² + knots³) a solve,
+// whatever the number of ranks.
 #include "core/pipeline/speed_fit.hpp"
 
-#include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <limits>
 #include <string>
 #include <vector>
-
-#include "core/common/eigen_real.hpp"
 
 namespace isocost::detail {
 
@@ -27,127 +28,264 @@ double hat_integral(double y) {
   return 1;
 }
 
-using Matrix = Eigen::Matrix<detail::Real, Eigen::Dynamic, Eigen::Dynamic>;
-using Vector = Eigen::Matrix<detail::Real, Eigen::Dynamic, 1>;
+// The basis' integrals over each load's range, its nonzeros only.
+struct Rows {
+  std::vector<std::size_t> start;  // row i: entries [start[i], start[i + 1])
+  std::vector<std::size_t> col;
+  std::vector<double> val;
+};
 
-// The log residuals r_i = log(pred_i) − log(t_i) of density c and inverse
-// speeds u, and Σ r_i²; with J, its first rows get their Jacobian in
-// (c, log u): ∂r_i/∂c_k = A_ik / cost_i (c itself, so that a knot driven to
-// 0 keeps its column), ∂r_i/∂log u_r = 1 for the observation's rank.
-double log_residuals(const std::vector<Observation>& obs, const std::vector<double>& A,
-                     const std::vector<double>& c, const std::vector<double>& u, Vector& r,
-                     Matrix* J) {
-  const auto K = static_cast<Eigen::Index>(c.size());
-  double sum = 0;
-  for (std::size_t i = 0; i < obs.size(); ++i) {
-    const auto row = static_cast<Eigen::Index>(i);
-    double cost = 0;
-    for (Eigen::Index k = 0; k < K; ++k)
-      cost += A[i * c.size() + static_cast<std::size_t>(k)] * c[static_cast<std::size_t>(k)];
-    r(row) = std::log(u[static_cast<std::size_t>(obs[i].rank)] * cost) - std::log(obs[i].load);
-    sum += static_cast<double>(r(row) * r(row));
-    if (!J) continue;
-    for (Eigen::Index k = 0; k < K; ++k)
-      (*J)(row, k) = A[i * c.size() + static_cast<std::size_t>(k)] / cost;
-    (*J)(row, K + obs[i].rank) = 1.0;
+Rows sparse_rows(const std::vector<double>& dense, std::size_t M, std::size_t K) {
+  Rows a;
+  a.start.push_back(0);
+  for (std::size_t i = 0; i < M; ++i) {
+    for (std::size_t k = 0; k < K; ++k)
+      if (const double v = dense[i * K + k]; v != 0) a.col.push_back(k), a.val.push_back(v);
+    a.start.push_back(a.col.size());
   }
-  return sum;
+  return a;
 }
 
-// var(log s_r) from the Gauss-Newton normal equations of the log residuals
-// in (c, log u), the speeds' common scale and any rank never measured held
-// by rows of their own.
-std::vector<double> spreads(const std::vector<Observation>& obs, const std::vector<double>& A,
-                            const std::vector<double>& c, const std::vector<double>& u,
-                            const std::vector<int>& seen, double sigma2, int P) {
-  const auto K = static_cast<Eigen::Index>(c.size());
-  const Eigen::Index n = K + P;
-  std::vector<double> out(static_cast<std::size_t>(P), std::numeric_limits<double>::quiet_NaN());
-  if (n > 600) return out;
-  const auto M = static_cast<Eigen::Index>(obs.size());
-  Matrix J = Matrix::Zero(M + 1 + P, n);
-  Vector r(M);
-  log_residuals(obs, A, c, u, r, &J);
-  // The speeds' common scale, and a rank never measured, held by rows of
-  // their own (its speed stays 1).
-  for (int q = 0; q < P; ++q) {
-    J(M, K + q) = 1.0;
-    if (seen[static_cast<std::size_t>(q)] == 0) J(M + 1 + q, K + q) = 1.0;
+// Cholesky of the symmetric positive definite K×K `S` (row-major) in
+// place, its lower factor; false when a pivot is not positive. Row i's
+// entries before its first nonzero stay zero in the factor (its envelope):
+// a density's knots couple only with their neighbours', so along one axis
+// the work is O(K·band²), not O(K³).
+struct Cholesky {
+  std::vector<double> L;
+  std::vector<std::size_t> first;  // row i's first nonzero column
+  std::size_t K = 0;
+
+  bool factor(std::vector<double> S, std::size_t n) {
+    K = n;
+    L = std::move(S);
+    first.assign(K, 0);
+    for (std::size_t i = 0; i < K; ++i) {
+      first[i] = i;
+      for (std::size_t j = 0; j < i; ++j)
+        if (L[i * K + j] != 0) {
+          first[i] = j;
+          break;
+        }
+    }
+    for (std::size_t i = 0; i < K; ++i)
+      for (std::size_t j = first[i]; j <= i; ++j) {
+        double v = L[i * K + j];
+        for (std::size_t k = std::max(first[i], first[j]); k < j; ++k)
+          v -= L[i * K + k] * L[j * K + k];
+        if (j < i) {
+          L[i * K + j] = v / L[j * K + j];
+        } else {
+          if (!(v > 0)) return false;
+          L[i * K + i] = std::sqrt(v);
+        }
+      }
+    return true;
   }
-  // Columns scaled to unit length first: the density's and the speeds'
-  // differ by orders of magnitude, which would read as rank deficiency.
-  Vector norms = J.colwise().norm().transpose();
-  for (Eigen::Index j = 0; j < n; ++j) {
-    if (!(norms(j) > 0)) return out;
-    J.col(j) /= norms(j);
+  // Solves L·Lᵀ·x = b, b overwritten.
+  void solve(std::vector<double>& b) const {
+    for (std::size_t i = 0; i < K; ++i) {
+      for (std::size_t k = first[i]; k < i; ++k) b[i] -= L[i * K + k] * b[k];
+      b[i] /= L[i * K + i];
+    }
+    for (std::size_t i = K; i-- > 0;) {
+      b[i] /= L[i * K + i];
+      for (std::size_t k = first[i]; k < i; ++k) b[k] -= L[i * K + k] * b[i];
+    }
   }
-  // (JᵀJ)⁻¹ from J's own QR (not the normal equations, whose condition is
-  // J's squared): J·Π = Q·R, so the variance of unknown j is ‖R⁻ᵀ·Πᵀ·e_j‖².
-  const auto qr = J.colPivHouseholderQr();
-  if (qr.rank() < n) return out;
-  const Matrix R = qr.matrixR().topLeftCorner(n, n).template triangularView<Eigen::Upper>();
-  for (int q = 0; q < P; ++q) {
-    Vector e = Vector::Zero(n);
-    e(K + q) = 1.0;
-    const Vector pe = qr.colsPermutation().transpose() * e;
-    const Vector y = R.transpose().template triangularView<Eigen::Lower>().solve(pe);
-    const double v = static_cast<double>(y.squaredNorm() / (norms(K + q) * norms(K + q)));
-    out[static_cast<std::size_t>(q)] = std::sqrt(std::max(0.0, v * sigma2));
+};
+
+// The problem and its state: density c (K) and inverse speeds u (P).
+struct Fit {
+  const std::vector<Observation>& obs;
+  const Rows& A;
+  const std::vector<int>& seen;
+  std::size_t K, P;
+  std::vector<double> c, u;
+
+  // Σ_k A_ik c_k.
+  double cost(std::size_t i, const std::vector<double>& cc) const {
+    double s = 0;
+    for (std::size_t e = A.start[i]; e < A.start[i + 1]; ++e) s += A.val[e] * cc[A.col[e]];
+    return s;
+  }
+  // The normal equations of the log residuals in (x, log u), x_k = log c_k
+  // (`log_c`) or c_k itself: ∂r_i/∂x_k = A_ik·c_k/cost_i or A_ik/cost_i,
+  // ∂r_i/∂log u_r = 1. Ncc (K×K), Nuc (P×K, a rank's row together), D (the
+  // diagonal u-block),
+  // and the gradients gc, gu.
+  struct Normal {
+    std::vector<double> Ncc, Nuc, D, gc, gu;
+  };
+  Normal normal(bool log_c) const {
+    Normal n{std::vector<double>(K * K), std::vector<double>(K * P), std::vector<double>(P),
+             std::vector<double>(K), std::vector<double>(P)};
+    std::vector<double> row;
+    for (std::size_t i = 0; i < obs.size(); ++i) {
+      const auto q = static_cast<std::size_t>(obs[i].rank);
+      const double ci = cost(i, c);
+      const double r = std::log(u[q] * ci) - std::log(obs[i].load);
+      row.clear();
+      for (std::size_t e = A.start[i]; e < A.start[i + 1]; ++e)
+        row.push_back(A.val[e] * (log_c ? c[A.col[e]] : 1.0) / ci);
+      for (std::size_t a = 0; a < row.size(); ++a) {
+        const std::size_t ka = A.col[A.start[i] + a];
+        for (std::size_t b = 0; b < row.size(); ++b)
+          n.Ncc[ka * K + A.col[A.start[i] + b]] += row[a] * row[b];
+        n.Nuc[q * K + ka] += row[a];
+        n.gc[ka] += row[a] * r;
+      }
+      n.D[q] += 1;
+      n.gu[q] += r;
+    }
+    return n;
+  }
+
+  // The Schur complement S = Ncc − Nucᵀ·D⁻¹·Nuc over the ranks measured.
+  std::vector<double> schur(const Normal& n) const {
+    std::vector<double> S = n.Ncc;
+    std::vector<std::size_t> nz;
+    for (std::size_t q = 0; q < P; ++q) {
+      if (!(n.D[q] > 0)) continue;
+      nz.clear();
+      for (std::size_t k = 0; k < K; ++k)
+        if (n.Nuc[q * K + k] != 0) nz.push_back(k);
+      for (const std::size_t a : nz)
+        for (const std::size_t b : nz) S[a * K + b] -= n.Nuc[q * K + a] * n.Nuc[q * K + b] / n.D[q];
+    }
+    return S;
+  }
+};
+
+// The fit itself. With v_r = 1/u_r (the speed), load_i·v_r = A_i·c is
+// linear in (c, v): minimising Σ_i w_i²·(A_i·c/t_i − v_r)² with Σ_r v_r
+// fixed is one linear solve, the speeds eliminated (their block is
+// diagonal). With w_i = 1/v_r each term is the load's relative misfit
+// (A_i·c/v_r − t_i)/t_i; the weights come from the last solve, so a few
+// solves (iteratively reweighted) reach the fit of the relative misfits.
+// Returns the solves made, negative when one failed (singular equations, or
+// a speed <= 0: no fit of this form); `converged` when the speeds changed by
+// at most options.tolerance in the last.
+int solve_linear(Fit& f, const SpeedLearningOptions& options, bool& converged) {
+  const std::size_t K = f.K, P = f.P;
+  std::vector<double> v(P, 1.0), row;
+  converged = false;
+  int it = 0;
+  while (it < options.max_iterations && !converged) {
+    ++it;
+    Fit::Normal n{
+        std::vector<double>(K * K), std::vector<double>(K * P), std::vector<double>(P), {}, {}};
+    for (std::size_t i = 0; i < f.obs.size(); ++i) {
+      const auto q = static_cast<std::size_t>(f.obs[i].rank);
+      const double w = 1 / v[q];
+      row.clear();
+      for (std::size_t e = f.A.start[i]; e < f.A.start[i + 1]; ++e)
+        row.push_back(w * f.A.val[e] / f.obs[i].load);
+      for (std::size_t x = 0; x < row.size(); ++x) {
+        const std::size_t kx = f.A.col[f.A.start[i] + x];
+        for (std::size_t y = 0; y < row.size(); ++y)
+          n.Ncc[kx * K + f.A.col[f.A.start[i] + y]] += row[x] * row[y];
+        n.Nuc[q * K + kx] -= row[x] * w;
+      }
+      n.D[q] += w * w;
+    }
+    // [Ncc Nucᵀ; Nuc D]·(c, v) = (0, 1): S·c = −Nucᵀ·D⁻¹·1, v = D⁻¹·(1 − Nuc·c).
+    // With exact loads S is singular along the answer; a nudge of its trace
+    // makes this one step of inverse iteration onto it.
+    std::vector<double> S = f.schur(n), c(K);
+    double trace = 0;
+    for (std::size_t k = 0; k < K; ++k) trace += S[k * K + k];
+    for (std::size_t k = 0; k < K; ++k) S[k * K + k] += 1e-13 * trace / static_cast<double>(K);
+    for (std::size_t q = 0; q < P; ++q)
+      if (n.D[q] > 0)
+        for (std::size_t k = 0; k < K; ++k) c[k] -= n.Nuc[q * K + k] / n.D[q];
+    Cholesky chol;
+    if (!chol.factor(std::move(S), K)) return -it;
+    chol.solve(c);
+    std::vector<double> next(P, 1.0);
+    double mean = 0;
+    for (std::size_t q = 0; q < P; ++q) {
+      if (!(n.D[q] > 0) || f.seen[q] == 0) continue;
+      double s = 1;
+      for (std::size_t k = 0; k < K; ++k) s -= n.Nuc[q * K + k] * c[k];
+      next[q] = s / n.D[q];
+      mean += next[q];
+    }
+    // Mean speed 1 over the measured ranks; the density in the same units.
+    std::size_t measured = 0;
+    for (std::size_t q = 0; q < P; ++q) measured += f.seen[q] > 0 && n.D[q] > 0 ? 1 : 0;
+    mean /= static_cast<double>(measured);
+    if (!(mean > 0)) return -it;
+    double change = 0;
+    for (std::size_t q = 0; q < P; ++q) {
+      if (!(n.D[q] > 0) || f.seen[q] == 0) continue;
+      next[q] /= mean;
+      if (!(next[q] > 0)) return -it;
+      change = std::max(change, std::abs(next[q] / v[q] - 1));
+    }
+    for (double& x : c) x /= mean;
+    v = std::move(next);
+    f.c = c;
+    for (std::size_t q = 0; q < P; ++q) f.u[q] = 1 / v[q];
+    converged = change <= options.tolerance;
+  }
+  return it;
+}
+
+// var(log s_r) times σ² from the Gauss-Newton normal equations in (c, log u)
+// (c itself, so that a knot driven to 0 keeps its column). The speeds'
+// common scale is the density's (c·α, u/α predict the same): with the scale
+// pinned through the density, var(log u_q − mean log u) over the ranks
+// measured is what a gauge Σ log u = 0 would give. NaN where the equations
+// leave a speed undetermined.
+std::vector<double> spreads(const Fit& f, double sigma2) {
+  const std::size_t K = f.K, P = f.P;
+  std::vector<double> out(P, std::numeric_limits<double>::quiet_NaN());
+  Fit::Normal n = f.normal(false);
+  // Unit diagonal on the density's side (Jacobi scaling: the columns differ
+  // by orders of magnitude). The scale is pinned at the knot where c (the
+  // direction c·α, u/α) is largest after the scaling: one diagonal entry,
+  // which keeps the matrix banded.
+  std::vector<double> scale(K);
+  std::size_t pin = 0;
+  for (std::size_t k = 0; k < K; ++k) {
+    scale[k] = n.Ncc[k * K + k] > 0 ? 1 / std::sqrt(n.Ncc[k * K + k]) : 1.0;
+    if (std::abs(f.c[k] / scale[k]) > std::abs(f.c[pin] / scale[pin])) pin = k;
+  }
+  if (!(std::abs(f.c[pin]) > 0)) return out;
+  for (std::size_t a = 0; a < K; ++a) {
+    for (std::size_t b = 0; b < K; ++b) n.Ncc[a * K + b] *= scale[a] * scale[b];
+    for (std::size_t q = 0; q < P; ++q) n.Nuc[q * K + a] *= scale[a];
+  }
+  n.Ncc[pin * K + pin] += 1;
+  Cholesky chol;
+  if (!chol.factor(f.schur(n), K)) return out;
+  // Cov_uu = D⁻¹ + G·S⁻¹·Gᵀ with G_q = Nuc_q / D_q. With m the mean over
+  // the measured ranks: var(u_q − m) = Cov_qq − 2·mean_r Cov_qr + mean Cov.
+  std::vector<std::size_t> measured;
+  for (std::size_t q = 0; q < P; ++q)
+    if (n.D[q] > 0 && f.seen[q] > 0) measured.push_back(q);
+  const auto R = static_cast<double>(measured.size());
+  std::vector<double> g_sum(K), h(K);  // Σ_r G_r, and S⁻¹·Σ_r G_r
+  for (const std::size_t q : measured)
+    for (std::size_t k = 0; k < K; ++k) g_sum[k] += n.Nuc[q * K + k] / n.D[q];
+  h = g_sum;
+  chol.solve(h);
+  double d_sum = 0, all = 0;
+  for (const std::size_t q : measured) d_sum += 1 / n.D[q];
+  for (std::size_t k = 0; k < K; ++k) all += g_sum[k] * h[k];
+  all = (d_sum + all) / (R * R);
+  std::vector<double> g(K), y(K);
+  for (const std::size_t q : measured) {
+    for (std::size_t k = 0; k < K; ++k) g[k] = n.Nuc[q * K + k] / n.D[q];
+    y = g;
+    chol.solve(y);
+    double own = 1 / n.D[q], row = 1 / n.D[q];
+    for (std::size_t k = 0; k < K; ++k) own += g[k] * y[k], row += g[k] * h[k];
+    const double v = own - 2 * row / R + all;
+    out[q] = std::sqrt(std::max(0.0, v * sigma2));
   }
   return out;
-}
-
-// Levenberg-Marquardt on the log residuals in θ = (log c, log u) from the
-// alternating updates' point: they find the valley quickly but crawl along
-// it when the rounds' cuts differ little (two rounds a few elements apart).
-// Returns true when the steps stopped improving (converged). Skipped beyond
-// 600 unknowns.
-bool polish(const std::vector<Observation>& obs, const std::vector<double>& A,
-            const std::vector<int>& seen, std::vector<double>& c, std::vector<double>& u,
-            int max_steps) {
-  const auto K = static_cast<Eigen::Index>(c.size()), P = static_cast<Eigen::Index>(u.size());
-  const Eigen::Index n = K + P, M = static_cast<Eigen::Index>(obs.size());
-  if (n > 600) return false;
-  for (double& v : c) v = std::max(v, 1e-300);  // finite logs
-  Vector r(M);
-  Matrix J = Matrix::Zero(M, n);
-  // log_residuals()'s Jacobian in c, times c_k: in log c.
-  const auto linearise = [&] {
-    const double sum = log_residuals(obs, A, c, u, r, &J);
-    for (Eigen::Index k = 0; k < K; ++k) J.col(k) *= c[static_cast<std::size_t>(k)];
-    return sum;
-  };
-  double cost = linearise(), lambda = 1e-3;
-  for (int step = 0; step < max_steps; ++step) {
-    Matrix N = J.transpose() * J;
-    const Vector g = J.transpose() * r;
-    for (Eigen::Index j = 0; j < n; ++j) {
-      // A rank never measured keeps its speed (its column is zero).
-      if (j >= K && seen[static_cast<std::size_t>(j - K)] == 0) N(j, j) = 1.0;
-      N(j, j) += lambda * (N(j, j) + 1e-12);
-    }
-    const Vector delta = -N.ldlt().solve(g);
-    std::vector<double> c2(c), u2(u);
-    for (Eigen::Index k = 0; k < K; ++k)
-      c2[static_cast<std::size_t>(k)] *= std::exp(static_cast<double>(delta(k)));
-    for (Eigen::Index q = 0; q < P; ++q)
-      if (seen[static_cast<std::size_t>(q)] > 0)
-        u2[static_cast<std::size_t>(q)] *= std::exp(static_cast<double>(delta(K + q)));
-    Vector r2(M);
-    const double cost2 = log_residuals(obs, A, c2, u2, r2, nullptr);
-    if (std::isfinite(cost2) && cost2 <= cost) {
-      const bool done = cost - cost2 <= 1e-15 * std::max(cost, 1e-300) || cost2 < 1e-28;
-      c = std::move(c2);
-      u = std::move(u2);
-      cost = linearise();
-      lambda = std::max(lambda / 10, 1e-12);
-      if (done) return true;
-    } else {
-      lambda *= 10;
-      if (lambda > 1e12) return true;  // no step improves: a minimum
-    }
-  }
-  return false;
 }
 
 }  // namespace
@@ -157,8 +295,12 @@ void hat_integrals(double lo, double hi, int knots, double a, double b, std::spa
     out[0] = b - a;
     return;
   }
+  // Only the hats within a knot of [a, b] reach into it.
   const double h = (hi - lo) / static_cast<double>(knots - 1);
-  for (int k = 0; k < knots; ++k) {
+  std::fill(out.begin(), out.begin() + knots, 0.0);
+  const auto from = static_cast<int>(std::clamp(std::floor((a - lo) / h), 0.0, knots - 1.0));
+  const auto to = static_cast<int>(std::clamp(std::ceil((b - lo) / h), 0.0, knots - 1.0));
+  for (int k = from; k <= to; ++k) {
     const double centre = lo + h * static_cast<double>(k);
     out[static_cast<std::size_t>(k)] =
         h * (hat_integral((b - centre) / h) - hat_integral((a - centre) / h));
@@ -203,7 +345,6 @@ LearnedSpeeds fit_speeds(const std::vector<SpeedObservation>& obs, int P, int di
   const int spare = out.observations - (measured - 1);
   const SpeedBasis b = basis(spare);
   const int knots = b.knots;
-  const std::vector<double>& A = b.integrals;
   out.knots = knots;
   if (distinct < 2) {
     out.message = distinct == 0 ? "no rounds" : "every round cut the elements alike";
@@ -216,91 +357,70 @@ LearnedSpeeds fit_speeds(const std::vector<SpeedObservation>& obs, int P, int di
   if (!out.message.empty()) return out;
   out.identifiable = true;
   const std::size_t K = static_cast<std::size_t>(knots), M = obs.size();
+  const Rows A = sparse_rows(b.integrals, M, K);
 
-  // Start: a flat density of the loads' mean, every speed 1.
-  double total = 0, covered = 0;
-  for (const Observation& o : obs) total += o.load;
-  for (const double a : A) covered += a;
-  std::vector<double> c(K, total / covered), u(static_cast<std::size_t>(P), 1.0);
-  std::vector<double> cost(M), pred(M), num(K), den(K);
-  const auto predict = [&] {
-    for (std::size_t i = 0; i < M; ++i) {
-      double s = 0;
-      for (std::size_t k = 0; k < K; ++k) s += A[i * K + k] * c[k];
-      cost[i] = s;
-      pred[i] = u[static_cast<std::size_t>(obs[i].rank)] * s;
-    }
-  };
-  out.termination = Termination::iteration_limit;
-  for (int it = 1; it <= options.max_iterations; ++it) {
-    out.iterations = it;
-    // The density's half: c_k ← c_k · Σ_i u A_ik t_i/pred_i / Σ_i u A_ik.
-    predict();
-    std::fill(num.begin(), num.end(), 0.0);
-    std::fill(den.begin(), den.end(), 0.0);
-    for (std::size_t i = 0; i < M; ++i) {
-      const double ui = u[static_cast<std::size_t>(obs[i].rank)];
-      const double ratio = pred[i] > 0 ? obs[i].load / pred[i] : 0;
-      for (std::size_t k = 0; k < K; ++k) {
-        num[k] += ui * A[i * K + k] * ratio;
-        den[k] += ui * A[i * K + k];
-      }
-    }
-    for (std::size_t k = 0; k < K; ++k) c[k] = den[k] > 0 ? c[k] * num[k] / den[k] : c[k];
-    // The speeds' half, exact: u_r = Σ t / Σ cost over rank r's loads.
-    predict();
-    std::vector<double> t_sum(static_cast<std::size_t>(P)), c_sum(static_cast<std::size_t>(P));
-    for (std::size_t i = 0; i < M; ++i) {
-      t_sum[static_cast<std::size_t>(obs[i].rank)] += obs[i].load;
-      c_sum[static_cast<std::size_t>(obs[i].rank)] += cost[i];
-    }
-    double change = 0, mean_speed = 0;
-    for (int r = 0; r < P; ++r) {
-      const auto q = static_cast<std::size_t>(r);
-      if (seen[q] == 0 || !(c_sum[q] > 0)) continue;
-      const double next = t_sum[q] / c_sum[q];
-      change = std::max(change, std::abs(next / u[q] - 1));
-      u[q] = next;
-      mean_speed += 1 / next;
-    }
-    // Mean speed 1 over the measured ranks: u scales by m, the density by 1/m.
-    mean_speed /= measured;
-    for (int r = 0; r < P; ++r)
-      if (seen[static_cast<std::size_t>(r)] > 0) u[static_cast<std::size_t>(r)] *= mean_speed;
-    for (double& v : c) v /= mean_speed;
-    if (change <= options.tolerance) {
-      out.termination = Termination::converged;
-      break;
-    }
-  }
-  if (polish(obs, A, seen, c, u, 200)) out.termination = Termination::converged;
-  // Mean speed 1 over the measured ranks again.
-  double mean_speed = 0;
-  for (int r = 0; r < P; ++r)
-    if (seen[static_cast<std::size_t>(r)] > 0) mean_speed += 1 / u[static_cast<std::size_t>(r)];
-  mean_speed /= measured;
-  for (int r = 0; r < P; ++r)
-    if (seen[static_cast<std::size_t>(r)] > 0) u[static_cast<std::size_t>(r)] *= mean_speed;
-  for (double& v : c) v /= mean_speed;
-  predict();
+  Fit f{obs,
+        A,
+        seen,
+        K,
+        static_cast<std::size_t>(P),
+        std::vector<double>(K, 0.0),
+        std::vector<double>(static_cast<std::size_t>(P), 1.0)};
+  std::vector<double>& c = f.c;
+  std::vector<double>& u = f.u;
+  bool converged = false;
+  const int solves = solve_linear(f, options, converged);
+  out.iterations = std::abs(solves);
+  out.termination = converged ? Termination::converged : Termination::iteration_limit;
   double squares = 0;
-  for (std::size_t i = 0; i < M; ++i) {
-    const double e = (pred[i] - obs[i].load) / obs[i].load;
+  bool positive = solves > 0;
+  for (std::size_t i = 0; i < M && positive; ++i) {
+    const double cost = f.cost(i, c);
+    positive = cost > 0;
+    const double e = (u[static_cast<std::size_t>(obs[i].rank)] * cost - obs[i].load) / obs[i].load;
     squares += e * e;
+  }
+  if (!positive) {
+    out.identifiable = false;
+    out.termination = Termination::failed;
+    out.misfit = std::numeric_limits<double>::infinity();
+    out.message = solves < 0 ? "the loads admit no speeds > 0 and density of this form"
+                             : "the density fitted is not positive over every range";
+    return out;
   }
   out.misfit = std::sqrt(squares / static_cast<double>(M));
   for (int r = 0; r < P; ++r)
     if (seen[static_cast<std::size_t>(r)] > 0)
       out.speeds[static_cast<std::size_t>(r)] = 1 / u[static_cast<std::size_t>(r)];
   const int dof = static_cast<int>(M) - (knots + measured - 1);
-  if (dof > 0) {
-    const double sigma2 = squares / dof;
-    out.spread = spreads(obs, A, c, u, seen, sigma2, P);
-    for (int r = 0; r < P; ++r)
-      if (seen[static_cast<std::size_t>(r)] == 0)
-        out.spread[static_cast<std::size_t>(r)] = std::numeric_limits<double>::quiet_NaN();
-  }
+  if (dof > 0) out.spread = spreads(f, squares / dof);
   return out;
+}
+
+LearnedSpeeds fit_speeds_choosing_knots(const std::vector<SpeedObservation>& obs, int P,
+                                        int distinct, int most,
+                                        const std::function<SpeedBasis(int knots)>& basis,
+                                        const SpeedLearningOptions& options) {
+  std::vector<int> seen(static_cast<std::size_t>(P), 0);
+  for (const Observation& o : obs) seen[static_cast<std::size_t>(o.rank)] = 1;
+  const int free = std::max(0, static_cast<int>(std::count(seen.begin(), seen.end(), 1)) - 1);
+  const int spare = static_cast<int>(obs.size()) - free;
+  const int lo = options.knots > 0 ? options.knots : std::clamp(std::min(spare / 3, most), 2, 64);
+  const int hi = options.knots > 0 ? options.knots : std::clamp(std::min(spare / 2, most), lo, 64);
+  LearnedSpeeds best;
+  double best_score = std::numeric_limits<double>::infinity();
+  for (int k = lo; k <= hi; ++k) {
+    LearnedSpeeds l = fit_speeds(
+        obs, P, distinct, [&](int) { return basis(k); }, options);
+    if (k == lo) best = l;  // what is reported when no count is identifiable
+    const double M = l.observations, p = k + free;
+    if (!l.identifiable || !(M - p - 1 > 0)) continue;
+    // AICc of Gaussian relative misfits (their sum of squares M·misfit²).
+    const double rss = std::max(M * l.misfit * l.misfit, 1e-30 * M);
+    const double score = M * std::log(rss / M) + 2 * p + 2 * p * (p + 1) / (M - p - 1);
+    if (score < best_score) best_score = score, best = std::move(l);
+  }
+  return best;
 }
 
 }  // namespace isocost::detail

@@ -43,6 +43,17 @@ LearnedSpeeds fit_speeds(const std::vector<SpeedObservation>& obs, int P, int di
                          const std::function<SpeedBasis(int spare)>& basis,
                          const SpeedLearningOptions& options);
 
+/// fit_speeds() along one axis with the knots chosen by the data: every
+/// count from a third to half of the spare equations, within [2, most] (or
+/// options.knots alone when set), fitted, the one of least AICc kept (the
+/// loads' relative misfits, the density's knots and the free speeds its
+/// parameters): a convex cost on few ranks needs the extra knot that noisy
+/// loads cannot afford. basis(knots) builds the basis.
+LearnedSpeeds fit_speeds_choosing_knots(const std::vector<SpeedObservation>& obs, int P,
+                                        int distinct, int most,
+                                        const std::function<SpeedBasis(int knots)>& basis,
+                                        const SpeedLearningOptions& options);
+
 /// fit(first) on the rounds [first, rounds), from 0: while the misfit
 /// exceeds options.max_misfit the oldest round is left out and the rest
 /// fitted again, as long as two rounds remain (rounds from before a change
@@ -55,11 +66,17 @@ LearnedSpeeds fit_speeds(const std::vector<SpeedObservation>& obs, int P, int di
 template <class Fit>
 LearnedSpeeds fit_dropping_oldest(std::size_t rounds, const SpeedLearningOptions& options,
                                   Fit&& fit) {
+  // A fit missed by more, or none of the form at all (failed), may be the
+  // older rounds' fault; fewer rounds that are not identifiable end it.
+  const auto missed = [&](const LearnedSpeeds& l) {
+    return (l.identifiable || l.termination == Termination::failed) &&
+           l.misfit > options.max_misfit;
+  };
   LearnedSpeeds out = fit(std::size_t{0});
   std::size_t first = 0;
-  while (out.identifiable && out.misfit > options.max_misfit && rounds - first > 2) {
+  while (missed(out) && rounds - first > 2) {
     LearnedSpeeds fewer = fit(++first);
-    if (!fewer.identifiable) break;
+    if (!fewer.identifiable && fewer.termination != Termination::failed) break;
     out = std::move(fewer);
     out.rounds_dropped = static_cast<int>(first);
   }
