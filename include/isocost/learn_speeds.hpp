@@ -10,6 +10,7 @@
 //   if (learned.identifiable) speeds = isocost::Speeds::from_values(learned.speeds);
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -92,9 +93,32 @@ struct LearnedSpeeds {
   double misfit = 0;
   Termination termination = Termination::converged;
   std::string message;  ///< why not identifiable, or "" when it is
+  /// Set by SpeedTracker::update(): a balancer plans with these speeds (the
+  /// check before learned the same); false while they wait for that.
+  bool used = false;
 
   /// One line: the speeds (or why there are none), misfit, iterations.
   std::string brief_report() const;
+};
+
+/// The speeds a balancer plans with, from one learn_speeds() a check. A
+/// fit can read a load that moved between the rounds as speeds (a moving
+/// peak is a slow rank in one round and a fast one in the next), and such a
+/// fit is not repeated by the next check's; speeds that are, are real. So
+/// an estimate is used once the next identifiable one agrees with it: every
+/// speed within three of their combined spreads, or within 5 %. Until then
+/// the speeds used stay (none at first: equal). Core, no MPI; each rank's
+/// copy sees the same estimates and agrees.
+class SpeedTracker {
+ public:
+  /// Takes this check's estimate (sets its `used`); returns the speeds to
+  /// plan with (empty: none learned yet).
+  const std::optional<std::vector<double>>& update(LearnedSpeeds& estimate);
+  const std::optional<std::vector<double>>& speeds() const noexcept { return used_; }
+
+ private:
+  std::optional<LearnedSpeeds> pending_;     // the last identifiable estimate
+  std::optional<std::vector<double>> used_;  // the speeds adopted
 };
 
 /// Estimates each rank's relative speed s_r from rounds of a block

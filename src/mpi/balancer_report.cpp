@@ -116,7 +116,8 @@ nlohmann::ordered_json learned_json(const isocost::LearnedSpeeds& learned) {
           {"rounds", learned.rounds},
           {"rounds_dropped", learned.rounds_dropped},
           {"misfit", learned.misfit},
-          {"message", learned.message}};
+          {"message", learned.message},
+          {"used", learned.used}};
 }
 
 const char* learning_conflict(bool learn_speeds, bool speeds_given, int history) {

@@ -44,7 +44,12 @@ std::string plan_lines(const Plan& plan, const char* unit) {
   if (plan.rebalance.method() != isocost::PlanMethod::none)
     s += "  plan: " + plan.rebalance.brief_report() +
          (plan.used_costs ? std::string(" (per-") + unit + " costs)" : std::string()) + "\n";
-  if (plan.learned) s += "  " + plan.learned->brief_report() + "\n";
+  if (plan.learned)
+    s += "  " + plan.learned->brief_report() +
+         (!plan.learned->identifiable ? ""
+          : plan.learned->used        ? ", used"
+                                      : ", not used until the next check agrees") +
+         "\n";
   return s;
 }
 

@@ -84,7 +84,7 @@ std::optional<Speeds> BlockBalancer::plan_speeds(BlockPlan& plan,
     if (h.offsets != distribution_.offsets) rounds.push_back(h);
   rounds.push_back({distribution_.offsets, loads});
   plan.learned = learn_speeds(rounds, options_.learning);
-  if (plan.learned->identifiable) learned_ = Speeds::from_values(plan.learned->speeds);
+  if (const auto& used = tracker_.update(*plan.learned)) learned_ = Speeds::from_values(*used);
   return learned_;
 }
 

@@ -132,7 +132,7 @@ std::optional<Speeds> GridBalancer::plan_speeds(GridPlan& plan, const std::vecto
     if (!same_cells(h.parts, decomposition_)) rounds.push_back(h);
   rounds.push_back({decomposition_, loads});
   plan.learned = learn_speeds(shape_, rounds, options_.learning);
-  if (plan.learned->identifiable) learned_ = Speeds::from_values(plan.learned->speeds);
+  if (const auto& used = tracker_.update(*plan.learned)) learned_ = Speeds::from_values(*used);
   return learned_;
 }
 

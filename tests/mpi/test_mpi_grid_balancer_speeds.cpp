@@ -140,6 +140,10 @@ TEST(GridBalancerSpeeds, UnknownSpeedsBalanceAsGivenWithinFourRebalances) {
               std::string::npos)
         << learned.reports[k];
     if (!l["identifiable"].get<bool>()) continue;
+    EXPECT_NE(learned.reports[k].find(l["used"].get<bool>() ? ", used"
+                                                            : ", not used until the next check"),
+              std::string::npos)
+        << learned.reports[k];
     const auto speeds = l["speeds"].get<std::vector<double>>();
     const double mean = (P - 1 + 3.0) / P;
     for (int r = 0; r < P; ++r) {

@@ -308,6 +308,7 @@ class BlockBalancer final : public LayoutBalancer<BlockPlan, BlockEvent, BlockBa
   std::vector<BlockRound> history_;   // the last options_.global.history rounds, oldest first
   std::vector<PlannedCuts> planned_;  // the last options_.predict plans, oldest first
   std::optional<Speeds> learned_;     // the last speeds learned (learn_speeds)
+  SpeedTracker tracker_;              // which estimates are used (learn_speeds)
 };
 
 }  // namespace isocost::mpi

@@ -253,6 +253,7 @@ class GridBalancer final : public LayoutBalancer<GridPlan, GridEvent, GridBalanc
   std::vector<PlannedParts> planned_;  // the last options_.predict plans, oldest first
   std::vector<GridRound> history_;     // the last options_.global.history rounds, oldest first
   std::optional<Speeds> learned_;      // the last speeds learned (learn_speeds)
+  SpeedTracker tracker_;               // which estimates are used (learn_speeds)
 };
 
 }  // namespace isocost::mpi

@@ -91,6 +91,24 @@ std::string LearnedSpeeds::brief_report() const {
   return s.str();
 }
 
+const std::optional<std::vector<double>>& SpeedTracker::update(LearnedSpeeds& estimate) {
+  estimate.used = false;
+  if (!estimate.identifiable) return used_;
+  bool agree = pending_ && pending_->speeds.size() == estimate.speeds.size();
+  for (std::size_t r = 0; agree && r < estimate.speeds.size(); ++r) {
+    const double a = pending_->spread[r], b = estimate.spread[r];
+    const double width = std::isfinite(a) && std::isfinite(b) ? 3 * std::hypot(a, b) : 0.0;
+    agree = std::abs(std::log(estimate.speeds[r] / pending_->speeds[r])) <=
+            std::max(width, std::log(1.05));
+  }
+  if (agree) {
+    used_ = estimate.speeds;
+    estimate.used = true;
+  }
+  pending_ = estimate;
+  return used_;
+}
+
 namespace {
 
 // One fit on all of `rounds` (validated by observations()): hats equally

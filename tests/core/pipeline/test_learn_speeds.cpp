@@ -234,4 +234,38 @@ TEST(LearnSpeeds, BadInputIsNamed) {
                {"learn_speeds options: knots"});
 }
 
+// The balancers' tracker: an estimate is used once the next agrees with it,
+// so that one fit reading a moved load as speeds is not.
+TEST(SpeedTracker, AnEstimateIsUsedOnceTheNextAgrees) {
+  const auto estimate = [](std::vector<double> speeds, double spread) {
+    isocost::LearnedSpeeds l;
+    l.identifiable = true;
+    l.spread.assign(speeds.size(), spread);
+    l.speeds = std::move(speeds);
+    return l;
+  };
+  isocost::SpeedTracker t;
+  isocost::LearnedSpeeds none;  // not identifiable: nothing changes
+  EXPECT_FALSE(t.update(none).has_value());
+  auto a = estimate({0.5, 1.5}, 0.01);
+  EXPECT_FALSE(t.update(a).has_value());
+  EXPECT_FALSE(a.used);
+  auto b = estimate({0.51, 1.49}, 0.01);  // 2 % off: within 3 spreads
+  ASSERT_TRUE(t.update(b).has_value());
+  EXPECT_TRUE(b.used);
+  EXPECT_EQ(*t.speeds(), (std::vector<double>{0.51, 1.49}));
+  // A jump (a moved load read as speeds) is not used; the speeds stay.
+  auto c = estimate({3.0, 0.1}, 0.01);
+  EXPECT_EQ(*t.update(c), (std::vector<double>{0.51, 1.49}));
+  EXPECT_FALSE(c.used);
+  // Nor is the next when it disagrees with the jump; once two agree they are.
+  auto d = estimate({0.25, 1.75}, 0.001);
+  EXPECT_EQ(*t.update(d), (std::vector<double>{0.51, 1.49}));
+  auto e = estimate({0.26, 1.74}, 0.001);  // 4 % off: within 5 %
+  EXPECT_EQ(*t.update(e), (std::vector<double>{0.26, 1.74}));
+  auto f = estimate({0.28, 1.72}, 0.001);  // 7.4 % off, 3 spreads 0.4 %: no
+  EXPECT_EQ(*t.update(f), (std::vector<double>{0.26, 1.74}));
+  EXPECT_FALSE(f.used);
+}
+
 }  // namespace
