@@ -153,16 +153,25 @@ def test_speeds_are_learned_from_the_loads():
     options = {"learn_speeds": True, "pipeline": dict(OPTIONS["pipeline"])}
     with im.BlockBalancer(comm, im.BlockDistribution.uniform(N, size), options) as b:
         assert b.options["learn_speeds"] is True
+        estimates = []
         for step in range(5):
             lo, hi = b.local_range()
             b.record_step(float(element_cost(np.arange(lo, hi, dtype=float), 4).sum()) / (1 + rank))
             b.maybe_rebalance()
-        learned = b.last_event.get("learned_speeds")
+            if "learned_speeds" in b.last_event:
+                estimates.append(b.last_event["learned_speeds"])
         if size == 1:
             return
-        assert learned is not None and learned["identifiable"], b.last_event
+        # The estimates that were used are the truth's. At 3 ranks the few
+        # loads leave each speed 26 % uncertain, and none is used: it says so.
+        used = [e for e in estimates if e["identifiable"] and e["used"]]
         truth = np.arange(1, size + 1, dtype=float)
-        assert np.allclose(learned["speeds"], truth / truth.mean(), rtol=0.15), learned
+        for e in used:
+            assert np.allclose(e["speeds"], truth / truth.mean(), rtol=0.15), e
+        if size == 3:
+            assert not used and all("pin" in e["message"] for e in estimates[1:]), estimates
+        else:
+            assert used, estimates
 
 
 def test_a_step_that_raises_is_abandoned():

@@ -288,6 +288,53 @@ std::vector<double> spreads(const Fit& f, double sigma2) {
   return out;
 }
 
+// Where the linear fit leaves the positive quadrant (a density the knots
+// cannot follow, rounds that cut nearly alike), the nearest positive fit:
+// alternating multiplicative updates, each the exact minimiser of the
+// Kullback-Leibler misfit in its half, from a flat density and equal
+// speeds (positive throughout, the misfit never rising). Slower to settle
+// than the solve, but it keeps the speeds > 0.
+void alternate(Fit& f, int iterations) {
+  const std::size_t K = f.K, P = f.P, M = f.obs.size();
+  double total = 0, covered = 0;
+  for (const Observation& o : f.obs) total += o.load;
+  for (const double a : f.A.val) covered += a;
+  std::fill(f.c.begin(), f.c.end(), total / covered);
+  std::fill(f.u.begin(), f.u.end(), 1.0);
+  std::vector<double> num(K), den(K), t_sum(P), c_sum(P);
+  for (int it = 0; it < iterations; ++it) {
+    // The density's half: c_k ← c_k · Σ_i u A_ik t_i/pred_i / Σ_i u A_ik.
+    std::fill(num.begin(), num.end(), 0.0);
+    std::fill(den.begin(), den.end(), 0.0);
+    for (std::size_t i = 0; i < M; ++i) {
+      const double ui = f.u[static_cast<std::size_t>(f.obs[i].rank)];
+      const double pred = ui * f.cost(i, f.c);
+      const double ratio = pred > 0 ? f.obs[i].load / pred : 0;
+      for (std::size_t e = f.A.start[i]; e < f.A.start[i + 1]; ++e) {
+        num[f.A.col[e]] += ui * f.A.val[e] * ratio;
+        den[f.A.col[e]] += ui * f.A.val[e];
+      }
+    }
+    for (std::size_t k = 0; k < K; ++k) f.c[k] = den[k] > 0 ? f.c[k] * num[k] / den[k] : f.c[k];
+    // The speeds' half, exact: u_r = Σ t / Σ cost over rank r's loads.
+    std::fill(t_sum.begin(), t_sum.end(), 0.0);
+    std::fill(c_sum.begin(), c_sum.end(), 0.0);
+    for (std::size_t i = 0; i < M; ++i) {
+      t_sum[static_cast<std::size_t>(f.obs[i].rank)] += f.obs[i].load;
+      c_sum[static_cast<std::size_t>(f.obs[i].rank)] += f.cost(i, f.c);
+    }
+    double mean = 0, measured = 0;
+    for (std::size_t q = 0; q < P; ++q)
+      if (f.seen[q] > 0 && c_sum[q] > 0)
+        f.u[q] = t_sum[q] / c_sum[q], mean += 1 / f.u[q], ++measured;
+    // Mean speed 1 over the measured ranks; the density in the same units.
+    mean /= measured;
+    for (std::size_t q = 0; q < P; ++q)
+      if (f.seen[q] > 0) f.u[q] *= mean;
+    for (double& v : f.c) v /= mean;
+  }
+}
+
 }  // namespace
 
 void hat_integrals(double lo, double hi, int knots, double a, double b, std::span<double> out) {
@@ -373,20 +420,29 @@ LearnedSpeeds fit_speeds(const std::vector<SpeedObservation>& obs, int P, int di
   out.iterations = std::abs(solves);
   out.termination = converged ? Termination::converged : Termination::iteration_limit;
   double squares = 0;
-  bool positive = solves > 0;
-  for (std::size_t i = 0; i < M && positive; ++i) {
-    const double cost = f.cost(i, c);
-    positive = cost > 0;
-    const double e = (u[static_cast<std::size_t>(obs[i].rank)] * cost - obs[i].load) / obs[i].load;
-    squares += e * e;
-  }
-  if (!positive) {
-    out.identifiable = false;
-    out.termination = Termination::failed;
-    out.misfit = std::numeric_limits<double>::infinity();
-    out.message = solves < 0 ? "the loads admit no speeds > 0 and density of this form"
-                             : "the density fitted is not positive over every range";
-    return out;
+  const auto misses = [&] {
+    squares = 0;
+    for (std::size_t i = 0; i < M; ++i) {
+      const double cost = f.cost(i, c);
+      if (!(cost > 0)) return false;
+      const double e =
+          (u[static_cast<std::size_t>(obs[i].rank)] * cost - obs[i].load) / obs[i].load;
+      squares += e * e;
+    }
+    return true;
+  };
+  if (solves < 0 || !misses()) {
+    // No positive fit of this form: the nearest positive one.
+    alternate(f, 50 * options.max_iterations);
+    out.iterations += 50 * options.max_iterations;
+    out.termination = Termination::iteration_limit;
+    if (!misses()) {
+      out.identifiable = false;
+      out.termination = Termination::failed;
+      out.misfit = std::numeric_limits<double>::infinity();
+      out.message = "the loads admit no speeds > 0 and density of this form";
+      return out;
+    }
   }
   out.misfit = std::sqrt(squares / static_cast<double>(M));
   for (int r = 0; r < P; ++r)
