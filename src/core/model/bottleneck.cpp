@@ -6,6 +6,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/shared/bottleneck_internal.hpp"
 #include "core/shared/reach.hpp"
@@ -177,9 +178,30 @@ std::vector<std::int64_t> bottleneck_cuts(std::span<const double> P, std::span<c
     }
     void keep() { best = cuts; }
   } serial{P, s, min_cells, {}, {}, {}, {}};
-  double w_max = 0;
-  for (std::int64_t i = 0; i < n; ++i) w_max = std::max(w_max, P[i + 1] - P[i]);
-  if (!detail::search_bottleneck(P[n] - P[0], w_max, s, serial))
+  // The search's first bound. With few cells a part (64 or fewer), the
+  // heaviest cell w gives (total + (m − 1)·w)/S, its pass over the cells
+  // costing no more than the probes do. With many more cells that pass
+  // would be the whole cost (10⁸ cells into 16 parts: 60 ms against
+  // microseconds): the proportional split's bottleneck instead, each cut
+  // where the prefix reaches its share, O(m log n), total standing in for w.
+  const double total = P[n] - P[0];
+  double w_max = total, attained = std::numeric_limits<double>::infinity();
+  if (n <= 64 * m) {
+    w_max = 0;
+    for (std::int64_t i = 0; i < n; ++i) w_max = std::max(w_max, P[i + 1] - P[i]);
+  } else {
+    double s_sum = 0, before = 0;
+    for (const double v : s) s_sum += v;
+    std::vector<std::int64_t> even{0};
+    for (std::int64_t j = 0; j + 1 < m; ++j) {
+      before += s[j];
+      const double target = P[0] + total * (before / s_sum);
+      even.push_back(std::lower_bound(P.begin() + even.back(), P.end(), target) - P.begin());
+    }
+    even.push_back(n);
+    attained = detail::bottleneck_of(P, s, even);
+  }
+  if (!detail::search_bottleneck(total, w_max, s, serial, attained))
     throw Error("bottleneck_cuts: no split of " + std::to_string(n) + " cells into " +
                 std::to_string(m) + " parts of >= " + std::to_string(min_cells) + " cells");
   return serial.best;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <span>
 #include <vector>
@@ -35,15 +36,18 @@ struct ProbeResult {
 /// held split's bottleneck, lo to the failure bound, so with integer costs
 /// it ends once hi − lo < 1, after about log2(w_max / s) probes. It starts
 /// from hi = (total + (m − 1)·w_max)/S, feasible for the greedy (each part
-/// but the last holds more than B·s_j − w_max), else total/s_min; a last
+/// but the last holds more than B·s_j − w_max), or `attained`, the
+/// bottleneck of any split (the caller's, when w_max would cost a pass over
+/// the cells: pass w_max = total), whichever is lower, else total/s_min; a last
 /// probe at B* gives the latest split. False if even total/s_min fails.
 template <class Probe>
-bool search_bottleneck(double total, double w_max, std::span<const double> s, Probe& probe) {
+bool search_bottleneck(double total, double w_max, std::span<const double> s, Probe& probe,
+                       double attained = std::numeric_limits<double>::infinity()) {
   const double s_sum = std::accumulate(s.begin(), s.end(), 0.0);
   const double s_min = *std::min_element(s.begin(), s.end());
   const auto m = static_cast<double>(s.size());
   double lo = total / s_sum * (1 - 1e-15);
-  double hi = std::min(total / s_min, (total + (m - 1) * w_max) / s_sum) * (1 + 1e-12);
+  double hi = std::min({total / s_min, (total + (m - 1) * w_max) / s_sum, attained}) * (1 + 1e-12);
   ProbeResult r = probe.probe(hi);
   if (!r.ok) r = probe.probe(hi = total / s_min * (1 + 1e-15));
   if (!r.ok) return false;
