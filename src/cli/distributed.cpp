@@ -39,6 +39,9 @@ Decomposition distributed_decompose(const std::string& path, const GridShape& sh
                                                speeds, options)
                          : mpi::choose_process_grid(comm, box.shape, box.lo, box.hi, box.weights,
                                                     speeds, options);
+  // Totals and shares that every rank count prints alike (the parts are
+  // already the same whatever the layout; the marginals' last digits not).
+  mpi::sum_part_costs(comm, box.shape, box.lo, box.hi, box.weights, speeds, d);
   total = d.total_cost;
   return d;
 }

@@ -63,4 +63,20 @@ Decomposition choose_process_grid(MPI_Comm comm, const GridShape& shape,
                                   std::span<const double> weights, const Speeds& speeds,
                                   const DecomposeOptions& options = {});
 
+/// Replaces `d`'s part costs (and times, total and summary) by each part's
+/// weight summed from the boxes the ranks hold so that the layout does not
+/// matter: each rank's compensated sums (Neumaier) added across the ranks
+/// as double-doubles, then rounded once, which gives the same doubles at
+/// every rank count and starting layout unless a sum lies within about
+/// 10⁻³⁰ of a rounding boundary. decompose_grid()'s own costs are
+/// differences of reduced marginals, whose last digits depend on how the
+/// cells were split among the ranks. One pass over the local cells and one
+/// reduction of 2·P doubles. Collective over `comm`; `d` (e.g. from
+/// decompose_grid()), `shape` and `speeds` must be the same on every rank
+/// (as decompose_grid() returns them); the boxes as for decompose_grid().
+void sum_part_costs(MPI_Comm comm, const GridShape& shape,
+                    const std::array<std::int64_t, kMaxDims>& lo,
+                    const std::array<std::int64_t, kMaxDims>& hi, std::span<const double> weights,
+                    const Speeds& speeds, Decomposition& d);
+
 }  // namespace isocost::mpi
