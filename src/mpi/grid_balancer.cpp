@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/shared/decompose_internal.hpp"
 #include "isocost/error.hpp"
 #include "mpi/balancer_report.hpp"
 #include "mpi/decompose_grid_trusted.hpp"
@@ -69,19 +70,6 @@ std::int64_t GridBalancer::local_count() const { return boxes_.count(rank()); }
 
 GridPlan GridBalancer::decide(double bytes) { return decide_data(bytes, {}); }
 
-namespace {
-
-// Two decompositions of the grid give every part the same cells.
-bool same_cells(const Decomposition& a, const Decomposition& b) {
-  if (a.parts.size() != b.parts.size()) return false;
-  for (std::size_t r = 0; r < a.parts.size(); ++r)
-    if (a.parts[r].cell_lo != b.parts[r].cell_lo || a.parts[r].cell_hi != b.parts[r].cell_hi)
-      return false;
-  return true;
-}
-
-}  // namespace
-
 GridPlan GridBalancer::current_plan() const {
   GridPlan plan;
   plan.from = plan.to = boxes_;
@@ -129,7 +117,7 @@ std::optional<Speeds> GridBalancer::plan_speeds(GridPlan& plan, const std::vecto
   // and the current round, oldest first.
   std::vector<GridRound> rounds;
   for (const GridRound& h : history_)
-    if (!same_cells(h.parts, decomposition_)) rounds.push_back(h);
+    if (!isocost::detail::same_cells(h.parts, decomposition_)) rounds.push_back(h);
   rounds.push_back({decomposition_, loads});
   plan.learned = learn_speeds(shape_, rounds, options_.learning);
   if (const auto& used = tracker_.update(*plan.learned)) learned_ = Speeds::from_values(*used);
@@ -151,7 +139,9 @@ const std::vector<double>& GridBalancer::plan_costs(std::vector<double>& scaled)
 
 void GridBalancer::remember(const std::vector<double>& loads) {
   // As BlockBalancer: a round on parts already kept replaces it.
-  std::erase_if(history_, [&](const GridRound& h) { return same_cells(h.parts, decomposition_); });
+  std::erase_if(history_, [&](const GridRound& h) {
+    return isocost::detail::same_cells(h.parts, decomposition_);
+  });
   history_.push_back({decomposition_, loads});
   if (static_cast<int>(history_.size()) > options_.global.history) history_.erase(history_.begin());
 }
@@ -174,7 +164,7 @@ void GridBalancer::forecast(GridPlan& plan) {
   if (static_cast<int>(planned_.size()) > options_.predict) planned_.erase(planned_.begin());
   Decomposition next = forecast_decomposition(
       planned_, s + (options_.pipeline.trigger.every - 1) / 2.0, shape_, options_.predict / 2.0);
-  if (same_cells(next, plan.rebalance.decomposition)) return;
+  if (isocost::detail::same_cells(next, plan.rebalance.decomposition)) return;
   GridRebalance& r = plan.rebalance;
   std::tie(r.elements_moved, r.max_elements_received) = grid_cells_moved(decomposition_, next);
   r.decomposition = std::move(next);

@@ -13,22 +13,13 @@ namespace isocost::mpi {
 
 namespace {
 
-// A compensated sum in flight: its head and its running error.
-struct TwoDouble {
-  double sum = 0, compensation = 0;
-};
+using isocost::detail::CompensatedSum;
 
-// inout += in as double-doubles: TwoSum of the heads, the errors added.
-void add_two_doubles(void* in, void* inout, int* len, MPI_Datatype*) {
-  const auto* a = static_cast<const TwoDouble*>(in);
-  auto* b = static_cast<TwoDouble*>(inout);
-  for (int k = 0; k < *len; ++k) {
-    const double s = a[k].sum + b[k].sum;
-    const double bb = s - a[k].sum;
-    const double e = (a[k].sum - (s - bb)) + (b[k].sum - bb);
-    b[k].compensation = a[k].compensation + b[k].compensation + e;
-    b[k].sum = s;
-  }
+// inout += in, in rank order (in's terms come first): as double-doubles.
+void add_sums(void* in, void* inout, int* len, MPI_Datatype*) {
+  const auto* a = static_cast<const CompensatedSum*>(in);
+  auto* b = static_cast<CompensatedSum*>(inout);
+  for (int k = 0; k < *len; ++k) b[k].add_earlier(a[k]);
 }
 
 }  // namespace
@@ -42,7 +33,7 @@ void sum_part_costs(MPI_Comm comm, const GridShape& shape,
   Cells blo = lo, bhi = hi;
   for (int a = D; a < kMaxDims; ++a) blo[a] = 0, bhi[a] = 1;
   const std::int64_t nx = bhi[0] - blo[0], ny = bhi[1] - blo[1];
-  std::vector<TwoDouble> sums(d.parts.size());
+  std::vector<CompensatedSum> sums(d.parts.size());
   for (std::size_t r = 0; r < d.parts.size(); ++r) {
     const Part& p = d.parts[r];
     Cells s0, s1;  // the part ∩ this rank's box
@@ -53,30 +44,29 @@ void sum_part_costs(MPI_Comm comm, const GridShape& shape,
       empty = empty || s0[a] >= s1[a];
     }
     if (empty) continue;
-    isocost::detail::CompensatedSum s;
+    CompensatedSum s;
     for (std::int64_t k = s0[2]; k < s1[2]; ++k)
       for (std::int64_t j = s0[1]; j < s1[1]; ++j) {
         const double* row =
             weights.data() + ((s0[0] - blo[0]) + nx * ((j - blo[1]) + ny * (k - blo[2])));
         for (std::int64_t i = 0; i < s1[0] - s0[0]; ++i) s.add(row[i]);
       }
-    sums[r] = {s.sum, s.compensation};
+    sums[r] = s;
   }
   MPI_Datatype type = MPI_DATATYPE_NULL;
   MPI_Op add = MPI_OP_NULL;
   MPI_Type_contiguous(2, MPI_DOUBLE, &type);
   MPI_Type_commit(&type);
-  MPI_Op_create(&add_two_doubles, 0, &add);  // in rank order: the same result on every rank
+  MPI_Op_create(&add_sums, 0, &add);  // in rank order: the same result on every rank
   MPI_Allreduce(MPI_IN_PLACE, sums.data(), static_cast<int>(sums.size()), type, add, comm);
   MPI_Op_free(&add);
   MPI_Type_free(&type);
   // The total in part order, as double-doubles too.
-  TwoDouble total;
-  for (const TwoDouble& s : sums) {
-    int one = 1;
-    TwoDouble part = s;
-    add_two_doubles(&total, &part, &one, nullptr);
-    total = part;
+  CompensatedSum total;
+  for (const CompensatedSum& s : sums) {
+    CompensatedSum next = s;
+    next.add_earlier(total);
+    total = next;
   }
   Box domain;
   domain.dims = D;

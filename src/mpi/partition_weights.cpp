@@ -58,11 +58,10 @@ void add_slices(void* in, void* inout, int* len, MPI_Datatype*) {
   const auto* a = static_cast<const Slice*>(in);
   auto* b = static_cast<Slice*>(inout);
   for (int k = 0; k < *len; ++k) {
-    const double s = a[k].sum + b[k].sum;
-    const double bb = s - a[k].sum;
-    const double e = (a[k].sum - (s - bb)) + (b[k].sum - bb);
-    b[k].compensation = a[k].compensation + b[k].compensation + e;
-    b[k].sum = s;
+    isocost::detail::CompensatedSum sum{b[k].sum, b[k].compensation};
+    sum.add_earlier({a[k].sum, a[k].compensation});
+    b[k].sum = sum.sum;
+    b[k].compensation = sum.compensation;
     b[k].cells = a[k].cells + b[k].cells;
   }
 }

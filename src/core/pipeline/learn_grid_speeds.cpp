@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/pipeline/speed_fit.hpp"
+#include "core/shared/decompose_internal.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/learn_speeds.hpp"
@@ -25,14 +26,6 @@ struct BoxObservation {
   std::array<std::int64_t, kMaxDims> lo{}, hi{};
   double load = 0;
 };
-
-bool same_boxes(const Decomposition& a, const Decomposition& b) {
-  if (a.parts.size() != b.parts.size()) return false;
-  for (std::size_t r = 0; r < a.parts.size(); ++r)
-    if (a.parts[r].cell_lo != b.parts[r].cell_lo || a.parts[r].cell_hi != b.parts[r].cell_hi)
-      return false;
-  return true;
-}
 
 // Every round's parts inside the grid, as many as round 0's, one load each.
 void check_rounds(const GridShape& shape, std::span<const GridRound> rounds) {
@@ -139,7 +132,8 @@ LearnedSpeeds fit_grid(const GridShape& shape, std::span<const GridRound> rounds
         obs.push_back({static_cast<int>(r), p.cell_lo, p.cell_hi, h.loads[r]});
     }
     bool fresh = true;
-    for (std::size_t i = 0; i < j && fresh; ++i) fresh = !same_boxes(rounds[i].parts, h.parts);
+    for (std::size_t i = 0; i < j && fresh; ++i)
+      fresh = !detail::same_cells(rounds[i].parts, h.parts);
     distinct += fresh ? 1 : 0;
   }
   std::vector<detail::SpeedObservation> loads;

@@ -19,6 +19,16 @@ struct CompensatedSum {
     compensation += std::abs(sum) >= std::abs(x) ? (sum - t) + x : (x - t) + sum;
     sum = t;
   }
+  /// Adds a compensated sum of terms that come before this one's (another
+  /// rank's part of a reduction): the heads by TwoSum, the errors added, as
+  /// double-doubles are.
+  void add_earlier(const CompensatedSum& earlier) {
+    const double s = earlier.sum + sum;
+    const double bb = s - earlier.sum;
+    const double e = (earlier.sum - (s - bb)) + (sum - bb);
+    compensation = earlier.compensation + compensation + e;
+    sum = s;
+  }
   /// The compensated sum; ±inf or NaN once the plain sum left the double range.
   double value() const { return std::isfinite(sum) ? sum + compensation : sum; }
 };

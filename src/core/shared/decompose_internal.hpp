@@ -16,6 +16,16 @@
 
 namespace isocost::detail {
 
+/// Two decompositions give every part the same cells (the grid balancer's
+/// history and learn_speeds() of a grid compare rounds by it).
+inline bool same_cells(const Decomposition& a, const Decomposition& b) {
+  if (a.parts.size() != b.parts.size()) return false;
+  for (std::size_t r = 0; r < a.parts.size(); ++r)
+    if (a.parts[r].cell_lo != b.parts[r].cell_lo || a.parts[r].cell_hi != b.parts[r].cell_hi)
+      return false;
+  return true;
+}
+
 /// A process grid whose parts cannot have the required widths:
 /// choose_process_grid() skips such candidates; any other error is a real
 /// failure and propagates.
