@@ -109,35 +109,37 @@ struct Fit {
     for (std::size_t e = A.start[i]; e < A.start[i + 1]; ++e) s += A.val[e] * cc[A.col[e]];
     return s;
   }
-  // The normal equations of the log residuals in (x, log u), x_k = log c_k
-  // (`log_c`) or c_k itself: ∂r_i/∂x_k = A_ik·c_k/cost_i or A_ik/cost_i,
-  // ∂r_i/∂log u_r = 1. Ncc (K×K), Nuc (P×K, a rank's row together), D (the
-  // diagonal u-block),
-  // and the gradients gc, gu.
+  // Normal equations of rows each touching the knots of one load and its
+  // rank's unknown: Ncc (K×K), Nuc (P×K, a rank's row together) and D (the
+  // diagonal block of the ranks).
   struct Normal {
-    std::vector<double> Ncc, Nuc, D, gc, gu;
+    std::vector<double> Ncc, Nuc, D;
   };
-  Normal normal(bool log_c) const {
-    Normal n{std::vector<double>(K * K), std::vector<double>(K * P), std::vector<double>(P),
-             std::vector<double>(K), std::vector<double>(P)};
-    std::vector<double> row;
-    for (std::size_t i = 0; i < obs.size(); ++i) {
-      const auto q = static_cast<std::size_t>(obs[i].rank);
-      const double ci = cost(i, c);
-      const double r = std::log(u[q] * ci) - std::log(obs[i].load);
-      row.clear();
-      for (std::size_t e = A.start[i]; e < A.start[i + 1]; ++e)
-        row.push_back(A.val[e] * (log_c ? c[A.col[e]] : 1.0) / ci);
-      for (std::size_t a = 0; a < row.size(); ++a) {
-        const std::size_t ka = A.col[A.start[i] + a];
-        for (std::size_t b = 0; b < row.size(); ++b)
-          n.Ncc[ka * K + A.col[A.start[i] + b]] += row[a] * row[b];
-        n.Nuc[q * K + ka] += row[a];
-        n.gc[ka] += row[a] * r;
-      }
-      n.D[q] += 1;
-      n.gu[q] += r;
+  Normal empty_normal() const {
+    return {std::vector<double>(K * K), std::vector<double>(K * P), std::vector<double>(P)};
+  }
+  // Adds load i's row: `scale`·A_ik on the knots, `rank` on its rank's unknown.
+  void add_row(Normal& n, std::size_t i, double scale, double rank,
+               std::vector<double>& row) const {
+    const auto q = static_cast<std::size_t>(obs[i].rank);
+    row.clear();
+    for (std::size_t e = A.start[i]; e < A.start[i + 1]; ++e) row.push_back(A.val[e] * scale);
+    for (std::size_t a = 0; a < row.size(); ++a) {
+      const std::size_t ka = A.col[A.start[i] + a];
+      for (std::size_t b = 0; b < row.size(); ++b)
+        n.Ncc[ka * K + A.col[A.start[i] + b]] += row[a] * row[b];
+      n.Nuc[q * K + ka] += row[a] * rank;
     }
+    n.D[q] += rank * rank;
+  }
+  // The Gauss-Newton normal equations of the log residuals
+  // r_i = log(u_r·cost_i) − log t_i in (c, log u): ∂r_i/∂c_k = A_ik/cost_i
+  // (c itself, so that a knot driven to 0 keeps its column),
+  // ∂r_i/∂log u_r = 1.
+  Normal normal() const {
+    Normal n = empty_normal();
+    std::vector<double> row;
+    for (std::size_t i = 0; i < obs.size(); ++i) add_row(n, i, 1 / cost(i, c), 1.0, row);
     return n;
   }
 
@@ -173,21 +175,11 @@ int solve_linear(Fit& f, const SpeedLearningOptions& options, bool& converged) {
   int it = 0;
   while (it < options.max_iterations && !converged) {
     ++it;
-    Fit::Normal n{
-        std::vector<double>(K * K), std::vector<double>(K * P), std::vector<double>(P), {}, {}};
+    // Row i: (A_i/t_i, −1 on its rank's speed), weighed by 1/v_r.
+    Fit::Normal n = f.empty_normal();
     for (std::size_t i = 0; i < f.obs.size(); ++i) {
-      const auto q = static_cast<std::size_t>(f.obs[i].rank);
-      const double w = 1 / v[q];
-      row.clear();
-      for (std::size_t e = f.A.start[i]; e < f.A.start[i + 1]; ++e)
-        row.push_back(w * f.A.val[e] / f.obs[i].load);
-      for (std::size_t x = 0; x < row.size(); ++x) {
-        const std::size_t kx = f.A.col[f.A.start[i] + x];
-        for (std::size_t y = 0; y < row.size(); ++y)
-          n.Ncc[kx * K + f.A.col[f.A.start[i] + y]] += row[x] * row[y];
-        n.Nuc[q * K + kx] -= row[x] * w;
-      }
-      n.D[q] += w * w;
+      const double w = 1 / v[static_cast<std::size_t>(f.obs[i].rank)];
+      f.add_row(n, i, w / f.obs[i].load, -w, row);
     }
     // [Ncc Nucᵀ; Nuc D]·(c, v) = (0, 1): S·c = −Nucᵀ·D⁻¹·1, v = D⁻¹·(1 − Nuc·c).
     // With exact loads S is singular along the answer; a nudge of its trace
@@ -195,7 +187,7 @@ int solve_linear(Fit& f, const SpeedLearningOptions& options, bool& converged) {
     std::vector<double> S = f.schur(n), c(K);
     double trace = 0;
     for (std::size_t k = 0; k < K; ++k) trace += S[k * K + k];
-    for (std::size_t k = 0; k < K; ++k) S[k * K + k] += 1e-13 * trace / static_cast<double>(K);
+    for (std::size_t k = 0; k < K; ++k) S[k * K + k] += 1e-10 * trace / static_cast<double>(K);
     for (std::size_t q = 0; q < P; ++q)
       if (n.D[q] > 0)
         for (std::size_t k = 0; k < K; ++k) c[k] -= n.Nuc[q * K + k] / n.D[q];
@@ -241,7 +233,7 @@ int solve_linear(Fit& f, const SpeedLearningOptions& options, bool& converged) {
 std::vector<double> spreads(const Fit& f, double sigma2) {
   const std::size_t K = f.K, P = f.P;
   std::vector<double> out(P, std::numeric_limits<double>::quiet_NaN());
-  Fit::Normal n = f.normal(false);
+  Fit::Normal n = f.normal();
   // Unit diagonal on the density's side (Jacobi scaling: the columns differ
   // by orders of magnitude). The scale is pinned at the knot where c (the
   // direction c·α, u/α) is largest after the scaling: one diagonal entry,
