@@ -47,22 +47,22 @@ void run_peers(const PeerSettings& s, const std::string& name, int dims,
     const std::string label =
         std::string("zoltan ") + m.name + (m.rectilinear ? " rectilinear" : "");
     if (!s.wants(label)) continue;
-    std::vector<int> part;
+    zoltan::Partitioned z;
     const zoltan::Objects objects{dims, coords, w, first};
     const Timing t = time_it(s.repetitions, [&] {
-      part = zoltan::partition(MPI_COMM_WORLD, objects,
-                               {m.name, P, s.zoltan_tol.c_str(), m.rectilinear});
+      z = zoltan::partition(MPI_COMM_WORLD, objects,
+                            {m.name, P, s.zoltan_tol.c_str(), m.rectilinear});
     });
-    report(name, label, t, weights_by_part(part, w, P), optimum);
+    report(name, label, t, weights_by_part(z.part, w, P), z.settings, optimum);
   }
   if (s.wants("zoltan2 MJ")) {
-    std::vector<int> part;
+    zoltan2::Partitioned mj;
     const Timing t = time_it(s.repetitions, [&] {
-      part = zoltan2::multijagged(MPI_COMM_WORLD, dims, coords, w, first,
-                                  {P, mj_parts, s.mj_tolerance});
+      mj = zoltan2::multijagged(MPI_COMM_WORLD, dims, coords, w, first,
+                                {P, mj_parts, s.mj_tolerance});
     });
     report(name, "zoltan2 MJ" + (mj_parts.empty() ? "" : " " + mj_parts), t,
-           weights_by_part(part, w, P), optimum);
+           weights_by_part(mj.part, w, P), mj.settings, optimum);
   }
 }
 
@@ -118,8 +118,13 @@ void run_1d(const PeerSettings& s, Shape shape, std::int64_t n, int P) {
     x[i] = static_cast<double>(sl.lo) + 0.5 + static_cast<double>(i);
   const std::string name = "1d/" + std::string(shape_name(shape)) + " n=" + std::to_string(n) +
                            " P=" + std::to_string(P);
+  describe_input(name, shape_formula(shape, 1),
+                 "cell i at x = i + 0.5 for Zoltan and MJ; rank r of R holds cells "
+                 "[n*r/R, n*(r+1)/R)",
+                 sl.lo, w, x, 1);
   const double opt = optimum_1d(shape, n, P);
   const Speeds speeds = Speeds::uniform(P);
+  const std::string uniform = "Speeds::uniform(" + std::to_string(P) + ")";
 
   run_peers(s, name, 1, x, w, sl.lo, P, "", opt);
   if (me.size == 1 && s.wants("isocost partition")) {
@@ -127,7 +132,7 @@ void run_1d(const PeerSettings& s, Shape shape, std::int64_t n, int P) {
     Partition p;
     const Timing t = time_it(s.repetitions, [&] { p = partition(discrete_model(w), speeds); });
     report(name, "isocost partition(discrete)", t, weights_by_cuts(integer_cuts(p.cuts), 0, w),
-           opt);
+           "partition(discrete_model(w), " + uniform + "), default options", opt);
   }
   if (me.size == 1 && s.wants("isocost bottleneck_cuts")) {
     // The exact optimum, with its prefix sums.
@@ -138,13 +143,16 @@ void run_1d(const PeerSettings& s, Shape shape, std::int64_t n, int P) {
       std::partial_sum(w.begin(), w.end(), prefix.begin() + 1);
       cuts = bottleneck_cuts(prefix, capacity);
     });
-    report(name, "isocost bottleneck_cuts", t, weights_by_cuts(cuts, 0, w), opt);
+    report(name, "isocost bottleneck_cuts", t, weights_by_cuts(cuts, 0, w),
+           "bottleneck_cuts(prefix sums, capacities 1 x " + std::to_string(P) + "), min_cells 0",
+           opt);
   }
   if (s.wants("isocost mpi::partition_weights")) {
     mpi::WeightsPartition p;
     const Timing t =
         time_it(s.repetitions, [&] { p = mpi::partition_weights(MPI_COMM_WORLD, w, speeds); });
-    report(name, "isocost mpi::partition_weights", t, weights_by_cuts(p.cuts, sl.lo, w), opt);
+    report(name, "isocost mpi::partition_weights", t, weights_by_cuts(p.cuts, sl.lo, w),
+           "mpi::partition_weights(world, w, " + uniform + "), default options", opt);
   }
 }
 
@@ -157,10 +165,18 @@ void run_2d(const PeerSettings& s, Shape shape, std::int64_t n, int px, int py) 
   const std::string grid = std::to_string(px) + "x" + std::to_string(py);
   const std::string name =
       "2d/" + std::string(shape_name(shape)) + " " + std::to_string(n) + "^2 into " + grid;
+  describe_input(name, shape_formula(shape, 2),
+                 "u = (ix+0.5)/n, v = (iy+0.5)/n; cell (ix, iy) has index iy*n+ix and is the point "
+                 "(ix+0.5, iy+0.5) for Zoltan and MJ; rank r of R holds rows [n*r/R, n*(r+1)/R)",
+                 rows.lo * n, w, xy, 2);
   run_peers(s, name, 2, xy, w, rows.lo * n, P, std::to_string(px) + "," + std::to_string(py));
 
   const ProcessGrid pg{{px, py}, {0, 1}};
   const Speeds speeds = Speeds::uniform(P);
+  const std::string how = "ProcessGrid{{" + std::to_string(px) + "," + std::to_string(py) +
+                          "},{0,1}} (" + std::to_string(px) + " slabs along x, then " +
+                          std::to_string(py) + " along y in each), Speeds::uniform(" +
+                          std::to_string(P) + "), default options";
   const GridShape gs{2, {n, n, 1}};
   const auto by_boxes = [&](const std::vector<std::array<std::int64_t, 4>>& boxes) {
     return weights_by_part(parts_of_boxes(boxes, n, rows.lo, rows.hi), w, P);
@@ -170,7 +186,8 @@ void run_2d(const PeerSettings& s, Shape shape, std::int64_t n, int px, int py) 
     Decomposition d;
     const Timing t =
         time_it(s.repetitions, [&] { d = decompose(grid_density(w, gs), pg, speeds); });
-    report(name, "isocost decompose", t, by_boxes(boxes_of(d)));
+    report(name, "isocost decompose", t, by_boxes(boxes_of(d)),
+           "decompose(grid_density(w), " + how + ")");
   }
   if (me.size == 1 && s.wants("prefix-sum split")) {
     // decompose_patterns.hpp's baseline: each level's first boundary past i·S/m.
@@ -179,14 +196,16 @@ void run_2d(const PeerSettings& s, Shape shape, std::int64_t n, int px, int py) 
     const Timing t = time_it(s.repetitions, [&] { parts = plain_jagged(g, pg); });
     std::vector<std::array<std::int64_t, 4>> boxes;
     for (const CellBox& b : parts) boxes.push_back({b.c0[0], b.c1[0], b.c0[1], b.c1[1]});
-    report(name, "prefix-sum split", t, by_boxes(boxes));
+    report(name, "prefix-sum split", t, by_boxes(boxes),
+           "plain_jagged: each level's first boundary past i*S/m, x then y");
   }
   if (s.wants("isocost mpi::decompose_grid")) {
     const std::array<std::int64_t, 3> lo{0, rows.lo, 0}, hi{n, rows.hi, 1};
     Decomposition d;
     const Timing t = time_it(
         s.repetitions, [&] { d = mpi::decompose_grid(MPI_COMM_WORLD, gs, lo, hi, w, pg, speeds); });
-    report(name, "isocost mpi::decompose_grid", t, by_boxes(boxes_of(d)));
+    report(name, "isocost mpi::decompose_grid", t, by_boxes(boxes_of(d)),
+           "mpi::decompose_grid(world, rows, w, " + how + ")");
   }
 }
 
@@ -195,13 +214,20 @@ void run_points(const PeerSettings& s, std::int64_t count, int P) {
   const Slice sl = slice_of(count, me.rank, me.size);
   const Points pts = clustered_points(sl.lo, sl.hi);
   const std::string name = "3d/clustered n=" + std::to_string(count) + " P=" + std::to_string(P);
+  describe_input(name,
+                 "point i: key = i << 3, c = mix(key) % 4; coordinate a = 0, 1, 2 is "
+                 "uniform(key+1+a) if c = 3, else 0.25*(c+1) + 0.05*sqrt(-2 ln(1 - "
+                 "uniform(key+4+a)))*cos(2 pi uniform(key+1+a)); weight 1 + mix(key+7) % 9",
+                 "rank r of R holds points [n*r/R, n*(r+1)/R)", sl.lo, pts.w, pts.xyz, 3);
   run_peers(s, name, 3, pts.xyz, pts.w, sl.lo, P, "");
   if (s.wants("isocost mpi::partition_points")) {
     mpi::PointsPartition p;
     const Timing t = time_it(s.repetitions, [&] {
       p = mpi::partition_points(MPI_COMM_WORLD, 3, pts.xyz, pts.w, Speeds::uniform(P));
     });
-    report(name, "isocost mpi::partition_points", t, weights_by_part(p.part, pts.w, P));
+    report(name, "isocost mpi::partition_points", t, weights_by_part(p.part, pts.w, P),
+           "mpi::partition_points(world, 3, xyz, w, Speeds::uniform(" + std::to_string(P) +
+               ")), default options");
   }
 }
 
@@ -217,7 +243,7 @@ void run_mj_tolerance(const PeerSettings& s, Shape shape, std::int64_t n, int px
   for (double tol : tolerances) {
     std::vector<int> part;
     const Timing t = time_it(s.repetitions, [&] {
-      part = zoltan2::multijagged(MPI_COMM_WORLD, 2, xy, w, rows.lo * n, {P, mj_parts, tol});
+      part = zoltan2::multijagged(MPI_COMM_WORLD, 2, xy, w, rows.lo * n, {P, mj_parts, tol}).part;
     });
     int differs = first.empty() ? 0 : (part != first ? 1 : 0);
     MPI_Allreduce(MPI_IN_PLACE, &differs, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

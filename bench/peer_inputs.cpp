@@ -6,16 +6,15 @@
 #include "isocost/error.hpp"
 
 namespace isocost::bench {
-namespace {
 
-// SplitMix64's finaliser: a counter-based generator, so element i's random
-// numbers do not depend on which rank generates it.
 std::uint64_t mix(std::uint64_t z) {
   z += 0x9e3779b97f4a7c15ULL;
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
 }
+
+namespace {
 
 // Uniform in [0, 1) from 53 bits of mix(key).
 double uniform(std::uint64_t key) { return static_cast<double>(mix(key) >> 11) * 0x1.0p-53; }
@@ -36,6 +35,22 @@ const char* shape_name(Shape s) {
       return "spikes";
     case Shape::step:
       return "step";
+  }
+  return "?";
+}
+
+const char* shape_formula(Shape s, int dims) {
+  const bool two = dims == 2;
+  switch (s) {
+    case Shape::sieve:
+      return two ? "sieve((u+v)/2*n^2), sieve(k) = (k+1)^0.43/ln(k+2)" : "(i+1)^0.43/ln(i+2)";
+    case Shape::bell:
+      return two ? "0.05+exp(-|(u,v)-(0.4,0.6)|^2/(2*0.08^2))" : "0.05+exp(-(x-0.4)^2/(2*0.08^2))";
+    case Shape::spikes:
+      return two ? "100 if uniform(k ^ 0x5eed0001) < 0.01 else 1, k = iy*n+ix"
+                 : "100 if uniform(i ^ 0x5eed0001) < 0.01 else 1";
+    case Shape::step:
+      return two ? "10 if u >= 0.37 and v >= 0.37 else 1" : "1 if x < 0.37 else 10";
   }
   return "?";
 }

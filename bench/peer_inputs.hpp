@@ -14,6 +14,12 @@ namespace isocost::bench {
 enum class Shape { sieve, bell, spikes, step };
 
 const char* shape_name(Shape s);
+/// The formula of a pattern, as printed with each case's input line.
+const char* shape_formula(Shape s, int dims);
+
+/// SplitMix64's finaliser: the counter-based hash every random input comes
+/// from (element i's numbers do not depend on which rank makes them).
+std::uint64_t mix(std::uint64_t z);
 /// "sieve", "bell", "spikes" or "step"; throws isocost::Error otherwise.
 Shape parse_shape(const std::string& name);
 

@@ -1,10 +1,13 @@
 #include "peer_measure.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <cstdio>
 #include <ctime>
 
 #include "isocost/error.hpp"
+#include "peer_inputs.hpp"
 
 namespace isocost::bench {
 
@@ -62,7 +65,7 @@ std::vector<std::array<std::int64_t, 4>> boxes_of(const Decomposition& d) {
 }
 
 void report(const std::string& name, const std::string& method, const Timing& t,
-            std::span<const double> part_weights, double optimum) {
+            std::span<const double> part_weights, const std::string& settings, double optimum) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -77,8 +80,36 @@ void report(const std::string& name, const std::string& method, const Timing& t,
   if (optimum > 0) std::snprintf(over, sizeof over, "%.7f", heaviest / optimum);
   std::printf(
       "%-30s %-30s ranks %d  max/avg %.7f  max/opt %-9s  wall %8.4f s  cpu/rank %8.4f s  (median "
-      "of %d)\n",
-      name.c_str(), method.c_str(), size, heaviest / avg, over, t.wall, t.cpu, t.repetitions);
+      "of %d)  settings: %s\n",
+      name.c_str(), method.c_str(), size, heaviest / avg, over, t.wall, t.cpu, t.repetitions,
+      settings.c_str());
+  std::fflush(stdout);
+}
+
+void describe_input(const std::string& name, const std::string& formula, const std::string& layout,
+                    std::int64_t first, std::span<const double> w, std::span<const double> coords,
+                    int dims) {
+  const auto bits = [](double v) { return std::bit_cast<std::uint64_t>(v); };
+  std::uint64_t print = 0;
+  double total = 0;
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    std::uint64_t h = mix(static_cast<std::uint64_t>(first) + i);
+    h = mix(h ^ bits(w[i]));
+    for (std::size_t a = 0; a < static_cast<std::size_t>(dims); ++a)
+      h = mix(h ^ bits(coords[i * static_cast<std::size_t>(dims) + a]));
+    print += h;  // modulo 2^64: a sum, so the order of the objects does not matter
+    total += w[i];
+  }
+  std::uint64_t all_print = 0;
+  double sums[2] = {total, static_cast<double>(w.size())};
+  MPI_Allreduce(&print, &all_print, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank != 0) return;
+  std::printf("input %s: %s; %s; %.0f objects, total weight %.10g, fingerprint %016llx\n",
+              name.c_str(), formula.c_str(), layout.c_str(), sums[1], sums[0],
+              static_cast<unsigned long long>(all_print));
   std::fflush(stdout);
 }
 

@@ -47,9 +47,20 @@ std::vector<int> parts_of_boxes(const std::vector<std::array<std::int64_t, 4>>& 
 std::vector<std::array<std::int64_t, 4>> boxes_of(const Decomposition& d);
 
 /// Prints (rank 0) one line: case, method, ranks, max/avg of the part
-/// weights, the heaviest part over `optimum` (when > 0), wall and CPU time.
+/// weights, the heaviest part over `optimum` (when > 0), wall and CPU time,
+/// and the settings the method was called with.
 void report(const std::string& name, const std::string& method, const Timing& t,
-            std::span<const double> part_weights, double optimum = 0);
+            std::span<const double> part_weights, const std::string& settings, double optimum = 0);
+
+/// Prints (rank 0) a case's input: how it is made, which objects each rank
+/// holds, the object count, the total weight and a fingerprint, a sum over
+/// all objects of a hash of (global index, weight, coordinates) modulo 2^64.
+/// The fingerprint does not depend on the layout, so two runs, at any rank
+/// counts, had the same input exactly when their fingerprints agree.
+/// Collective over MPI_COMM_WORLD.
+void describe_input(const std::string& name, const std::string& formula, const std::string& layout,
+                    std::int64_t first, std::span<const double> w, std::span<const double> coords,
+                    int dims);
 
 double thread_seconds();
 

@@ -2,6 +2,7 @@
 
 #include <zoltan.h>
 
+#include <cstdio>
 #include <string>
 
 #include "isocost/error.hpp"
@@ -49,27 +50,39 @@ void check(int rc, const char* what) {
                 ")");
 }
 
+float zoltan_version = 0;
+
 }  // namespace
 
 void initialize(int argc, char** argv) {
-  float version = 0;
-  check(Zoltan_Initialize(argc, argv, &version), "Zoltan_Initialize");
+  check(Zoltan_Initialize(argc, argv, &zoltan_version), "Zoltan_Initialize");
 }
 
-std::vector<int> partition(MPI_Comm comm, const Objects& objects, const Settings& s) {
+std::string version() {
+  char text[32];
+  std::snprintf(text, sizeof text, "Zoltan %.2f", static_cast<double>(zoltan_version));
+  return text;
+}
+
+Partitioned partition(MPI_Comm comm, const Objects& objects, const Settings& s) {
   Zoltan_Struct* zz = Zoltan_Create(comm);
-  const std::string parts = std::to_string(s.parts);
-  Zoltan_Set_Param(zz, "DEBUG_LEVEL", "0");
-  Zoltan_Set_Param(zz, "LB_METHOD", s.method);
-  Zoltan_Set_Param(zz, "LB_APPROACH", "PARTITION");
-  Zoltan_Set_Param(zz, "NUM_GID_ENTRIES", "1");
-  Zoltan_Set_Param(zz, "NUM_LID_ENTRIES", "1");
-  Zoltan_Set_Param(zz, "OBJ_WEIGHT_DIM", "1");
-  Zoltan_Set_Param(zz, "NUM_GLOBAL_PARTS", parts.c_str());
-  Zoltan_Set_Param(zz, "IMBALANCE_TOL", s.imbalance_tol);
-  if (s.rectilinear) Zoltan_Set_Param(zz, "RCB_RECTILINEAR_BLOCKS", "1");
+  Partitioned out;
+  // Each parameter is recorded as it is set, so the printed settings are the used ones.
+  const auto set = [&](const char* key, const std::string& value) {
+    Zoltan_Set_Param(zz, key, value.c_str());
+    out.settings += (out.settings.empty() ? "" : " ") + std::string(key) + "=" + value;
+  };
+  set("DEBUG_LEVEL", "0");
+  set("LB_METHOD", s.method);
+  set("LB_APPROACH", "PARTITION");
+  set("NUM_GID_ENTRIES", "1");
+  set("NUM_LID_ENTRIES", "1");
+  set("OBJ_WEIGHT_DIM", "1");
+  set("NUM_GLOBAL_PARTS", std::to_string(s.parts));
+  set("IMBALANCE_TOL", s.imbalance_tol);
+  if (s.rectilinear) set("RCB_RECTILINEAR_BLOCKS", "1");
   // Every object's part in the export list, not only the moved ones.
-  Zoltan_Set_Param(zz, "RETURN_LISTS", "PARTITION ASSIGNMENTS");
+  set("RETURN_LISTS", "PARTITION ASSIGNMENTS");
   auto* data = const_cast<Objects*>(&objects);  // Zoltan's callbacks take void*
   Zoltan_Set_Num_Obj_Fn(zz, num_obj, data);
   Zoltan_Set_Obj_List_Fn(zz, obj_list, data);
@@ -81,14 +94,14 @@ std::vector<int> partition(MPI_Comm comm, const Objects& objects, const Settings
   int *imp_p = nullptr, *imp_to = nullptr, *exp_p = nullptr, *exp_to = nullptr;
   const int rc = Zoltan_LB_Partition(zz, &changes, &ngid, &nlid, &nimp, &imp_g, &imp_l, &imp_p,
                                      &imp_to, &nexp, &exp_g, &exp_l, &exp_p, &exp_to);
-  std::vector<int> part(objects.weights.size(), -1);
+  out.part.assign(objects.weights.size(), -1);
   if (rc == ZOLTAN_OK || rc == ZOLTAN_WARN)
-    for (int i = 0; i < nexp; ++i) part[exp_l[i]] = exp_to[i];
+    for (int i = 0; i < nexp; ++i) out.part[exp_l[i]] = exp_to[i];
   Zoltan_LB_Free_Part(&imp_g, &imp_l, &imp_p, &imp_to);
   Zoltan_LB_Free_Part(&exp_g, &exp_l, &exp_p, &exp_to);
   Zoltan_Destroy(&zz);
   check(rc, "Zoltan_LB_Partition");
-  return part;
+  return out;
 }
 
 }  // namespace isocost::bench::zoltan

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace isocost::bench::zoltan {
@@ -35,6 +36,15 @@ struct Settings {
 
 /// Zoltan_LB_Partition with RETURN_LISTS = PARTITION ASSIGNMENTS; each local
 /// object's part. Throws isocost::Error if Zoltan reports an error.
-std::vector<int> partition(MPI_Comm comm, const Objects& objects, const Settings& settings);
+/// Every object's part, and the parameters as they were handed to Zoltan
+/// ("LB_METHOD=RCB IMBALANCE_TOL=1.0 …"): the report prints them beside the time.
+struct Partitioned {
+  std::vector<int> part;
+  std::string settings;
+};
+Partitioned partition(MPI_Comm comm, const Objects& objects, const Settings& settings);
+
+/// "Zoltan 3.83" as Zoltan_Initialize reports it.
+std::string version();
 
 }  // namespace isocost::bench::zoltan

@@ -4,7 +4,11 @@
 #include <Zoltan2_BasicVectorAdapter.hpp>
 #include <Zoltan2_PartitioningProblem.hpp>
 
+#include <Trilinos_version.h>
+
 #include <numeric>
+#include <sstream>
+#include <string>
 
 namespace isocost::bench::zoltan2 {
 namespace {
@@ -16,9 +20,16 @@ using Adapter = Zoltan2::BasicVectorAdapter<Types>;
 void initialize(int argc, char** argv) { Kokkos::initialize(argc, argv); }
 void finalize() { Kokkos::finalize(); }
 
-std::vector<int> multijagged(MPI_Comm comm, int dims, const std::vector<double>& coords,
-                             const std::vector<double>& weights, std::int64_t first_id,
-                             const Settings& s) {
+std::string version() {
+  // xxyyzz (TRILINOS_VERSION_STRING is not reliably "13.2" through the headers)
+  const long v = TRILINOS_MAJOR_MINOR_VERSION;
+  return "Trilinos " + std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." +
+         std::to_string(v % 100) + ", Kokkos " + Kokkos::DefaultExecutionSpace::name();
+}
+
+Partitioned multijagged(MPI_Comm comm, int dims, const std::vector<double>& coords,
+                        const std::vector<double>& weights, std::int64_t first_id,
+                        const Settings& s) {
   const auto n = static_cast<int>(weights.size());
   std::vector<long long> ids(weights.size());
   std::iota(ids.begin(), ids.end(), static_cast<long long>(first_id));
@@ -40,7 +51,15 @@ std::vector<int> multijagged(MPI_Comm comm, int dims, const std::vector<double>&
   Zoltan2::PartitioningProblem<Adapter> problem(&adapter, &params, comm);
   problem.solve();
   const int* part = problem.getSolution().getPartListView();
-  return std::vector<int>(part, part + n);
+  Partitioned out{std::vector<int>(part, part + n), ""};
+  // The list as MJ holds it after the solve, so it shows what was used.
+  for (auto it = params.begin(); it != params.end(); ++it) {
+    std::ostringstream value;
+    value << params.entry(it).getAny();
+    out.settings += (out.settings.empty() ? "" : " ") + params.name(it) + "=" + value.str();
+  }
+  out.settings += std::string(" kokkos=") + Kokkos::DefaultExecutionSpace::name();
+  return out;
 }
 
 }  // namespace isocost::bench::zoltan2

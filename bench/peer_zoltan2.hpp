@@ -15,6 +15,8 @@ namespace isocost::bench::zoltan2 {
 /// Kokkos::initialize / Kokkos::finalize (MultiJagged works on Kokkos views).
 void initialize(int argc, char** argv);
 void finalize();
+/// "Trilinos 13.2, Kokkos Serial".
+std::string version();
 
 /// Settings passed to the Zoltan2 parameter list.
 struct Settings {
@@ -26,8 +28,14 @@ struct Settings {
 /// A PartitioningProblem with algorithm "multijagged" on this rank's points
 /// (`dims` interleaved coordinates, one weight each, global ids first_id, …);
 /// each local point's part.
-std::vector<int> multijagged(MPI_Comm comm, int dims, const std::vector<double>& coords,
-                             const std::vector<double>& weights, std::int64_t first_id,
-                             const Settings& settings);
+/// Every object's part, and the parameter list MJ was given ("algorithm=
+/// multijagged …" and Kokkos' execution space): printed beside the time.
+struct Partitioned {
+  std::vector<int> part;
+  std::string settings;
+};
+Partitioned multijagged(MPI_Comm comm, int dims, const std::vector<double>& coords,
+                        const std::vector<double>& weights, std::int64_t first_id,
+                        const Settings& settings);
 
 }  // namespace isocost::bench::zoltan2
