@@ -290,6 +290,27 @@ void BM_BarePrefixPass(benchmark::State& state) {
 }
 BENCHMARK(BM_BarePrefixPass)->Unit(benchmark::kMillisecond);
 
+// The same pass with Neumaier's compensation (the textbook step, as
+// detail::CompensatedSum takes it), still without validation and into the
+// preallocated array: what compensated sums cost by themselves, the floor of
+// a build that keeps them.
+void BM_NeumaierPrefixPass(benchmark::State& state) {
+  const auto& weights = discrete_weights();
+  std::vector<double> prefix(weights.size() + 1, 0.0);
+  for (auto _ : state) {
+    double sum = 0, c = 0;
+    for (std::size_t k = 0; k < weights.size(); ++k) {
+      const double x = weights[k], t = sum + x;
+      c += std::abs(sum) >= std::abs(x) ? (sum - t) + x : (x - t) + sum;
+      sum = t;
+      prefix[k + 1] = sum + c;
+    }
+    benchmark::DoNotOptimize(prefix.data());
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK(BM_NeumaierPrefixPass)->Unit(benchmark::kMillisecond);
+
 // The same bare pass into a fresh, uninitialised array, as a model must own
 // one: the first touch of its pages (the kernel zeroes each) is timed, its
 // release is not. The floor for the build, whose allocation is fresh too.

@@ -4,12 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <limits>
 #include <optional>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "isocost/error.hpp"
 #include "support/expect_error.hpp"
@@ -312,6 +314,37 @@ TEST(DiscreteModel, BadWeightsAreErrors) {
       },
       {"weight 1: expected a finite value >= 0, got nan"});
   expect_error([] { isocost::discrete_model({0, 0}); }, {"all weights are zero"});
+}
+
+// The build sums most blocks of 4096 cells with a cheaper step that is valid
+// only while no weight exceeds the sum so far, and sums the others again in
+// full: both must give textbook Neumaier's prefix sums bit for bit, and bad
+// weights must still be named by index, in any block.
+TEST(DiscreteModel, PrefixSumsAreNeumaiersBitForBitInEveryBlock) {
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<double> w(5 * 4096 + 17);
+  for (double& x : w) x = u(rng) < 0.01 ? 1e3 * u(rng) : u(rng) * 1e-3;
+  w[3 * 4096 + 5] = 1e12;  // above everything before it: block 3 is summed again
+  w[4 * 4096 + 9] = -0.0;  // a sign bit, but a valid weight
+  const auto t = isocost::discrete_model(w);
+  double sum = 0, c = 0, last = 0;
+  const auto p = t.prefix_sums();
+  ASSERT_EQ(p.size(), w.size() + 1);
+  EXPECT_EQ(p[0], 0);
+  for (std::size_t k = 0; k < w.size(); ++k) {
+    const double s = sum + w[k];
+    c += std::abs(sum) >= std::abs(w[k]) ? (sum - s) + w[k] : (w[k] - s) + sum;
+    sum = s;
+    last = std::max(last, sum + c);
+    ASSERT_EQ(p[k + 1], last) << "prefix sum " << k + 1;
+  }
+  for (const double bad : {-1e-300, kNaN, std::numeric_limits<double>::infinity()}) {
+    auto v = w;
+    v[4 * 4096 + 100] = bad;
+    expect_error([&] { isocost::discrete_model(v); },
+                 {"weight 16484: expected a finite value >= 0"});
+  }
 }
 
 // ---------------------------------------------------------------------------
