@@ -252,9 +252,9 @@ void run_mj_tolerance(const PeerSettings& s, Shape shape, std::int64_t n, int px
       const double total = std::accumulate(pw.begin(), pw.end(), 0.0);
       std::printf(
           "mj-tolerance 2d/%s %lld^2 into %dx%d  imbalance_tolerance %-7g max/avg %.7f  "
-          "wall %.4f s  %s\n",
+          "wall %.4f s  cpu/rank %.4f s  %s\n",
           shape_name(shape), static_cast<long long>(n), px, py, tol,
-          *std::max_element(pw.begin(), pw.end()) / (total / P), t.wall,
+          *std::max_element(pw.begin(), pw.end()) / (total / P), t.wall, t.cpu,
           first.empty() ? "(first)"
           : differs     ? "parts differ from the first"
                         : "parts identical to the first");

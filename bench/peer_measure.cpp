@@ -80,9 +80,9 @@ void report(const std::string& name, const std::string& method, const Timing& t,
   if (optimum > 0) std::snprintf(over, sizeof over, "%.7f", heaviest / optimum);
   std::printf(
       "%-30s %-30s ranks %d  max/avg %.7f  max/opt %-9s  wall %8.4f s  cpu/rank %8.4f s  (median "
-      "of %d)  settings: %s\n",
+      "of %d, cpu %.4f to %.4f s)  settings: %s\n",
       name.c_str(), method.c_str(), size, heaviest / avg, over, t.wall, t.cpu, t.repetitions,
-      settings.c_str());
+      t.cpu_min, t.cpu_max, settings.c_str());
   std::fflush(stdout);
 }
 

@@ -18,9 +18,12 @@
 namespace isocost::bench {
 
 /// Medians over the repetitions of the slowest rank's wall time and of the
-/// largest per-rank CPU time (this thread's CLOCK_THREAD_CPUTIME_ID), seconds.
+/// largest per-rank CPU time (this thread's CLOCK_THREAD_CPUTIME_ID), seconds,
+/// and the CPU time's least and largest repetition: the spread a rerun on a
+/// shared machine should be compared with.
 struct Timing {
   double wall = 0, cpu = 0;
+  double cpu_min = 0, cpu_max = 0;
   int repetitions = 0;
 };
 
@@ -87,6 +90,8 @@ Timing time_it(int reps, F&& call) {
   };
   t.wall = mid(wall);
   t.cpu = mid(cpu);
+  t.cpu_min = cpu.front();
+  t.cpu_max = cpu.back();
   return t;
 }
 
