@@ -80,24 +80,7 @@ int main(int argc, char** argv) {
       "[--methods PREFIX,…] [--zoltan-tol 1.0] [--mj-tolerance 1.0001]");
   int code = 2;
   if (ok) {
-    int rank = 0, size = 1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (rank == 0) {
-      // What a rerun must match: the libraries, and the hash all random inputs come from.
-      char mpi[MPI_MAX_LIBRARY_VERSION_STRING];
-      int len = 0;
-      MPI_Get_library_version(mpi, &len);
-      std::string mpi_name(mpi, static_cast<std::size_t>(len));
-      mpi_name = mpi_name.substr(0, mpi_name.find_first_of(",\n"));
-      std::printf(
-          "peers: %s, %s; %s; %d ranks. Inputs: mix = SplitMix64's finaliser (z += "
-          "0x9e3779b97f4a7c15; z = (z ^ z>>30) * 0xbf58476d1ce4e5b9; z = (z ^ z>>27) * "
-          "0x94d049bb133111eb; z ^ z>>31), uniform(k) = (mix(k) >> 11) * 2^-53\n",
-          isocost::bench::zoltan::version().c_str(), isocost::bench::zoltan2::version().c_str(),
-          mpi_name.c_str(), size);
-      std::fflush(stdout);
-    }
+    isocost::bench::print_preamble();
     code = isocost::bench::run_cases("bench_peers", [&] {
       using namespace isocost::bench;
       std::vector<Shape> shapes;

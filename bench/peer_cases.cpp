@@ -103,6 +103,24 @@ std::vector<std::int64_t> integer_cuts(const std::vector<double>& cuts) {
 
 }  // namespace
 
+void print_preamble() {
+  const World me = world();
+  if (me.rank != 0) return;
+  char mpi[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  MPI_Get_library_version(mpi, &len);
+  std::string mpi_name(mpi, static_cast<std::size_t>(len));
+  mpi_name = mpi_name.substr(0, mpi_name.find_first_of(",\n"));
+  std::printf(
+      "peers: %s, %s; %s; %d ranks; a fresh page's first touch %.2f us (rank 0). Inputs: "
+      "mix = SplitMix64's finaliser (z += 0x9e3779b97f4a7c15; z = (z ^ z>>30) * "
+      "0xbf58476d1ce4e5b9; z = (z ^ z>>27) * 0x94d049bb133111eb; z ^ z>>31), uniform(k) = "
+      "(mix(k) >> 11) * 2^-53\n",
+      zoltan::version().c_str(), zoltan2::version().c_str(), mpi_name.c_str(), me.size,
+      page_fault_microseconds());
+  std::fflush(stdout);
+}
+
 bool PeerSettings::wants(const std::string& method) const {
   if (methods.empty()) return true;
   return std::any_of(methods.begin(), methods.end(),

@@ -20,6 +20,11 @@ struct PeerSettings {
 };
 
 /// 1-D: n weights into P parts. Zoltan sees cell i as a point at i + 0.5.
+/// Prints (rank 0) what a rerun must match: the libraries, the rank count,
+/// what a fresh page costs here (page_fault_microseconds) and the hash all
+/// random inputs come from. Collective over MPI_COMM_WORLD.
+void print_preamble();
+
 void run_1d(const PeerSettings& s, Shape shape, std::int64_t n, int P);
 
 /// 2-D: an n×n grid into px×py parts. Zoltan and MJ see cells as points at

@@ -6,6 +6,9 @@
 #include <cstdio>
 #include <ctime>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "isocost/error.hpp"
 #include "peer_inputs.hpp"
 
@@ -15,6 +18,23 @@ double thread_seconds() {
   timespec t{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+double page_fault_microseconds() {
+  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  const std::size_t bytes = std::size_t{64} << 20;
+  std::vector<double> us;
+  for (int k = 0; k < 3; ++k) {
+    void* m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) throw Error("bench_peers: mmap of 64 MiB failed");
+    auto* p = static_cast<volatile char*>(m);
+    const double t0 = MPI_Wtime();
+    for (std::size_t i = 0; i < bytes; i += page) p[i] = 1;
+    us.push_back((MPI_Wtime() - t0) * 1e6 / static_cast<double>(bytes / page));
+    munmap(m, bytes);
+  }
+  std::sort(us.begin(), us.end());
+  return us[1];
 }
 
 std::vector<double> weights_by_part(std::span<const int> part, std::span<const double> w, int P) {

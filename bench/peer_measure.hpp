@@ -67,6 +67,13 @@ void describe_input(const std::string& name, const std::string& formula, const s
 
 double thread_seconds();
 
+/// The time to touch a fresh page the first time (the kernel's fault and
+/// zeroing), microseconds: the median of 3 times 64 MiB of anonymous memory,
+/// touched page by page. Zoltan and MultiJagged allocate, fill and free
+/// arrays as large as their input at every call, so on large inputs their
+/// times move with this machine-wide cost; it is printed with every run.
+double page_fault_microseconds();
+
 template <class F>
 Timing time_it(int reps, F&& call) {
   std::vector<double> wall, cpu;
