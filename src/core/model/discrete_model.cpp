@@ -114,24 +114,28 @@ CostModel discrete_model(std::vector<double> weights, std::int64_t first) {
   constexpr std::size_t kBlock = 4096;
   for (std::size_t b = 0; b < n; b += kBlock) {
     const std::size_t e = std::min(n, b + kBlock);
-    const double sum0 = sum, compensation0 = compensation, last0 = last;
-    std::uint64_t signs = 0;
-    for (std::size_t k = b; k < e; ++k) {
-      const double x = w[k];
-      signs |= std::bit_cast<std::uint64_t>(x);
-      const double t = sum + x;
-      compensation += (sum - t) + x;
-      sum = t;
-      // The compensation is rounded too: keep the prefix sums sorted regardless.
-      last = std::max(last, sum + compensation);
-      out[k + 1] = last;
+    // Before any weight > 0 the check cannot pass (nothing is <= half of 0
+    // but zeros): those blocks take the general step at once.
+    if (sum > 0) {
+      const double sum0 = sum, compensation0 = compensation, last0 = last;
+      std::uint64_t signs = 0;
+      for (std::size_t k = b; k < e; ++k) {
+        const double x = w[k];
+        signs |= std::bit_cast<std::uint64_t>(x);
+        const double t = sum + x;
+        compensation += (sum - t) + x;
+        sum = t;
+        // The compensation is rounded too: keep the prefix sums sorted regardless.
+        last = std::max(last, sum + compensation);
+        out[k + 1] = last;
+      }
+      // Every weight <= the block's total <= half the earlier sum (a margin
+      // far above the total's rounding), so each was <= the sum it was added to.
+      if ((signs >> 63) == 0 && sum - sum0 <= 0.5 * sum0) continue;
+      sum = sum0;
+      compensation = compensation0;
+      last = last0;
     }
-    // Every weight <= the block's total <= half the earlier sum (a margin far
-    // above the total's rounding), so each was <= the sum it was added to.
-    if ((signs >> 63) == 0 && sum - sum0 <= 0.5 * sum0) continue;
-    sum = sum0;
-    compensation = compensation0;
-    last = last0;
     double low = 0;
     for (std::size_t k = b; k < e; ++k) {
       const double x = w[k];
@@ -139,7 +143,7 @@ CostModel discrete_model(std::vector<double> weights, std::int64_t first) {
       const double t = sum + x;
       compensation += (std::max(sum, x) - t) + std::min(sum, x);
       sum = t;
-      last = std::max(last, sum + compensation);
+      last = std::max(last, sum + compensation);  // sorted, as above
       out[k + 1] = last;
     }
     if (std::isfinite(sum) && low >= 0) continue;
