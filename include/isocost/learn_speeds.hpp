@@ -10,6 +10,7 @@
 //   if (learned.identifiable) speeds = isocost::Speeds::from_values(learned.speeds);
 #pragma once
 
+#include <cmath>
 #include <optional>
 #include <span>
 #include <string>
@@ -94,12 +95,33 @@ struct LearnedSpeeds {
   Termination termination = Termination::converged;
   std::string message;  ///< why not identifiable, or "" when it is
   /// Set by SpeedTracker::update(): a balancer plans with these speeds (the
-  /// check before learned the same); false while they wait for that.
+  /// check before learned the same); false while they wait for that. Set
+  /// by `isocost fit` when it fits the times at speed 1 with them.
   bool used = false;
 
   /// One line: the speeds (or why there are none), misfit, iterations.
   std::string brief_report() const;
 };
+
+/// The one JSON form of LearnedSpeeds, written by the balancers' logs and
+/// `isocost fit --json`: nlohmann::json's to_json hook (as LoadStats',
+/// metrics.hpp), templated so the core needs no JSON library. Keys:
+/// identifiable, speeds, spread (null where NaN), rounds, rounds_dropped,
+/// misfit (null when +inf), message and used.
+template <class Json>
+void to_json(Json& j, const LearnedSpeeds& l) {
+  const auto finite = [](double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); };
+  Json spread = Json::array();
+  for (const double v : l.spread) spread.push_back(finite(v));
+  j = Json{{"identifiable", l.identifiable},
+           {"speeds", l.speeds},
+           {"spread", spread},
+           {"rounds", l.rounds},
+           {"rounds_dropped", l.rounds_dropped},
+           {"misfit", finite(l.misfit)},
+           {"message", l.message},
+           {"used", l.used}};
+}
 
 /// The speeds a balancer plans with, from one learn_speeds() a check. A
 /// fit can read a load that moved between the rounds as speeds (a moving

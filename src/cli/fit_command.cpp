@@ -206,6 +206,7 @@ Fitted fit_samples(const std::vector<std::string>& files, const std::string& mod
   if (samples.ranked() && !args.no_learn_speeds) {
     learned = learn_speeds(runs);
     if (learned->identifiable) {
+      learned->used = true;  // the fit is of speed-1 costs
       samples = at_unit_speed(samples, learned->speeds);
       for (Samples& run : runs) run = at_unit_speed(run, learned->speeds);
     }

@@ -122,21 +122,6 @@ std::string learned_line(const Fitted& f) {
                                   : "; fitted: the times as they are\n");
 }
 
-nlohmann::ordered_json learned_json(const LearnedSpeeds& l) {
-  nlohmann::ordered_json speeds = nlohmann::ordered_json::array();
-  nlohmann::ordered_json spread = nlohmann::ordered_json::array();
-  for (const double v : l.speeds) speeds.push_back(number(v));
-  for (const double v : l.spread)
-    spread.push_back(std::isfinite(v) ? number(v) : nlohmann::ordered_json(nullptr));
-  return {{"identifiable", l.identifiable},
-          {"speeds", speeds},
-          {"spread", spread},
-          {"rounds", l.rounds},
-          {"rounds_dropped", l.rounds_dropped},
-          {"misfit", number(l.misfit)},
-          {"message", l.message}};
-}
-
 std::optional<int> balance_ranks(const Fitted& f) {
   if (!f.result.summary.le_on_samples) return std::nullopt;
   return f.result.summary.balance_ranks;
@@ -154,7 +139,7 @@ nlohmann::ordered_json fit_json(const Fitted& f) {
                   {"tiles", f.samples.tiles()},
                   {"cumulative", f.samples.cumulative()},
                   {"repair", f.repair}};
-  if (f.learned) j["learned_speeds"] = learned_json(*f.learned);  // only for ranked samples
+  if (f.learned) j["learned_speeds"] = *f.learned;  // only for ranked samples
   if (const auto& m = f.result.model)
     j["model"] = {{"name", s.model},         {"kind", m->kind()},
                   {"formula", s.formula},    {"description", m->describe()},

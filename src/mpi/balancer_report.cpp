@@ -106,20 +106,6 @@ std::string decision_lines(const Decision& d) {
   return s;
 }
 
-nlohmann::ordered_json learned_json(const isocost::LearnedSpeeds& learned) {
-  nlohmann::ordered_json spread = nlohmann::ordered_json::array();
-  for (const double v : learned.spread)
-    spread.push_back(std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json());
-  return {{"identifiable", learned.identifiable},
-          {"speeds", learned.speeds},
-          {"spread", spread},
-          {"rounds", learned.rounds},
-          {"rounds_dropped", learned.rounds_dropped},
-          {"misfit", learned.misfit},
-          {"message", learned.message},
-          {"used", learned.used}};
-}
-
 const char* learning_conflict(bool learn_speeds, bool speeds_given, int history) {
   if (learn_speeds && speeds_given)
     return "learn_speeds: expected no given speeds (they are learned), got speeds";

@@ -53,9 +53,6 @@ std::string plan_lines(const Plan& plan, const char* unit) {
   return s;
 }
 
-/// The log's "learned_speeds" member (a spread not known is null).
-nlohmann::ordered_json learned_json(const isocost::LearnedSpeeds& learned);
-
 /// Why the options' learn_speeds cannot be (nullptr: it can): speeds given,
 /// or no history to learn from.
 const char* learning_conflict(bool learn_speeds, bool speeds_given, int history);
@@ -65,7 +62,7 @@ const char* learning_conflict(bool learn_speeds, bool speeds_given, int history)
 template <class Event>
 std::string event_json(const Event& e, const nlohmann::ordered_json& layout = {}) {
   nlohmann::ordered_json j = decision_json(e);
-  if (e.learned) j["learned_speeds"] = learned_json(*e.learned);
+  if (e.learned) j["learned_speeds"] = *e.learned;
   const auto& r = e.rebalance;
   if (r.method() != isocost::PlanMethod::none) {
     nlohmann::ordered_json plan = {{"method", to_string(r.method())}, {"costs", e.used_costs}};

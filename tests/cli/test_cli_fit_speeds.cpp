@@ -60,6 +60,7 @@ TEST_F(CliFit, RankedSamplesGiveTheSpeedsAndTheSpeedOneCostsAreFitted) {
   EXPECT_EQ(l.value("rounds", 0), 4);
   EXPECT_EQ(l.value("rounds_dropped", -1), 0);
   EXPECT_EQ(l.value("message", "?"), "");
+  EXPECT_TRUE(l.value("used", false));  // the fit is of speed-1 costs
   EXPECT_LT(Num(l["misfit"]), 0.01);
   const std::vector<double> want{2.0 / 3, 2.0 / 3, 2.0 / 3, 2};
   ASSERT_EQ(l["speeds"].size(), 4u);
@@ -123,6 +124,7 @@ TEST_F(CliFit, OneRankedRunIsFittedAsItIs) {
   ASSERT_EQ(c.code, 3) << c.err;
   const json j = json::parse(c.out);
   EXPECT_FALSE(j["fit"]["learned_speeds"].value("identifiable", true));
+  EXPECT_FALSE(j["fit"]["learned_speeds"].value("used", true));
   for (const auto& p : j["parts"]) EXPECT_EQ(Num(p["speed"]), 1.0);
 }
 
