@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -20,6 +21,10 @@
 #include <vector>
 
 #include <boost/math/tools/roots.hpp>
+
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 #include "isocost/cost_model.hpp"
 #include "isocost/cut.hpp"
@@ -329,6 +334,36 @@ void BM_BarePrefixPass_FreshArray(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_BarePrefixPass_FreshArray)->Unit(benchmark::kMillisecond);
+
+// The bare pass into fresh memory allocated as the model allocates its own
+// (2 MiB aligned, advised as transparent huge pages): the floor of any build
+// that owns its prefix sums, here the bare pass's arithmetic plus the
+// kernel's zeroing of fresh pages at first touch.
+void BM_BarePrefixPass_FreshHugePages(benchmark::State& state) {
+  const auto& weights = discrete_weights();
+  constexpr std::size_t kHuge = std::size_t{2} << 20;
+  const std::size_t bytes = (weights.size() + 1) * sizeof(double);
+  const std::size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
+  for (auto _ : state) {
+    auto* prefix = static_cast<double*>(std::aligned_alloc(kHuge, rounded));
+    if (prefix == nullptr) {
+      state.SkipWithError("out of memory");
+      break;
+    }
+#ifdef __linux__
+    ::madvise(prefix, rounded, MADV_HUGEPAGE);
+#endif
+    prefix[0] = 0;
+    double sum = 0;
+    for (std::size_t k = 0; k < weights.size(); ++k) prefix[k + 1] = sum += weights[k];
+    benchmark::DoNotOptimize(prefix);
+    benchmark::ClobberMemory();
+    state.PauseTiming();
+    std::free(prefix);
+    state.ResumeTiming();
+  }
+}
+BENCHMARK(BM_BarePrefixPass_FreshHugePages)->Unit(benchmark::kMillisecond);
 
 void BM_Partition_Discrete(benchmark::State& state) {
   const int P = static_cast<int>(state.range(0));

@@ -133,7 +133,7 @@ WeightsPartition partition_weights(MPI_Comm comm, std::span<const double> weight
 
   // This slice's own sum and count, and where it starts (an exclusive scan).
   isocost::detail::CompensatedSum own;
-  for (const double w : weights) own.add(w);
+  isocost::detail::compensated_add(weights, own);  // a bad weight is reported below
   Slice mine{own.sum, own.compensation, static_cast<std::int64_t>(weights.size())}, before;
   MPI_Exscan(&mine, &before, 1, scan.type, scan.add, comm);
   if (rank == 0) before = Slice{};
@@ -165,12 +165,10 @@ WeightsPartition partition_weights(MPI_Comm comm, std::span<const double> weight
   run.sum = before.sum;
   run.compensation = before.compensation;
   pre[0] = run.value();
-  for (std::size_t i = 0; i < weights.size(); ++i) {
-    run.add(weights[i]);
-    pre[i + 1] = std::max(pre[i], run.value());  // sorted despite rounding, as serially
-  }
+  // As discrete_model() sums: the same prefix sums at one rank, bit for bit.
+  isocost::detail::compensated_prefix(weights, run, pre.data() + 1);  // weights checked above
   // N and TT as the last rank holds them: t(N) is its last prefix sum.
-  double TT = pre.back();
+  double TT = run.value();
   std::int64_t N = before.cells + mine.cells;
   MPI_Bcast(&TT, 1, MPI_DOUBLE, size - 1, comm);
   MPI_Bcast(&N, 1, MPI_INT64_T, size - 1, comm);

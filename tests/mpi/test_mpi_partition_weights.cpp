@@ -122,6 +122,33 @@ TEST(PartitionWeights, EachPartWithinOneCellOfItsShare) {
   EXPECT_NE(p.brief_report().find("5000 cells"), std::string::npos) << p.brief_report();
 }
 
+// Real-valued weights over several blocks of the compensated pass
+// (detail::compensated_prefix), with spikes above the sum before them: t at
+// every cut is discrete_model()'s prefix sum there — bit for bit at one rank,
+// where the scan starts from 0 as serially, and to a few ulps at more, where
+// each rank carries on from the lower ranks' double-double sum.
+TEST(PartitionWeights, RealWeightsSumAsTheDiscreteModel) {
+  std::mt19937_64 rng(17);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<double> all(6000);
+  for (double& x : all) x = u(rng) < 0.01 ? 1e4 * u(rng) : u(rng);
+  all[3000] = 1e9;
+  const isocost::CostModel model = isocost::discrete_model(all);
+  const auto prefix = model.prefix_sums();
+  const Speeds s = Speeds::uniform(11);
+  for (int layout = 0; layout < 4; ++layout) {
+    const WeightsPartition got = partition_weights(MPI_COMM_WORLD, mine(all, layout), s);
+    for (std::size_t k = 0; k < got.cuts.size(); ++k) {
+      const double want = prefix[static_cast<std::size_t>(got.cuts[k])];
+      if (size_of() == 1)
+        EXPECT_EQ(got.prefix[k], want) << "layout " << layout << " cut " << k;
+      else
+        EXPECT_NEAR(got.prefix[k], want, 4e-16 * want) << "layout " << layout << " cut " << k;
+    }
+    EXPECT_TRUE(std::is_sorted(got.prefix.begin(), got.prefix.end()));
+  }
+}
+
 TEST(PartitionWeights, BadInputFailsOnEveryRank) {
   const int R = size_of(), last = R - 1;
   const Speeds s = Speeds::uniform(4);

@@ -1,8 +1,7 @@
 // The discrete model (cost_model.hpp, discrete_model()): compensated prefix
-// sums of per-cell weights, built in one pass into an array that is never
-// zeroed.
+// sums of per-cell weights (detail::compensated_prefix), built in one pass
+// into an array that is never zeroed.
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -14,6 +13,7 @@
 #include <sys/mman.h>
 #endif
 
+#include "core/shared/compensated_sum.hpp"
 #include "isocost/cost_model.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
@@ -94,65 +94,12 @@ CostModel discrete_model(std::vector<double> weights, std::int64_t first) {
   const std::size_t n = weights.size();
   DoubleArray prefix(n + 1);
   double* const out = prefix.data();
-  const double* const w = weights.data();
   out[0] = 0;
-  // Neumaier's compensated sum (detail::CompensatedSum, same operations in
-  // the same order: bit-identical prefix sums), specialised to weights >= 0:
-  // the sum is then >= 0 too, so "the larger magnitude" of sum and w is
-  // max(sum, w). Each block is first summed as if every weight lay in
-  // [0, sum at the block's start]: then the sum, which only grows, is the
-  // larger at every step, the step is Fast2Sum's (three operations fewer a
-  // cell), and the check costs no floating-point operation: the weights'
-  // sign bits are OR-ed on the integer units, a NaN or +inf weight makes the
-  // sum non-finite, and no weight exceeds the block's total. A block that
-  // fails the check (the first ones, a spike above everything before it, a
-  // bad weight) is summed again from its start with the general step, and
-  // searched for the first bad weight after it (a NaN or +inf weight makes
-  // the sum non-finite, a negative one the block's minimum < 0; a sum that
-  // merely overflowed is reported after the loop).
-  double sum = 0, compensation = 0, last = 0;
-  constexpr std::size_t kBlock = 4096;
-  for (std::size_t b = 0; b < n; b += kBlock) {
-    const std::size_t e = std::min(n, b + kBlock);
-    // Before any weight > 0 the check cannot pass (nothing is <= half of 0
-    // but zeros): those blocks take the general step at once.
-    if (sum > 0) {
-      const double sum0 = sum, compensation0 = compensation, last0 = last;
-      std::uint64_t signs = 0;
-      for (std::size_t k = b; k < e; ++k) {
-        const double x = w[k];
-        signs |= std::bit_cast<std::uint64_t>(x);
-        const double t = sum + x;
-        compensation += (sum - t) + x;
-        sum = t;
-        // The compensation is rounded too: keep the prefix sums sorted regardless.
-        last = std::max(last, sum + compensation);
-        out[k + 1] = last;
-      }
-      // Every weight <= the block's total <= half the earlier sum (a margin
-      // far above the total's rounding), so each was <= the sum it was added to.
-      if ((signs >> 63) == 0 && sum - sum0 <= 0.5 * sum0) continue;
-      sum = sum0;
-      compensation = compensation0;
-      last = last0;
-    }
-    double low = 0;
-    for (std::size_t k = b; k < e; ++k) {
-      const double x = w[k];
-      low = std::min(low, x);
-      const double t = sum + x;
-      compensation += (std::max(sum, x) - t) + std::min(sum, x);
-      sum = t;
-      last = std::max(last, sum + compensation);  // sorted, as above
-      out[k + 1] = last;
-    }
-    if (std::isfinite(sum) && low >= 0) continue;
-    for (std::size_t k = b; k < e; ++k)
-      if (!std::isfinite(w[k]) || w[k] < 0)
-        throw Error(detail::expected_got("discrete model: weight " + std::to_string(k),
-                                         "a finite value >= 0", exact(w[k])));
-  }
-  const double total = std::isfinite(sum) ? out[n] : sum;
+  detail::CompensatedSum run;
+  if (const std::size_t bad = detail::compensated_prefix(weights, run, out + 1); bad < n)
+    throw Error(detail::expected_got("discrete model: weight " + std::to_string(bad),
+                                     "a finite value >= 0", exact(weights[bad])));
+  const double total = run.value();
   if (!std::isfinite(total))
     throw Error("discrete model: total cost is not finite: the weights sum to " + exact(total) +
                 " (beyond the double range)");
