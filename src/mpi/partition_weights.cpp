@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/shared/compensated_sum.hpp"
+#include "core/shared/double_array.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 #include "isocost/limits.hpp"
@@ -153,10 +154,11 @@ WeightsPartition partition_weights(MPI_Comm comm, std::span<const double> weight
   detail::agree(comm, what, problem, same);
 
   // t at this rank's boundaries: the lower ranks' sum carried on.
-  std::vector<double> pre;
+  // Uninitialised, as discrete_model()'s: every slot is written below.
+  isocost::detail::DoubleArray array;
   std::string memory;
   try {
-    pre.resize(weights.size() + 1);
+    array = isocost::detail::DoubleArray(weights.size() + 1);
   } catch (const std::bad_alloc&) {
     memory = std::to_string(weights.size() + 1) + " prefix sums";
   }
@@ -164,9 +166,10 @@ WeightsPartition partition_weights(MPI_Comm comm, std::span<const double> weight
   isocost::detail::CompensatedSum run;
   run.sum = before.sum;
   run.compensation = before.compensation;
-  pre[0] = run.value();
+  array.data()[0] = run.value();
   // As discrete_model() sums: the same prefix sums at one rank, bit for bit.
-  isocost::detail::compensated_prefix(weights, run, pre.data() + 1);  // weights checked above
+  isocost::detail::compensated_prefix(weights, run, array.data() + 1);  // weights checked above
+  const std::span<const double> pre = array.span();
   // N and TT as the last rank holds them: t(N) is its last prefix sum.
   double TT = run.value();
   std::int64_t N = before.cells + mine.cells;

@@ -1,63 +1,23 @@
 // The discrete model (cost_model.hpp, discrete_model()): compensated prefix
 // sums of per-cell weights (detail::compensated_prefix), built in one pass
 // into an array that is never zeroed.
-#include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <memory>
-#include <new>
 #include <utility>
 
-#ifdef __linux__
-#include <sys/mman.h>
-#endif
-
 #include "core/shared/compensated_sum.hpp"
+#include "core/shared/double_array.hpp"
 #include "isocost/cost_model.hpp"
 #include "isocost/detail/text.hpp"
 #include "isocost/error.hpp"
 
 namespace isocost {
 
+using detail::DoubleArray;
 using detail::exact;
 
 namespace {
-
-// --------------------------------------------------------------------------
-// An uninitialised array of doubles for the prefix sums, which are all
-// written once: value-initialising it (std::vector) would zero 8n bytes only
-// to overwrite them. On Linux, large arrays are 2 MiB aligned and advised as
-// transparent huge pages (madvise(2), MADV_HUGEPAGE): first touch then faults
-// once per 2 MiB, not per 4 KiB page, which dominated building 10^7 cells.
-class DoubleArray {
- public:
-  explicit DoubleArray(std::size_t n) : size_(n) {
-    const std::size_t bytes = std::max<std::size_t>(n, 1) * sizeof(double);
-#ifdef __linux__
-    constexpr std::size_t kHuge = std::size_t{2} << 20;
-    if (bytes >= 2 * kHuge) {  // padded by less than 2 MiB
-      const std::size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
-      data_.reset(static_cast<double*>(std::aligned_alloc(kHuge, rounded)));
-      if (data_) ::madvise(data_.get(), rounded, MADV_HUGEPAGE);  // only advice: ignore failure
-    }
-#endif
-    if (!data_) data_.reset(static_cast<double*>(std::malloc(bytes)));
-    if (!data_) throw std::bad_alloc();
-  }
-  double* data() { return data_.get(); }
-  const double* data() const { return data_.get(); }
-  std::size_t size() const { return size_; }
-  double operator[](std::size_t k) const { return data_[k]; }
-  double back() const { return data_[size_ - 1]; }
-
- private:
-  struct Free {
-    void operator()(double* p) const { std::free(p); }
-  };
-  std::unique_ptr<double[], Free> data_;
-  std::size_t size_;
-};
 
 class DiscreteImpl final : public detail::CostModelImpl {
  public:
@@ -75,7 +35,7 @@ class DiscreteImpl final : public detail::CostModelImpl {
   std::string describe() const override {
     return detail::discrete_description(static_cast<std::int64_t>(w_.size()));
   }
-  std::span<const double> prefix_sums() const override { return {prefix_.data(), prefix_.size()}; }
+  std::span<const double> prefix_sums() const override { return prefix_.span(); }
 
  private:
   std::vector<double> w_;
