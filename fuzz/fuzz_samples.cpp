@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "fuzz_support.hpp"
+#include "isocost/limits.hpp"
 #include "isocost/samples.hpp"
 
 using isocost::fuzz::accepts;
@@ -20,7 +21,12 @@ isocost::Samples read(const std::string& text, bool repair) {
 void check_samples(const isocost::Samples& s) {
   check(s.size() >= 1, "read_samples returned no samples");
   double lo = s.intervals()[0].lo, hi = s.intervals()[0].hi;
+  // Ranks (a rank column or member): every sample has one in range, or none.
+  const bool ranked = s.intervals()[0].rank >= 0;
+  check(s.ranked() == ranked, "ranked() differs from the first sample's rank");
   for (const auto& v : s.intervals()) {
+    check(ranked ? v.rank >= 0 && v.rank <= isocost::kMaxRankIndex : v.rank == -1,
+          "some samples ranked and others not, or a rank out of range");
     check(std::isfinite(v.lo) && std::isfinite(v.hi) && std::isfinite(v.dt), "non-finite sample");
     check(v.lo < v.hi, "sample with lo >= hi");
     check(v.dt > 0, "sample with dt <= 0");
@@ -47,7 +53,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     check(repaired.size() == strict.size(), "repair changed the number of samples");
     for (std::size_t k = 0; k < strict.size(); ++k) {
       const auto &a = strict.intervals()[k], &b = repaired.intervals()[k];
-      check(a.lo == b.lo && a.hi == b.hi && a.dt == b.dt, "repair changed monotone samples");
+      check(a.lo == b.lo && a.hi == b.hi && a.dt == b.dt && a.rank == b.rank,
+            "repair changed monotone samples");
     }
   }
   if (!repaired_ok) return 0;
