@@ -35,11 +35,11 @@ struct CompensatedSum {
   double value() const { return std::isfinite(sum) ? sum + compensation : sum; }
 };
 
-/// Neumaier's compensated prefix sums of w carried on from `run`: out[k] is
-/// run.value() after run.add(w[0]), …, run.add(w[k]), bit for bit, and `run`
-/// ends as those adds leave it. Cheaper than the adds: blocks of cells are
-/// summed with Fast2Sum's step where it is exact (compensated_prefix.cpp).
-/// For weights >= 0 the sums are non-decreasing. Returns the index of the
+/// Neumaier's compensated prefix sums of weights w >= 0 carried on from
+/// `run`: out[k] is run.value() after run.add(w[0]), …, run.add(w[k]), bit
+/// for bit, and `run` ends as those adds leave it. Cheaper than the adds:
+/// blocks of cells are summed with Fast2Sum's step where it is exact
+/// (compensated_prefix.cpp). The sums are non-decreasing. Returns the index of the
 /// first weight that is negative, NaN or infinite, or w.size() if none is
 /// (the sum may still have overflowed: then run.value() is +inf and out is
 /// unspecified from the overflow on). After a bad weight `run` and out are
