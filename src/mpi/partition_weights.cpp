@@ -108,16 +108,13 @@ Candidate local_candidate(std::span<const double> pre, std::int64_t first, bool 
   return {std::abs(pre[k] - target), first + static_cast<std::int64_t>(k), 0, pre[k]};
 }
 
-std::string check_weights(std::span<const double> w, std::int64_t first_hint) {
-  for (std::size_t i = 0; i < w.size(); ++i)
-    if (!(w[i] >= 0) || !std::isfinite(w[i]))
-      return isocost::detail::expected_got(
-          "weight of local cell " + std::to_string(i) +
-              (first_hint >= 0
-                   ? " (global " + std::to_string(first_hint + static_cast<std::int64_t>(i)) + ")"
-                   : ""),
-          "a finite number >= 0", exact(w[i]));
-  return {};
+// Weight i of this slice is negative, NaN or infinite (compensated_add()
+// found it, the first such one).
+std::string bad_weight(std::span<const double> w, std::size_t i, std::int64_t first) {
+  return isocost::detail::expected_got("weight of local cell " + std::to_string(i) + " (global " +
+                                           std::to_string(first + static_cast<std::int64_t>(i)) +
+                                           ")",
+                                       "a finite number >= 0", exact(w[i]));
 }
 
 }  // namespace
@@ -134,7 +131,9 @@ WeightsPartition partition_weights(MPI_Comm comm, std::span<const double> weight
 
   // This slice's own sum and count, and where it starts (an exclusive scan).
   isocost::detail::CompensatedSum own;
-  isocost::detail::compensated_add(weights, own);  // a bad weight is reported below
+  // The first bad weight, if any, is reported below, once the slice's
+  // global start is known: validation is part of this pass.
+  const std::size_t bad = isocost::detail::compensated_add(weights, own);
   Slice mine{own.sum, own.compensation, static_cast<std::int64_t>(weights.size())}, before;
   MPI_Exscan(&mine, &before, 1, scan.type, scan.add, comm);
   if (rank == 0) before = Slice{};
@@ -149,7 +148,7 @@ WeightsPartition partition_weights(MPI_Comm comm, std::span<const double> weight
   else if (!options.all_cuts && P != size)
     problem = "all_cuts false with " + std::to_string(P) + " parts on " + std::to_string(size) +
               " ranks; a rank's own part needs P equal to the communicator's size";
-  if (problem.empty()) problem = check_weights(weights, before.cells);
+  if (problem.empty() && bad < weights.size()) problem = bad_weight(weights, bad, before.cells);
   const detail::Same same[] = {detail::same_speeds(speeds), detail::same_options(options)};
   detail::agree(comm, what, problem, same);
 
