@@ -1,6 +1,6 @@
 // Distributed partitions (issue #13): isocost::mpi::partition_weights(),
 // partition_points() and decompose_grid() at scale. Run it under mpiexec:
-//   mpiexec -n 4 bench_mpi_partition [--case all|weights|points|grid[,…]]
+//   mpiexec -n 4 bench_mpi_partition [--case all|weights|weights-plain|points|grid[,…]]
 //       [--size N | --per-rank N] [--repetitions 5] [--parts 1024] [--csv]
 //       [--cells 1e7] [--points 1e7] [--grid 4096]
 // Google Benchmark is not used: its iteration counts are chosen per process,
@@ -10,6 +10,11 @@
 // Cases (spread evenly over the ranks):
 //  - weights/spikes: `cells` 1-D weights, 100 with probability 1 % else 1
 //    (the issue's random spikes), into `parts` parts.
+//  - weights/spikes plain (--case weights-plain): the same cut by the glue a
+//    user would write instead: a plain double prefix sum into a std::vector,
+//    MPI_Exscan of the slice totals, each cut the boundary nearest its target
+//    by binary search and MPI_MINLOC, the winner's boundary and sum by
+//    MPI_MAX. On these integer weights its cuts must equal the library's.
 //  - points/clustered-3d: `points` 3-D points, three Gaussian clusters over a
 //    uniform background (the issue's clustered points), weights 1-9.
 //  - grid/spikes-2d: a `grid`² grid of spiky weights held in row slabs,
@@ -28,6 +33,7 @@
 // collective waits for descheduled ranks); the CPU times do not.
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -36,6 +42,7 @@
 #include <string>
 #include <vector>
 
+#include "isocost/error.hpp"
 #include "isocost/mpi/decompose_grid.hpp"
 #include "isocost/mpi/partition_points.hpp"
 #include "isocost/mpi/partition_weights.hpp"
@@ -52,7 +59,7 @@ struct Settings {
   int repetitions = 5;
   double cells = 1e7, points = 1e7, grid_cells = 4096.0 * 4096.0;
   int parts = 1024;
-  bool weights_case = true, points_case = true, grid_case = true;
+  bool weights_case = true, plain_case = true, points_case = true, grid_case = true;
   double size = 0, per_rank = 0;  // 0: not given
   bool csv = false;
 };
@@ -143,6 +150,63 @@ std::pair<std::int64_t, std::int64_t> share(std::int64_t n, isocost::bench::Rank
   return {n * r.rank / r.size, n * (r.rank + 1) / r.size};
 }
 
+// The plain version a user would write (see the top): its cuts and max/avg.
+struct PlainCuts {
+  std::vector<std::int64_t> cuts;  // the P - 1 inner ones
+  double max_over_avg = 0;
+};
+PlainCuts plain_weights(const std::vector<double>& w, int parts) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::vector<double> pre(w.size() + 1);
+  for (std::size_t i = 0; i < w.size(); ++i) pre[i + 1] = pre[i] + w[i];
+  double offset = 0, total = 0;
+  const double mine = pre.back();
+  MPI_Exscan(&mine, &offset, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0) offset = 0;
+  MPI_Allreduce(&mine, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  std::int64_t first = static_cast<std::int64_t>(w.size());
+  MPI_Exscan(MPI_IN_PLACE, &first, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0) first = 0;
+  struct DoubleInt {
+    double distance;
+    int rank;
+  };
+  std::vector<DoubleInt> near(static_cast<std::size_t>(parts) - 1);
+  std::vector<std::int64_t> at(near.size());
+  for (std::size_t k = 0; k < near.size(); ++k) {
+    const double target = total * static_cast<double>(k + 1) / parts - offset;
+    auto j =
+        static_cast<std::size_t>(std::lower_bound(pre.begin(), pre.end(), target) - pre.begin());
+    if (j == pre.size() || (j > 0 && target - pre[j - 1] <= pre[j] - target)) --j;
+    near[k] = {std::abs(pre[j] - target), rank};
+    at[k] = static_cast<std::int64_t>(j);
+  }
+  MPI_Allreduce(MPI_IN_PLACE, near.data(), static_cast<int>(near.size()), MPI_DOUBLE_INT,
+                MPI_MINLOC, MPI_COMM_WORLD);
+  // Each cut's boundary and t from its winner, -1 and 0 elsewhere.
+  PlainCuts out;
+  out.cuts.assign(near.size(), -1);
+  std::vector<double> t(near.size(), 0.0);
+  for (std::size_t k = 0; k < near.size(); ++k)
+    if (near[k].rank == rank) {
+      out.cuts[k] = first + at[k];
+      t[k] = offset + pre[static_cast<std::size_t>(at[k])];
+    }
+  MPI_Allreduce(MPI_IN_PLACE, out.cuts.data(), static_cast<int>(t.size()), MPI_INT64_T, MPI_MAX,
+                MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, t.data(), static_cast<int>(t.size()), MPI_DOUBLE, MPI_MAX,
+                MPI_COMM_WORLD);
+  double largest = 0, before = 0;
+  for (std::size_t k = 0; k <= t.size(); ++k) {
+    const double end = k < t.size() ? t[k] : total;
+    largest = std::max(largest, end - before);
+    before = end;
+  }
+  out.max_over_avg = largest / (total / parts);
+  return out;
+}
+
 void run(const Settings& s) {
   const auto r = isocost::bench::ranks_of();
   const isocost::Speeds speeds = isocost::Speeds::uniform(s.parts);
@@ -156,6 +220,21 @@ void run(const Settings& s) {
     time_case({"weights/spikes", n, s.parts, 8.0 * static_cast<double>(w.size()) / kMiB}, s, [&] {
       return 1 + isocost::mpi::partition_weights(MPI_COMM_WORLD, w, speeds).imbalance();
     });
+  }
+  if (s.plain_case) {
+    std::mt19937_64 same(static_cast<std::uint64_t>(r.rank) + 1);  // the weights case's weights
+    const auto n = static_cast<std::int64_t>(std::llround(s.cells));
+    const auto [lo, hi] = share(n, r);
+    std::vector<double> w(static_cast<std::size_t>(hi - lo));
+    for (auto& v : w) v = u(same) < 0.01 ? 100 : 1;
+    time_case({"weights/spikes plain", n, s.parts, 8.0 * static_cast<double>(w.size()) / kMiB}, s,
+              [&] { return plain_weights(w, s.parts).max_over_avg; });
+    // Integer weights sum exactly both ways: the same cuts.
+    const PlainCuts plain = plain_weights(w, s.parts);
+    const auto library = isocost::mpi::partition_weights(MPI_COMM_WORLD, w, speeds);
+    if (!std::equal(plain.cuts.begin(), plain.cuts.end(), library.cuts.begin() + 1))
+      throw isocost::Error(
+          "weights/spikes plain: its cuts differ from the library's; expected equal");
   }
   if (s.points_case) {
     const auto all = static_cast<std::int64_t>(std::llround(s.points));
@@ -193,13 +272,15 @@ void run(const Settings& s) {
 
 // "--case a,b": the listed cases only.
 bool choose_cases(Settings& s, const std::string& list) {
-  s.weights_case = s.points_case = s.grid_case = false;
+  s.weights_case = s.plain_case = s.points_case = s.grid_case = false;
   std::stringstream in(list);
   for (std::string c; std::getline(in, c, ',');) {
     if (c == "all")
-      s.weights_case = s.points_case = s.grid_case = true;
+      s.weights_case = s.plain_case = s.points_case = s.grid_case = true;
     else if (c == "weights")
       s.weights_case = true;
+    else if (c == "weights-plain")
+      s.plain_case = true;
     else if (c == "points")
       s.points_case = true;
     else if (c == "grid")
@@ -218,7 +299,8 @@ int main(int argc, char** argv) {
   Settings s;
   bool cases_ok = true;
   const char* usage =
-      "usage: bench_mpi_partition [--case all|weights|points|grid[,...]] [--size N | --per-rank N]"
+      "usage: bench_mpi_partition [--case all|weights|weights-plain|points|grid[,...]] [--size N | "
+      "--per-rank N]"
       " [--repetitions 5] [--parts 1024] [--csv] [--cells 1e7] [--points 1e7] [--grid 4096]";
   bool ok = isocost::bench::parse_args(
       argc, argv,
